@@ -1,0 +1,102 @@
+// The host <-> NPU ABI: what crosses the session message queue. Plain C structs with fixed
+// widths, so a session could run in another process (or on a real NPU) unchanged.
+//
+// A message is an htp_msg_header followed by its body:
+//   HTP_MSG_OPS:   htp_buf_desc[n_bufs], htp_op_desc[n_ops]   -> htp_batch_response + htp_op_timing[n_ops]
+//   HTP_MSG_UNMAP: htp_buf_desc[n_bufs] (fds to drop from the window) -> htp_batch_response
+// Buffers are shared DDR (memfd) named by fd; tensors name a buffer by its index in the
+// message's buffer table plus a byte offset. The NPU side maps buffers into its 32-bit window.
+#pragma once
+#include <stdint.h>
+
+#include "htp-ops.h"
+#include "htp-status.h"
+#include "htp-trace-format.h"
+
+#define HTP_ABI_VERSION   1u
+#define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
+#define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
+#define HTP_MAX_SRC       4
+#define HTP_NO_BUF        0xffffffffu
+#define HTP_MAX_BATCH_OPS 1024u
+
+enum htp_msg_kind {
+    HTP_MSG_OPS = 1,    // run a batch of ops
+    HTP_MSG_UNMAP = 2,  // unmap buffers (the host is freeing them)
+};
+
+enum htp_buf_flags {
+    HTP_BUF_PINNED = 1u << 0,  // keep mapped between batches (KV cache, compute buffers)
+};
+
+struct htp_buf_desc {
+    int32_t  fd;     // shared DDR buffer (memfd) fd, valid in the session's process
+    uint32_t flags;  // enum htp_buf_flags
+    uint64_t size;   // bytes to map
+};
+
+enum htp_tensor_flags {
+    HTP_TENSOR_TILED = 1u << 0,  // weight data is repacked into the tiled layout
+};
+
+struct htp_tensor_desc {
+    uint32_t buf;     // index in the message's buffer table; HTP_NO_BUF for an absent src
+    uint32_t type;    // ggml_type value
+    uint64_t offset;  // byte offset of the tensor data in the buffer
+    uint32_t ne[4];   // elements per dim
+    uint32_t nb[4];   // bytes per step in each dim
+    uint32_t flags;   // enum htp_tensor_flags
+    uint32_t reserved;
+};
+
+struct htp_op_desc {
+    uint32_t opcode;  // enum htp_opcode
+    uint32_t n_src;   // number of src descriptors in use (unused ones have buf == HTP_NO_BUF)
+    uint32_t flags;
+    uint32_t reserved;
+    struct htp_tensor_desc dst;
+    struct htp_tensor_desc src[HTP_MAX_SRC];
+    union htp_kernel_params params;
+};
+
+enum htp_msg_flags {
+    HTP_MSG_FLAG_PROFILE = 1u << 0,  // fill per-op timings
+    HTP_MSG_FLAG_TRACE = 1u << 1,    // record trace events into the trace buffer
+};
+
+struct htp_msg_header {
+    uint32_t magic;        // HTP_MSG_MAGIC
+    uint32_t abi_version;  // HTP_ABI_VERSION
+    uint32_t kind;         // enum htp_msg_kind
+    uint32_t flags;        // enum htp_msg_flags
+    uint32_t n_bufs;
+    uint32_t n_ops;
+    uint64_t seq;          // echoed in the response
+    uint32_t trace_buf;    // buffer-table index of the trace buffer, HTP_NO_BUF if none
+    uint32_t reserved;
+    uint64_t trace_offset; // where the htp_trace_buffer_header starts in that buffer
+};
+
+struct htp_op_timing {
+    uint64_t cycles;     // session cycles spent in the op
+    uint32_t usecs;      // wall microseconds
+    uint32_t n_threads;  // HVX threads the op used
+};
+
+struct htp_batch_response {
+    uint32_t magic;      // HTP_RESP_MAGIC
+    int32_t  status;     // enum htp_status of the first failure, HTP_STATUS_OK if none
+    uint32_t failed_op;  // index of the failing op (valid when status != OK)
+    uint32_t n_ops;      // op timings that follow
+    uint64_t seq;        // from the message
+    uint64_t cycles;     // session cycles for the whole message
+};
+
+static inline uint64_t htp_msg_size(uint32_t n_bufs, uint32_t n_ops) {
+    return sizeof(struct htp_msg_header) + (uint64_t) n_bufs * sizeof(struct htp_buf_desc) +
+           (uint64_t) n_ops * sizeof(struct htp_op_desc);
+}
+
+static inline uint64_t htp_response_size(uint32_t n_ops) {
+    return sizeof(struct htp_batch_response) + (uint64_t) n_ops * sizeof(struct htp_op_timing);
+}

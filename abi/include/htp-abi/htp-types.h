@@ -1,0 +1,32 @@
+// Tensor element types as they cross the ABI: the values are ggml_type's (stable: GGUF stores
+// them), so the host passes t->type unchanged; the host static_asserts the match. Block
+// layouts of the quantized types kernels read in flat (not repacked) form are declared here
+// too, so NPU code never includes ggml headers.
+#pragma once
+#include <stdint.h>
+
+enum htp_type {
+    HTP_TYPE_F32 = 0,
+    HTP_TYPE_F16 = 1,
+    HTP_TYPE_Q4_0 = 2,
+    HTP_TYPE_Q4_1 = 3,
+    HTP_TYPE_Q5_0 = 6,
+    HTP_TYPE_Q5_1 = 7,
+    HTP_TYPE_Q8_0 = 8,
+    HTP_TYPE_Q2_K = 10,
+    HTP_TYPE_Q3_K = 11,
+    HTP_TYPE_Q4_K = 12,
+    HTP_TYPE_Q5_K = 13,
+    HTP_TYPE_Q6_K = 14,
+    HTP_TYPE_IQ4_NL = 20,
+    HTP_TYPE_I32 = 26,
+    HTP_TYPE_I64 = 27,
+    HTP_TYPE_BF16 = 30,
+    HTP_TYPE_MXFP4 = 39,
+};
+
+#define HTP_QK8_0 32
+struct htp_block_q8_0 {
+    uint16_t d;               // FP16 scale
+    int8_t   qs[HTP_QK8_0];   // quants
+};

@@ -1,0 +1,27 @@
+// Host side of each NPU op: decides support from static tensor properties only (never buffers,
+// usage or repack state; spec "supports_op Independence") and precomputes the op's
+// kernel_params. One file per op family in host/ops/, registered in op-encoders.cpp.
+#pragma once
+#include <cstdint>
+
+#include "ggml.h"
+#include "htp-abi/htp-abi.h"
+
+// What the encoders may know about the device they target.
+struct htp_device_caps {
+    uint32_t arch;            // 73, 75, 79, 81
+    uint32_t n_hvx;           // HVX threads per session
+    uint32_t vtcm_size;       // bytes of VTCM per session
+    uint32_t dma_field_bits;  // 16 or 24
+};
+
+struct htp_op_encoder {
+    // True when the NPU can run `op` (types, shapes, strides, op params).
+    bool (*supports)(const htp_device_caps & caps, const ggml_tensor * op);
+    // Sets desc.opcode and desc.params. The caller already filled desc.dst / desc.src[] /
+    // desc.n_src from op and op->src[] (same order as ggml's src array).
+    void (*encode)(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc);
+};
+
+// The encoder for this node's op, or nullptr when the NPU has none.
+const htp_op_encoder * htp_find_op_encoder(const ggml_tensor * op);

@@ -1,0 +1,64 @@
+// The vHTP runtime as the host backend sees it: virtual NPU devices, shared DDR buffers and
+// sessions with a message queue. This plays the part FastRPC + dspqueue play on a phone; the
+// host talks to a session only through messages (htp-abi) and buffers named by fd.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VHTP_API __attribute__((visibility("default")))
+
+// A virtual device profile (brief section 3). The arch comes from GGML_HEXAGON_ARCH
+// (v73, v75, v79, v81; default v79).
+struct vhtp_device_info {
+    uint32_t arch;            // 73, 75, 79, 81
+    uint32_t vtcm_size;       // bytes of VTCM per session
+    uint32_t n_hvx_hw;        // HVX hardware threads of the arch
+    uint32_t n_hvx;           // threads a session runs: GGML_HEXAGON_NHVX, else min(n_hvx_hw, host cores)
+    uint32_t n_hmx;           // HMX units per session (1)
+    uint32_t dma_field_bits;  // width of 2-D DMA descriptor fields: 16 (v73) or 24
+    uint64_t window_size;     // bytes of the session's 32-bit address window for DDR (~3.5 GiB)
+    uint64_t vmem_budget;     // bytes that may be mapped at once: GGML_HEXAGON_VMEM (MiB), else 3.0/3.2 GiB
+};
+
+// Fills *info for the virtual device profile selected by the environment. Returns 0, or -1
+// with a one-line reason in err (e.g. an unknown GGML_HEXAGON_ARCH value).
+VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * err, size_t err_len);
+
+// Shared DDR: a memfd of `size` bytes mapped into the host. Returns the fd (>= 0) and sets
+// *host_ptr, or returns -1 with a reason in err. vhtp_ddr_free unmaps and closes.
+VHTP_API int  vhtp_ddr_alloc(uint64_t size, const char * name, void ** host_ptr, char * err, size_t err_len);
+VHTP_API void vhtp_ddr_free(int fd, void * host_ptr, uint64_t size);
+
+struct vhtp_session;
+
+struct vhtp_session_config {
+    uint32_t device;        // physical NPU index (HTPn)
+    uint32_t session;       // session index on that NPU
+    uint32_t n_hvx;         // 0: the device default
+    const char * lib_path;  // NPU library to load (libggml-htp-vNN.so); its htp_lib_arch() must match
+};
+
+// Opens a session: reserves its address window and VTCM, starts its HVX threads and DMA engine,
+// loads the NPU library and calls htp_lib_open. Returns NULL with a one-line reason in err.
+VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_config * cfg, char * err, size_t err_len);
+VHTP_API void vhtp_session_close(struct vhtp_session * s);
+VHTP_API const struct vhtp_device_info * vhtp_session_device_info(const struct vhtp_session * s);
+
+// The session message queue (FIFO, in shared memory). send copies the message into the queue
+// (blocks while the queue is full); recv blocks for the next response and copies it out.
+// Each message yields exactly one response. Both return 0, or -1 with a reason in err.
+VHTP_API int vhtp_session_send(struct vhtp_session * s, const void * msg, uint32_t len, char * err, size_t err_len);
+VHTP_API int vhtp_session_recv(struct vhtp_session * s, void * resp, uint32_t cap, uint32_t * len, char * err,
+                               size_t err_len);
+
+// Largest message / response the queue carries.
+#define VHTP_MAX_MSG_SIZE  (4u << 20)
+#define VHTP_MAX_RESP_SIZE (256u << 10)
+
+#ifdef __cplusplus
+}
+#endif

@@ -23,6 +23,8 @@ enum htp_type {
     HTP_TYPE_I64 = 27,
     HTP_TYPE_BF16 = 30,
     HTP_TYPE_MXFP4 = 39,
+    HTP_TYPE_Q1_0 = 41,   // ggml's GGML_TYPE_Q1_0 (block of 128: FP16 d + 128 sign bits)
+    HTP_TYPE_Q2_0 = 42,   // ggml's GGML_TYPE_Q2_0 (block of 64: FP16 d + 64 2-bit codes)
 };
 
 #define HTP_QK8_0 32

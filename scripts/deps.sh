@@ -81,4 +81,5 @@ if [ "$want_model" = 1 ] && [ ! -f "$MODEL" ]; then
     mv "$MODEL.tmp" "$MODEL"
     rm -rf "$tmp"
 fi
-log "dependencies ready: llama.cpp tools in $LLAMA_BUILD/bin${want_model:+, model $MODEL}"
+log "dependencies ready: llama.cpp tools in $LLAMA_BUILD/bin"
+[ "$want_model" = 0 ] || log "default model: $MODEL"

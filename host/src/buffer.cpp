@@ -1,0 +1,147 @@
+// Buffer types: the device type (shared DDR the NPU maps by fd) and, with
+// GGML_HEXAGON_HOSTBUF=1, a host type (the same shared DDR, flagged is_host so the CPU uses it
+// directly for staging). Both hand the NPU an fd + offset per tensor.
+#include <cstring>
+
+#include "context.h"
+#include "log.h"
+
+static constexpr size_t HTP_BUFFER_ALIGNMENT = 128;  // HVX vector and L2 line size
+
+static void htp_buffer_free(ggml_backend_buffer_t buffer) {
+    auto * b = (htp_buffer *) buffer->context;
+    htp_unmap_everywhere(b->fd, b->size);
+    vhtp_ddr_free(b->fd, b->base, b->size);
+    if (b->device) {
+        b->device->allocated -= b->size;
+    }
+    delete b;
+}
+
+static void * htp_buffer_get_base(ggml_backend_buffer_t buffer) {
+    return ((htp_buffer *) buffer->context)->base;
+}
+
+static void htp_buffer_memset_tensor(ggml_backend_buffer_t, ggml_tensor * tensor, uint8_t value, size_t offset,
+                                     size_t size) {
+    memset((uint8_t *) tensor->data + offset, value, size);
+}
+
+static void htp_buffer_set_tensor(ggml_backend_buffer_t, ggml_tensor * tensor, const void * data, size_t offset,
+                                  size_t size) {
+    memcpy((uint8_t *) tensor->data + offset, data, size);
+}
+
+static void htp_buffer_get_tensor(ggml_backend_buffer_t, const ggml_tensor * tensor, void * data, size_t offset,
+                                  size_t size) {
+    memcpy(data, (const uint8_t *) tensor->data + offset, size);
+}
+
+static bool htp_buffer_cpy_tensor(ggml_backend_buffer_t, const ggml_tensor * src, ggml_tensor * dst) {
+    if (src->buffer && (ggml_backend_buffer_is_host(src->buffer) || htp_tensor_buffer(src))) {
+        memcpy(dst->data, src->data, ggml_nbytes(src));
+        return true;
+    }
+    return false;
+}
+
+static void htp_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
+    auto * b = (htp_buffer *) buffer->context;
+    memset(b->base, value, b->size);
+}
+
+static const ggml_backend_buffer_i htp_buffer_iface = {
+    /* .free_buffer   = */ htp_buffer_free,
+    /* .get_base      = */ htp_buffer_get_base,
+    /* .init_tensor   = */ nullptr,
+    /* .memset_tensor = */ htp_buffer_memset_tensor,
+    /* .set_tensor    = */ htp_buffer_set_tensor,
+    /* .get_tensor    = */ htp_buffer_get_tensor,
+    /* .set_tensor_2d = */ nullptr,
+    /* .get_tensor_2d = */ nullptr,
+    /* .cpy_tensor    = */ htp_buffer_cpy_tensor,
+    /* .clear         = */ htp_buffer_clear,
+    /* .reset         = */ nullptr,
+};
+
+static const char * htp_buft_get_name(ggml_backend_buffer_type_t buft) {
+    auto * d = (htp_device *) buft->context;
+    return d ? d->buft_name.c_str() : "HTP_Host";
+}
+
+static ggml_backend_buffer_t htp_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
+    auto * d = (htp_device *) buft->context;
+    size = size ? size : 1;
+    void * base = nullptr;
+    char err[256] = "";
+    const std::string name = d ? d->spec.name : "HTP_Host";
+    int fd = vhtp_ddr_alloc(size, name.c_str(), &base, err, sizeof(err));
+    if (fd < 0) {
+        HTP_LOG_ERROR("%s: cannot allocate %zu bytes of shared DDR: %s", name.c_str(), size, err);
+        return nullptr;
+    }
+    auto * b = new htp_buffer{ d, fd, (uint8_t *) base, size };
+    if (d) {
+        d->allocated += size;
+    }
+    return ggml_backend_buffer_init(buft, htp_buffer_iface, b, size);
+}
+
+static size_t htp_buft_get_alignment(ggml_backend_buffer_type_t) {
+    return HTP_BUFFER_ALIGNMENT;
+}
+
+static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
+    // One buffer must fit the session window's mappable budget.
+    auto * d = (htp_device *) buft->context;
+    if (!d) {
+        d = htp_get_registry().devices.front().get();
+    }
+    return (size_t) d->info.vmem_budget / 2;
+}
+
+static bool htp_buft_is_host_false(ggml_backend_buffer_type_t) {
+    return false;
+}
+
+static bool htp_buft_is_host_true(ggml_backend_buffer_type_t) {
+    return true;
+}
+
+static const ggml_backend_buffer_type_i htp_device_buft_iface = {
+    /* .get_name       = */ htp_buft_get_name,
+    /* .alloc_buffer   = */ htp_buft_alloc_buffer,
+    /* .get_alignment  = */ htp_buft_get_alignment,
+    /* .get_max_size   = */ htp_buft_get_max_size,
+    /* .get_alloc_size = */ nullptr,
+    /* .is_host        = */ htp_buft_is_host_false,
+};
+
+static const ggml_backend_buffer_type_i htp_host_buft_iface = {
+    /* .get_name       = */ htp_buft_get_name,
+    /* .alloc_buffer   = */ htp_buft_alloc_buffer,
+    /* .get_alignment  = */ htp_buft_get_alignment,
+    /* .get_max_size   = */ htp_buft_get_max_size,
+    /* .get_alloc_size = */ nullptr,
+    /* .is_host        = */ htp_buft_is_host_true,
+};
+
+void htp_buffer_types_init(htp_registry & reg) {
+    for (auto & d : reg.devices) {
+        d->buft_name = d->spec.name;
+        d->buft      = { htp_device_buft_iface, &d->dev, d.get() };
+    }
+    reg.host_buft = { htp_host_buft_iface, &reg.devices.front()->dev, nullptr };
+}
+
+bool htp_buft_is_htp(ggml_backend_buffer_type_t buft) {
+    return buft && buft->iface.alloc_buffer == htp_buft_alloc_buffer;
+}
+
+const htp_buffer * htp_tensor_buffer(const ggml_tensor * t) {
+    ggml_backend_buffer_t b = t->view_src ? t->view_src->buffer : t->buffer;
+    if (!b || b->iface.free_buffer != htp_buffer_free) {
+        return nullptr;
+    }
+    return (const htp_buffer *) b->context;
+}

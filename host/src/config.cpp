@@ -1,0 +1,48 @@
+#include "config.h"
+
+#include <cstdlib>
+
+static bool env_int(const char * name, long lo, long hi, long & out, std::string & error) {
+    const char * v = std::getenv(name);
+    if (!v || !*v) {
+        return true;
+    }
+    char * end = nullptr;
+    long x = std::strtol(v, &end, 10);
+    if (*end != '\0' || x < lo || x > hi) {
+        error = std::string(name) + "=" + v + ": expected an integer in " + std::to_string(lo) + ".." +
+                std::to_string(hi);
+        return false;
+    }
+    out = x;
+    return true;
+}
+
+bool htp_config_from_env(htp_config & cfg, std::string & error) {
+    long v = 0;
+    if (!env_int("GGML_HEXAGON_HOSTBUF", 0, 1, v = 0, error)) return false;
+    cfg.hostbuf = v != 0;
+    if (!env_int("GGML_HEXAGON_VERBOSE", 0, 9, v = 0, error)) return false;
+    cfg.verbose = (int) v;
+    if (!env_int("GGML_HEXAGON_PROFILE", 0, 3, v = 0, error)) return false;
+    cfg.profile = (int) v;
+    if (!env_int("GGML_HEXAGON_OPBATCH", 1, 1024, v = 128, error)) return false;
+    cfg.opbatch = (uint32_t) v;
+    if (!env_int("GGML_HEXAGON_NHVX", 0, 8, v = 0, error)) return false;
+    cfg.n_hvx = (uint32_t) v;
+
+    if (const char * f = std::getenv("GGML_HEXAGON_OPFILTER"); f && *f) {
+        try {
+            cfg.opfilter = std::regex(f, std::regex::extended | std::regex::icase);
+        } catch (const std::regex_error & e) {
+            error = std::string("GGML_HEXAGON_OPFILTER=") + f + ": not a valid regular expression (" + e.what() + ")";
+            return false;
+        }
+        cfg.opfilter_text = f;
+        cfg.has_opfilter = true;
+    }
+    if (const char * d = std::getenv("GGML_HEXAGON_TRACE_DIR"); d && *d) {
+        cfg.trace_dir = d;
+    }
+    return true;
+}

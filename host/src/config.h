@@ -1,0 +1,20 @@
+// Backend settings read once from the environment (docs/env-vars.md lists them all).
+#pragma once
+#include <cstdint>
+#include <regex>
+#include <string>
+
+struct htp_config {
+    bool     hostbuf = false;       // GGML_HEXAGON_HOSTBUF=1: offer the host buffer type
+    int      verbose = 0;           // GGML_HEXAGON_VERBOSE: 1 logs each op sent
+    int      profile = 0;           // GGML_HEXAGON_PROFILE: 1 per-op timings, 3 also a Perfetto trace
+    uint32_t opbatch = 128;         // GGML_HEXAGON_OPBATCH: most ops per message
+    uint32_t n_hvx = 0;             // GGML_HEXAGON_NHVX (0: device default; the vHTP reads it too)
+    bool     has_opfilter = false;  // GGML_HEXAGON_OPFILTER given
+    std::string opfilter_text;
+    std::regex  opfilter;           // ops whose name matches are refused
+    std::string trace_dir = ".";    // GGML_HEXAGON_TRACE_DIR: where PROFILE=3 writes traces
+};
+
+// Parses the environment; on a malformed value writes a one-line reason and returns false.
+bool htp_config_from_env(htp_config & cfg, std::string & error);

@@ -1,0 +1,64 @@
+// The host backend's objects: the registry, one device per HTP session, and buffers.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "device-list.h"
+#include "ggml-backend-impl.h"
+#include "op-encoders.h"
+#include "session.h"
+#include "trace-export.h"
+
+struct htp_device {
+    htp_device_spec spec;
+    std::string description;
+    struct vhtp_device_info info = {};
+    htp_device_caps caps = {};
+    std::unique_ptr<htp_session> session;
+    std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only
+
+    ggml_backend_buffer_type buft = {};       // device memory (shared DDR, NPU layout)
+    std::string buft_name;
+    std::atomic<uint64_t> allocated{ 0 };     // bytes of device buffers alive
+    uint64_t seq = 0;                         // message sequence number
+
+    ggml_backend_device dev = {};
+};
+
+struct htp_registry {
+    htp_config cfg;
+    std::vector<std::unique_ptr<htp_device>> devices;
+    ggml_backend_buffer_type host_buft = {};  // GGML_HEXAGON_HOSTBUF=1
+    ggml_backend_reg reg = {};
+};
+
+// A buffer of shared DDR (memfd), host-mapped; sessions map it by fd on first use.
+struct htp_buffer {
+    htp_device * device;
+    int      fd;
+    uint8_t * base;
+    size_t   size;
+};
+
+htp_registry & htp_get_registry();
+
+// Buffer types (buffer.cpp).
+void htp_buffer_types_init(htp_registry & reg);
+bool htp_buft_is_htp(ggml_backend_buffer_type_t buft);
+// The htp_buffer behind a tensor, or nullptr when it is not in an HTP buffer.
+const htp_buffer * htp_tensor_buffer(const ggml_tensor * t);
+
+// Devices (device.cpp).
+void htp_device_init_iface(htp_registry & reg, htp_device & d);
+bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op);
+
+// Backend streams (backend.cpp).
+ggml_backend_t htp_backend_init(htp_device & d);
+
+// Graph execution (graph.cpp): runs the graph's nodes on the device's session.
+ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph);
+// Tells every session to drop a buffer from its window (before the fd closes).
+void htp_unmap_everywhere(int fd, uint64_t size);

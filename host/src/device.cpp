@@ -1,0 +1,117 @@
+// A ggml backend device per HTP session: name, description, memory, op support.
+#include <cstring>
+
+#include "context.h"
+#include "log.h"
+
+static htp_device & dev_of(ggml_backend_dev_t dev) {
+    return *(htp_device *) dev->context;
+}
+
+static const char * htp_dev_get_name(ggml_backend_dev_t dev) {
+    return dev_of(dev).spec.name.c_str();
+}
+
+static const char * htp_dev_get_description(ggml_backend_dev_t dev) {
+    return dev_of(dev).description.c_str();
+}
+
+// Total: what the session window may map at once. Free: that less the device buffers alive.
+static void htp_dev_get_memory(ggml_backend_dev_t dev, size_t * free, size_t * total) {
+    const htp_device & d = dev_of(dev);
+    const uint64_t budget = d.info.vmem_budget;
+    const uint64_t used   = d.allocated.load();
+    *total = (size_t) budget;
+    *free  = (size_t) (used < budget ? budget - used : 0);
+}
+
+static enum ggml_backend_dev_type htp_dev_get_type(ggml_backend_dev_t) {
+    return GGML_BACKEND_DEVICE_TYPE_GPU;
+}
+
+static void htp_dev_get_props(ggml_backend_dev_t dev, ggml_backend_dev_props * props) {
+    props->name        = htp_dev_get_name(dev);
+    props->description = htp_dev_get_description(dev);
+    props->type        = htp_dev_get_type(dev);
+    props->device_id   = nullptr;
+    htp_dev_get_memory(dev, &props->memory_free, &props->memory_total);
+    props->caps.async                = false;
+    props->caps.host_buffer          = htp_get_registry().cfg.hostbuf;
+    props->caps.buffer_from_host_ptr = false;
+    props->caps.events               = false;
+    props->caps.mmap_support         = false;
+}
+
+static ggml_backend_t htp_dev_init_backend(ggml_backend_dev_t dev, const char *) {
+    return htp_backend_init(dev_of(dev));
+}
+
+static ggml_backend_buffer_type_t htp_dev_get_buffer_type(ggml_backend_dev_t dev) {
+    return &dev_of(dev).buft;
+}
+
+static ggml_backend_buffer_type_t htp_dev_get_host_buffer_type(ggml_backend_dev_t) {
+    htp_registry & reg = htp_get_registry();
+    return reg.cfg.hostbuf ? &reg.host_buft : nullptr;
+}
+
+static bool htp_dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
+    return htp_device_supports_op(htp_get_registry(), dev_of(dev), op);
+}
+
+// Every HTP buffer is shared DDR that any session can map, so any HTP buffer type will do.
+static bool htp_dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) {
+    return htp_buft_is_htp(buft);
+}
+
+static bool htp_dev_offload_op(ggml_backend_dev_t, const ggml_tensor *) {
+    return false;
+}
+
+static const ggml_backend_device_i htp_device_iface = {
+    /* .get_name             = */ htp_dev_get_name,
+    /* .get_description      = */ htp_dev_get_description,
+    /* .get_memory           = */ htp_dev_get_memory,
+    /* .get_type             = */ htp_dev_get_type,
+    /* .get_props            = */ htp_dev_get_props,
+    /* .init_backend         = */ htp_dev_init_backend,
+    /* .get_buffer_type      = */ htp_dev_get_buffer_type,
+    /* .get_host_buffer_type = */ htp_dev_get_host_buffer_type,
+    /* .buffer_from_host_ptr = */ nullptr,
+    /* .supports_op          = */ htp_dev_supports_op,
+    /* .supports_buft        = */ htp_dev_supports_buft,
+    /* .offload_op           = */ htp_dev_offload_op,
+    /* .event_new            = */ nullptr,
+    /* .event_free           = */ nullptr,
+    /* .event_synchronize    = */ nullptr,
+};
+
+void htp_device_init_iface(htp_registry & reg, htp_device & d) {
+    d.dev = { htp_device_iface, &reg.reg, &d };
+}
+
+// Ops that only reinterpret their input: nothing runs for them, on any device.
+static bool htp_op_is_view(const ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_NONE:
+        case GGML_OP_VIEW:
+        case GGML_OP_RESHAPE:
+        case GGML_OP_PERMUTE:
+        case GGML_OP_TRANSPOSE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Decided from static tensor properties only (spec: "supports_op Independence").
+bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op) {
+    if (htp_op_is_view(op)) {
+        return true;
+    }
+    if (reg.cfg.has_opfilter && std::regex_search(ggml_op_desc(op), reg.cfg.opfilter)) {
+        return false;
+    }
+    const htp_op_encoder * enc = htp_find_op_encoder(op);
+    return enc && enc->supports(d.caps, op);
+}

@@ -1,0 +1,254 @@
+// Graph -> op batches: each supported node becomes an htp_op_desc (tensors as buffer index +
+// offset, kernel_params from the op's encoder); up to GGML_HEXAGON_OPBATCH ops travel in one
+// message to the device's session, which answers with a status and per-op timings.
+#include <cinttypes>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include "context.h"
+#include "log.h"
+
+namespace {
+
+class htp_batch {
+  public:
+    void clear() {
+        bufs_.clear();
+        fd_index_.clear();
+        ops_.clear();
+        nodes_.clear();
+    }
+
+    bool empty() const { return ops_.empty(); }
+    size_t size() const { return ops_.size(); }
+    const std::vector<const ggml_tensor *> & nodes() const { return nodes_; }
+
+    // Adds a node; false with a reason when a tensor cannot be described to the NPU.
+    bool add(const htp_device & d, const ggml_tensor * node, std::string & error) {
+        htp_op_desc desc;
+        memset(&desc, 0, sizeof(desc));
+        if (!describe(node, desc.dst, error)) {
+            return false;
+        }
+        for (int i = 0; i < HTP_MAX_SRC; i++) {
+            desc.src[i].buf = HTP_NO_BUF;
+        }
+        for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
+            if (i >= HTP_MAX_SRC) {
+                error = "more than " + std::to_string(HTP_MAX_SRC) + " sources";
+                return false;
+            }
+            if (!describe(node->src[i], desc.src[i], error)) {
+                return false;
+            }
+            desc.n_src = (uint32_t) i + 1;
+        }
+        htp_find_op_encoder(node)->encode(d.caps, node, desc);
+        ops_.push_back(desc);
+        nodes_.push_back(node);
+        return true;
+    }
+
+    // Adds a buffer that is not a tensor's (the trace buffer); returns its index.
+    uint32_t add_buffer(int fd, uint64_t size) {
+        return buf_index(fd, size, true);
+    }
+
+    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf) const {
+        htp_msg_header h = {};
+        h.magic       = HTP_MSG_MAGIC;
+        h.abi_version = HTP_ABI_VERSION;
+        h.kind        = HTP_MSG_OPS;
+        h.flags       = flags;
+        h.n_bufs      = (uint32_t) bufs_.size();
+        h.n_ops       = (uint32_t) ops_.size();
+        h.seq         = seq;
+        h.trace_buf   = trace_buf;
+        std::vector<uint8_t> msg(htp_msg_size(h.n_bufs, h.n_ops));
+        uint8_t * p = msg.data();
+        memcpy(p, &h, sizeof(h));
+        p += sizeof(h);
+        memcpy(p, bufs_.data(), bufs_.size() * sizeof(htp_buf_desc));
+        p += bufs_.size() * sizeof(htp_buf_desc);
+        memcpy(p, ops_.data(), ops_.size() * sizeof(htp_op_desc));
+        return msg;
+    }
+
+  private:
+    uint32_t buf_index(int fd, uint64_t size, bool pinned) {
+        auto it = fd_index_.find(fd);
+        if (it != fd_index_.end()) {
+            return it->second;
+        }
+        const uint32_t idx = (uint32_t) bufs_.size();
+        bufs_.push_back({ fd, pinned ? (uint32_t) HTP_BUF_PINNED : 0u, size });
+        fd_index_[fd] = idx;
+        return idx;
+    }
+
+    bool describe(const ggml_tensor * t, htp_tensor_desc & out, std::string & error) {
+        const htp_buffer * b = htp_tensor_buffer(t);
+        if (!b) {
+            error = std::string("tensor '") + t->name + "' is not in an HTP buffer";
+            return false;
+        }
+        const ggml_backend_buffer_t gb = t->view_src ? t->view_src->buffer : t->buffer;
+        const bool pinned = gb->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+        out.buf    = buf_index(b->fd, b->size, pinned);
+        out.type   = (uint32_t) t->type;
+        out.offset = (uint64_t) ((const uint8_t *) t->data - b->base);
+        out.flags  = 0;
+        for (int i = 0; i < 4; i++) {
+            if ((uint64_t) t->ne[i] > std::numeric_limits<uint32_t>::max() ||
+                (uint64_t) t->nb[i] > std::numeric_limits<uint32_t>::max()) {
+                error = std::string("tensor '") + t->name + "' is too large for 32-bit descriptors";
+                return false;
+            }
+            out.ne[i] = (uint32_t) t->ne[i];
+            out.nb[i] = (uint32_t) t->nb[i];
+        }
+        return true;
+    }
+
+    std::vector<htp_buf_desc> bufs_;
+    std::unordered_map<int, uint32_t> fd_index_;
+    std::vector<htp_op_desc> ops_;
+    std::vector<const ggml_tensor *> nodes_;
+};
+
+bool htp_node_is_noop(const ggml_tensor * node) {
+    switch (node->op) {
+        case GGML_OP_NONE:
+        case GGML_OP_VIEW:
+        case GGML_OP_RESHAPE:
+        case GGML_OP_PERMUTE:
+        case GGML_OP_TRANSPOSE:
+            return true;
+        default:
+            return ggml_is_empty(node);
+    }
+}
+
+std::string htp_shape(const ggml_tensor * t) {
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", ggml_type_name(t->type),
+             t->ne[0], t->ne[1], t->ne[2], t->ne[3]);
+    return buf;
+}
+
+void htp_log_op(const htp_device & d, const ggml_tensor * node) {
+    std::string srcs;
+    for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
+        srcs += (i ? ", " : "") + htp_shape(node->src[i]);
+    }
+    HTP_LOG_INFO("%s: op %s '%s' %s <- %s", d.spec.name.c_str(), ggml_op_desc(node), node->name,
+                 htp_shape(node).c_str(), srcs.c_str());
+}
+
+// Sends the batch and checks the answer.
+ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch) {
+    uint32_t flags = 0;
+    uint32_t trace_buf = HTP_NO_BUF;
+    if (reg.cfg.profile >= 1) {
+        flags |= HTP_MSG_FLAG_PROFILE;
+    }
+    if (d.trace) {
+        flags |= HTP_MSG_FLAG_TRACE;
+        trace_buf = batch.add_buffer(d.trace->fd(), d.trace->size());
+        d.trace->arm();
+    }
+    if (reg.cfg.verbose >= 1) {
+        for (const ggml_tensor * node : batch.nodes()) {
+            htp_log_op(d, node);
+        }
+    }
+
+    const uint64_t seq = ++d.seq;
+    std::vector<uint8_t> resp;
+    std::string error;
+    if (!d.session->exchange(batch.serialize(seq, flags, trace_buf), resp, error)) {
+        HTP_LOG_ERROR("%s: message transport failed: %s", d.spec.name.c_str(), error.c_str());
+        return GGML_STATUS_FAILED;
+    }
+    if (d.trace) {
+        d.trace->collect();
+    }
+
+    htp_batch_response r = {};
+    if (resp.size() < sizeof(r)) {
+        HTP_LOG_ERROR("%s: short response (%zu bytes)", d.spec.name.c_str(), resp.size());
+        return GGML_STATUS_FAILED;
+    }
+    memcpy(&r, resp.data(), sizeof(r));
+    if (r.magic != HTP_RESP_MAGIC || r.seq != seq) {
+        HTP_LOG_ERROR("%s: malformed response (magic %08x, seq %" PRIu64 " for %" PRIu64 ")", d.spec.name.c_str(),
+                      r.magic, r.seq, seq);
+        return GGML_STATUS_FAILED;
+    }
+    if (r.status != HTP_STATUS_OK) {
+        const ggml_tensor * node = r.failed_op < batch.size() ? batch.nodes()[r.failed_op] : nullptr;
+        HTP_LOG_ERROR("%s: op %u (%s '%s') failed on the NPU: %s", d.spec.name.c_str(), r.failed_op,
+                      node ? ggml_op_desc(node) : "?", node ? node->name : "?", htp_status_name(r.status));
+        return GGML_STATUS_FAILED;
+    }
+    if (reg.cfg.profile >= 1 && resp.size() >= htp_response_size(r.n_ops)) {
+        const auto * t = (const htp_op_timing *) (resp.data() + sizeof(r));
+        for (uint32_t i = 0; i < r.n_ops && i < batch.size(); i++) {
+            const ggml_tensor * node = batch.nodes()[i];
+            HTP_LOG_INFO("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads", d.spec.name.c_str(),
+                         ggml_op_desc(node), node->name, t[i].usecs, t[i].cycles, t[i].n_threads);
+        }
+    }
+    return GGML_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph) {
+    htp_batch batch;
+    const int n_nodes = ggml_graph_n_nodes(graph);
+    for (int i = 0; i < n_nodes; i++) {
+        const ggml_tensor * node = ggml_graph_node(graph, i);
+        if (htp_node_is_noop(node)) {
+            continue;
+        }
+        std::string error;
+        if (!batch.add(d, node, error)) {
+            HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), ggml_op_desc(node), node->name,
+                          error.c_str());
+            return GGML_STATUS_FAILED;
+        }
+        if (batch.size() >= reg.cfg.opbatch) {
+            ggml_status st = htp_batch_send(reg, d, batch);
+            if (st != GGML_STATUS_SUCCESS) {
+                return st;
+            }
+            batch.clear();
+        }
+    }
+    return batch.empty() ? GGML_STATUS_SUCCESS : htp_batch_send(reg, d, batch);
+}
+
+void htp_unmap_everywhere(int fd, uint64_t size) {
+    htp_registry & reg = htp_get_registry();
+    for (auto & d : reg.devices) {
+        std::vector<uint8_t> msg(htp_msg_size(1, 0));
+        htp_msg_header h = {};
+        h.magic       = HTP_MSG_MAGIC;
+        h.abi_version = HTP_ABI_VERSION;
+        h.kind        = HTP_MSG_UNMAP;
+        h.n_bufs      = 1;
+        h.seq         = ++d->seq;
+        h.trace_buf   = HTP_NO_BUF;
+        const htp_buf_desc b = { fd, 0, size };
+        memcpy(msg.data(), &h, sizeof(h));
+        memcpy(msg.data() + sizeof(h), &b, sizeof(b));
+        std::vector<uint8_t> resp;
+        std::string error;
+        if (!d->session->exchange(msg, resp, error)) {
+            HTP_LOG_ERROR("%s: cannot unmap buffer fd %d: %s", d->spec.name.c_str(), fd, error.c_str());
+        }
+    }
+}

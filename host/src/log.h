@@ -1,0 +1,8 @@
+// Logging through ggml's logger (so llama's log callback sees it), always prefixed.
+#pragma once
+#include "ggml-impl.h"
+
+#define HTP_LOG_ERROR(fmt, ...) GGML_LOG_ERROR("ggml-hexagon: " fmt "\n", ##__VA_ARGS__)
+#define HTP_LOG_WARN(fmt, ...)  GGML_LOG_WARN("ggml-hexagon: " fmt "\n", ##__VA_ARGS__)
+#define HTP_LOG_INFO(fmt, ...)  GGML_LOG_INFO("ggml-hexagon: " fmt "\n", ##__VA_ARGS__)
+#define HTP_LOG_DEBUG(fmt, ...) GGML_LOG_DEBUG("ggml-hexagon: " fmt "\n", ##__VA_ARGS__)

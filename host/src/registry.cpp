@@ -1,0 +1,147 @@
+// The "HTP" backend registry: reads the environment, opens one session per device and
+// registers the devices. Any problem is one clear log line and no device at all, never a
+// half-made or null device.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "context.h"
+#include "log.h"
+
+static const char * htp_reg_get_name(ggml_backend_reg_t) {
+    return "HTP";
+}
+
+static size_t htp_reg_get_device_count(ggml_backend_reg_t reg) {
+    return ((htp_registry *) reg->context)->devices.size();
+}
+
+static ggml_backend_dev_t htp_reg_get_device(ggml_backend_reg_t reg, size_t index) {
+    auto * r = (htp_registry *) reg->context;
+    GGML_ASSERT(index < r->devices.size());
+    return &r->devices[index]->dev;
+}
+
+static void htp_set_n_threads(ggml_backend_t, int) {
+    // The NPU's thread count is the session's HVX thread count (GGML_HEXAGON_NHVX), not the CPU's.
+}
+
+static ggml_backend_buffer_type_t * htp_dev_get_extra_bufts(ggml_backend_dev_t) {
+    static ggml_backend_buffer_type_t none[] = { nullptr };
+    return none;
+}
+
+void htp_backend_set_abort_callback(ggml_backend_t backend, ggml_abort_callback cb, void * data);
+
+static void * htp_reg_get_proc_address(ggml_backend_reg_t, const char * name) {
+    if (strcmp(name, "ggml_backend_set_n_threads") == 0) {
+        return (void *) htp_set_n_threads;
+    }
+    if (strcmp(name, "ggml_backend_dev_get_extra_bufts") == 0) {
+        return (void *) htp_dev_get_extra_bufts;
+    }
+    if (strcmp(name, "ggml_backend_set_abort_callback") == 0) {
+        return (void *) htp_backend_set_abort_callback;
+    }
+    return nullptr;
+}
+
+static const ggml_backend_reg_i htp_reg_iface = {
+    /* .get_name         = */ htp_reg_get_name,
+    /* .get_device_count = */ htp_reg_get_device_count,
+    /* .get_device       = */ htp_reg_get_device,
+    /* .get_proc_address = */ htp_reg_get_proc_address,
+};
+
+// The NPU libraries sit beside this library.
+static std::string htp_npu_library_path(uint32_t arch) {
+    Dl_info info = {};
+    std::string dir = ".";
+    if (dladdr((void *) htp_npu_library_path, &info) && info.dli_fname) {
+        dir = info.dli_fname;
+        const size_t slash = dir.rfind('/');
+        dir = slash == std::string::npos ? "." : dir.substr(0, slash);
+    }
+    return dir + "/libggml-htp-v" + std::to_string(arch) + ".so";
+}
+
+static std::string htp_describe(const struct vhtp_device_info & info) {
+    return "Hexagon v" + std::to_string(info.arch) + " virtual HTP (" + std::to_string(info.n_hvx) + " HVX threads, " +
+           std::to_string(info.vtcm_size >> 20) + " MiB VTCM, " + std::to_string(info.n_hmx) + " HMX)";
+}
+
+// Opens every device; on the first failure logs one line and leaves no devices.
+static void htp_registry_open_devices(htp_registry & reg) {
+    std::string error;
+    std::vector<htp_device_spec> specs;
+    if (!htp_config_from_env(reg.cfg, error) || !htp_device_list_from_env(specs, error)) {
+        HTP_LOG_ERROR("%s; no HTP device registered", error.c_str());
+        return;
+    }
+
+    struct vhtp_device_info info = {};
+    char err[512] = "";
+    if (vhtp_device_info(&info, err, sizeof(err)) != 0) {
+        HTP_LOG_ERROR("%s; no HTP device registered", err);
+        return;
+    }
+    const std::string lib = htp_npu_library_path(info.arch);
+
+    std::vector<std::unique_ptr<htp_device>> devices;
+    for (const htp_device_spec & spec : specs) {
+        auto d = std::make_unique<htp_device>();
+        d->spec    = spec;
+        d->session = htp_session::open(spec.npu, spec.session, reg.cfg.n_hvx, lib, error);
+        if (!d->session) {
+            HTP_LOG_ERROR("%s: cannot open session: %s; no HTP device registered", spec.name.c_str(), error.c_str());
+            return;
+        }
+        d->info        = d->session->info();
+        d->description = htp_describe(d->info);
+        d->caps        = { d->info.arch, d->info.n_hvx, d->info.vtcm_size, d->info.dma_field_bits };
+        if (reg.cfg.profile >= 3) {
+            const std::string file = reg.cfg.trace_dir + "/ggml-hexagon-trace-" + std::to_string(getpid()) + "-" +
+                                     spec.name + ".json";
+            d->trace = std::make_unique<htp_trace_recorder>(spec.name, (uint32_t) devices.size(), file);
+            if (!d->trace->init_buffer(error)) {
+                HTP_LOG_WARN("%s: tracing disabled: %s", spec.name.c_str(), error.c_str());
+                d->trace.reset();
+            }
+        }
+        devices.push_back(std::move(d));
+    }
+    reg.devices = std::move(devices);
+    for (auto & d : reg.devices) {
+        htp_device_init_iface(reg, *d);
+    }
+    htp_buffer_types_init(reg);
+}
+
+// Function-local static: built on first use, destroyed when this library is unloaded (its
+// destructor closes the sessions before the vHTP goes away).
+htp_registry & htp_get_registry() {
+    static htp_registry reg;
+    return reg;
+}
+
+static ggml_backend_reg_t ggml_backend_hexagon_reg() {
+    static bool initialized = false;
+    htp_registry & reg = htp_get_registry();
+    if (!initialized) {
+        initialized = true;
+        reg.reg = { GGML_BACKEND_API_VERSION, htp_reg_iface, &reg };
+        htp_registry_open_devices(reg);
+    }
+    return &reg.reg;
+}
+
+GGML_BACKEND_DL_IMPL(ggml_backend_hexagon_reg)
+
+// Any x86 or arm host can run the virtual HTP.
+static int ggml_backend_hexagon_score() {
+    return 1;
+}
+
+GGML_BACKEND_DL_SCORE_IMPL(ggml_backend_hexagon_score)

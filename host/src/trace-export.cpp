@@ -1,0 +1,101 @@
+#include "trace-export.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "log.h"
+#include "vhtp/vhtp.h"
+
+static constexpr uint32_t HTP_TRACE_CAPACITY = 1u << 18;  // events per message
+
+static const char * htp_trace_type_name(uint16_t type) {
+    switch (type) {
+        case HTP_TRACE_EVT_OP:       return "op";
+        case HTP_TRACE_EVT_HVX_COMP: return "hvx";
+        case HTP_TRACE_EVT_HMX_COMP: return "hmx";
+        case HTP_TRACE_EVT_DMA:      return "dma-wait";
+        case HTP_TRACE_EVT_FENCE:    return "fence";
+        case HTP_TRACE_EVT_L2FLUSH:  return "l2flush";
+        case HTP_TRACE_EVT_QUANT:    return "quantize";
+        default:                     return "event";
+    }
+}
+
+htp_trace_recorder::htp_trace_recorder(std::string device_name, uint32_t device_index, std::string path) :
+    device_name_(std::move(device_name)),
+    device_index_(device_index),
+    path_(std::move(path)) {}
+
+htp_trace_recorder::~htp_trace_recorder() {
+    write_file();
+    if (fd_ >= 0) {
+        vhtp_ddr_free(fd_, base_, size_);
+    }
+}
+
+bool htp_trace_recorder::init_buffer(std::string & error) {
+    size_ = sizeof(htp_trace_buffer_header) + (uint64_t) HTP_TRACE_CAPACITY * sizeof(htp_trace_event);
+    void * base = nullptr;
+    char err[256] = "";
+    fd_ = vhtp_ddr_alloc(size_, "htp-trace", &base, err, sizeof(err));
+    if (fd_ < 0) {
+        error = err;
+        return false;
+    }
+    base_ = (uint8_t *) base;
+    return true;
+}
+
+void htp_trace_recorder::arm() {
+    auto * h     = (htp_trace_buffer_header *) base_;
+    h->magic     = HTP_TRACE_MAGIC;
+    h->capacity  = HTP_TRACE_CAPACITY;
+    h->count     = 0;
+    h->dropped   = 0;
+}
+
+void htp_trace_recorder::collect() {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto * h = (const htp_trace_buffer_header *) base_;
+    const uint32_t n = h->count < h->capacity ? h->count : h->capacity;
+    const auto * e = (const htp_trace_event *) (h + 1);
+    events_.insert(events_.end(), e, e + n);
+    dropped_ += h->dropped;
+}
+
+// Chrome JSON trace events: B/E pairs per thread; timestamps in microseconds (1 cycle = 1 ns).
+void htp_trace_recorder::write_file() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (written_ || events_.empty()) {
+        return;
+    }
+    written_ = true;
+    FILE * f = fopen(path_.c_str(), "w");
+    if (!f) {
+        HTP_LOG_ERROR("%s: cannot write trace %s: %s", device_name_.c_str(), path_.c_str(), strerror(errno));
+        return;
+    }
+    const uint64_t t0 = events_.front().cycles;
+    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}}", device_index_,
+            device_name_.c_str());
+    for (const htp_trace_event & e : events_) {
+        const unsigned tid = e.thread == 0xff ? 100u : e.thread;
+        const uint64_t dt  = e.cycles >= t0 ? e.cycles - t0 : 0;
+        fprintf(f, ",\n{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%u,\"tid\":%u",
+                htp_trace_type_name(e.type), htp_opcode_name(e.opcode), htp_trace_type_name(e.type),
+                e.phase == HTP_TRACE_START ? "B" : "E", dt / 1000, (unsigned) (dt % 1000), device_index_, tid);
+        fprintf(f, ",\"args\":{\"info\":%u}}", e.info);
+    }
+    for (unsigned t = 0; t < 8; t++) {
+        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"HVX %u\"}}",
+                device_index_, t, t);
+    }
+    fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":100,\"args\":{\"name\":\"dispatcher\"}}",
+            device_index_);
+    fprintf(f, "\n]}\n");
+    fclose(f);
+    HTP_LOG_INFO("%s: wrote %zu trace events to %s (%" PRIu64 " dropped); open it in ui.perfetto.dev",
+                 device_name_.c_str(), events_.size(), path_.c_str(), dropped_);
+}

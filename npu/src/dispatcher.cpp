@@ -1,0 +1,206 @@
+#include "dispatcher.h"
+
+#include <string.h>
+
+#include "op-table.h"
+
+void htp_dispatcher_init(struct htp_dispatcher * d, const struct htp_session_info * info) {
+    memset(d, 0, sizeof(*d));
+    struct htp_context * ctx = &d->ctx;
+    ctx->info       = info;
+    ctx->work_queue = info->work_queue;
+    ctx->vtcm_base  = info->vtcm_base;
+    ctx->vtcm_size  = info->vtcm_size;
+    ctx->n_hvx      = info->n_hvx;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        ctx->dma[i]          = info->dma[i];
+        ctx->trace[i].thread = (uint8_t) i;
+    }
+    ctx->session_trace.thread = 0xff;
+    for (uint32_t i = 0; i < HTP_MAX_MAPPINGS; i++) {
+        d->maps[i].fd = -1;
+    }
+}
+
+void htp_dispatcher_release(struct htp_dispatcher * d) {
+    for (uint32_t i = 0; i < HTP_MAX_MAPPINGS; i++) {
+        if (d->maps[i].fd >= 0) {
+            htp_mem_unmap(d->maps[i].fd);
+            d->maps[i].fd = -1;
+        }
+    }
+}
+
+static struct htp_mapping * find_mapping(struct htp_dispatcher * d, int32_t fd) {
+    for (uint32_t i = 0; i < HTP_MAX_MAPPINGS; i++) {
+        if (d->maps[i].fd == fd) {
+            return &d->maps[i];
+        }
+    }
+    return NULL;
+}
+
+// Buffers stay mapped between messages until the host unmaps them (it does when it frees
+// them); a buffer seen again with a different size is remapped.
+static int prep_buffer(struct htp_dispatcher * d, const struct htp_buf_desc * b, dma_addr_t * addr) {
+    struct htp_mapping * m = find_mapping(d, b->fd);
+    if (m && m->size == b->size) {
+        *addr = m->addr;
+        return HTP_STATUS_OK;
+    }
+    if (m) {
+        htp_mem_unmap(m->fd);
+        m->fd = -1;
+    }
+    m = find_mapping(d, -1);
+    if (!m) {
+        return HTP_STATUS_NO_MEMORY;
+    }
+    const int st = htp_mem_map(b->fd, b->size, (b->flags & HTP_BUF_PINNED) != 0, addr);
+    if (st != HTP_STATUS_OK) {
+        return st;
+    }
+    m->fd   = b->fd;
+    m->addr = *addr;
+    m->size = b->size;
+    return HTP_STATUS_OK;
+}
+
+static void unmap_buffer(struct htp_dispatcher * d, int32_t fd) {
+    struct htp_mapping * m = find_mapping(d, fd);
+    if (m) {
+        htp_mem_unmap(fd);
+        m->fd = -1;
+    }
+}
+
+static uint32_t respond(uint8_t * resp, uint32_t resp_cap, const struct htp_msg_header * h, int status,
+                        uint32_t failed_op, uint32_t n_timings, uint64_t cycles) {
+    struct htp_batch_response r;
+    memset(&r, 0, sizeof(r));
+    r.magic     = HTP_RESP_MAGIC;
+    r.status    = status;
+    r.failed_op = failed_op;
+    r.n_ops     = n_timings;
+    r.seq       = h ? h->seq : 0;
+    r.cycles    = cycles;
+    if (resp_cap < sizeof(r)) {
+        return 0;
+    }
+    memcpy(resp, &r, sizeof(r));
+    return (uint32_t) htp_response_size(n_timings);
+}
+
+static int tensor_from_desc(const struct htp_tensor_desc * td, const dma_addr_t * buf_addr,
+                            const struct htp_buf_desc * bufs, uint32_t n_bufs, struct htp_tensor * t) {
+    memset(t, 0, sizeof(*t));
+    if (td->buf == HTP_NO_BUF) {
+        return HTP_STATUS_OK;
+    }
+    if (td->buf >= n_bufs || td->offset >= bufs[td->buf].size) {
+        return HTP_STATUS_BAD_MESSAGE;
+    }
+    t->data  = buf_addr[td->buf] + (dma_addr_t) td->offset;
+    t->type  = td->type;
+    t->flags = td->flags;
+    for (int i = 0; i < 4; i++) {
+        t->ne[i] = td->ne[i];
+        t->nb[i] = td->nb[i];
+    }
+    return HTP_STATUS_OK;
+}
+
+static void set_trace(struct htp_context * ctx, struct htp_trace_buffer_header * buf, uint16_t opcode) {
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        ctx->trace[i].buf    = buf;
+        ctx->trace[i].opcode = opcode;
+    }
+    ctx->session_trace.buf    = buf;
+    ctx->session_trace.opcode = opcode;
+}
+
+uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, uint32_t msg_len, uint8_t * resp,
+                               uint32_t resp_cap) {
+    struct htp_msg_header h;
+    if (msg_len < sizeof(h)) {
+        return respond(resp, resp_cap, NULL, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    }
+    memcpy(&h, msg, sizeof(h));
+    if (h.magic != HTP_MSG_MAGIC || h.abi_version != HTP_ABI_VERSION || h.n_ops > HTP_MAX_BATCH_OPS ||
+        msg_len != htp_msg_size(h.n_bufs, h.n_ops) || resp_cap < htp_response_size(h.n_ops)) {
+        return respond(resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    }
+    const struct htp_buf_desc * bufs = (const struct htp_buf_desc *) (msg + sizeof(h));
+    const struct htp_op_desc *  ops  = (const struct htp_op_desc *) (bufs + h.n_bufs);
+
+    if (h.kind == HTP_MSG_UNMAP) {
+        for (uint32_t i = 0; i < h.n_bufs; i++) {
+            unmap_buffer(d, bufs[i].fd);
+        }
+        return respond(resp, resp_cap, &h, HTP_STATUS_OK, 0, 0, 0);
+    }
+    if (h.kind != HTP_MSG_OPS || h.n_bufs > HTP_MAX_MAPPINGS) {
+        return respond(resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    }
+
+    const uint64_t t_start = htp_cycles();
+    dma_addr_t buf_addr[HTP_MAX_MAPPINGS];
+    for (uint32_t i = 0; i < h.n_bufs; i++) {
+        const int st = prep_buffer(d, &bufs[i], &buf_addr[i]);
+        if (st != HTP_STATUS_OK) {
+            return respond(resp, resp_cap, &h, st, 0, 0, 0);
+        }
+    }
+
+    struct htp_trace_buffer_header * trace = NULL;
+    if ((h.flags & HTP_MSG_FLAG_TRACE) && h.trace_buf < h.n_bufs) {
+        trace = (struct htp_trace_buffer_header *) htp_va(buf_addr[h.trace_buf] + (dma_addr_t) h.trace_offset);
+    }
+
+    struct htp_op_timing * timings = (struct htp_op_timing *) (resp + sizeof(struct htp_batch_response));
+    struct htp_context *   ctx     = &d->ctx;
+    htp_fault_take();  // start every message with a clean fault status
+
+    for (uint32_t i = 0; i < h.n_ops; i++) {
+        const struct htp_op_desc * op = &ops[i];
+        struct htp_op_context octx;
+        octx.ctx    = ctx;
+        octx.opcode = op->opcode;
+        octx.n_src  = op->n_src;
+        octx.params = &op->params;
+        int st = tensor_from_desc(&op->dst, buf_addr, bufs, h.n_bufs, &octx.dst);
+        for (uint32_t s = 0; s < HTP_MAX_SRC && st == HTP_STATUS_OK; s++) {
+            st = tensor_from_desc(&op->src[s], buf_addr, bufs, h.n_bufs, &octx.src[s]);
+        }
+        const htp_op_fn fn = htp_op_lookup(op->opcode);
+        if (st == HTP_STATUS_OK && !fn) {
+            st = HTP_STATUS_UNSUPPORTED_OP;
+        }
+        if (st == HTP_STATUS_OK && op->params.split.n_threads > ctx->n_hvx) {
+            st = HTP_STATUS_BAD_PARAMS;
+        }
+
+        const uint64_t t0 = htp_cycles();
+        if (st == HTP_STATUS_OK) {
+            set_trace(ctx, trace, (uint16_t) op->opcode);
+            htp_trace_event_start(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
+            st = fn(&octx);
+            htp_trace_event_stop(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
+            // A fault inside a worker (MMU, DMA) outranks whatever the kernel returned.
+            const int fault = htp_fault_take();
+            if (fault != HTP_STATUS_OK) {
+                st = fault;
+            }
+        }
+        const uint64_t t1 = htp_cycles();
+        timings[i].cycles    = t1 - t0;
+        timings[i].usecs     = (uint32_t) ((t1 - t0) / 1000);
+        timings[i].n_threads = op->params.split.n_threads;
+        if (st != HTP_STATUS_OK) {
+            set_trace(ctx, NULL, 0);
+            return respond(resp, resp_cap, &h, st, i, i, htp_cycles() - t_start);
+        }
+    }
+    set_trace(ctx, NULL, 0);
+    return respond(resp, resp_cap, &h, HTP_STATUS_OK, 0, h.n_ops, htp_cycles() - t_start);
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: sets everything up (first run: ~15 min to build llama.cpp), then the default
 # model (Gemma 3 270M Q4_K_M) generates text on device HTP0, the virtual Hexagon NPU, and
-# llama.cpp prints its speed.
+# llama.cpp's timings show its speed.
 #   scripts/run.sh [prompt]      env: N_PREDICT (default 64), and any GGML_HEXAGON_* variable
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 prompt=${1:-"The three most useful things to know about neural processing units are"}
@@ -10,9 +10,13 @@ prompt=${1:-"The three most useful things to know about neural processing units 
 "$ROOT/scripts/build.sh"
 
 log "generating on HTP0 with $MODEL"
-out=$(mktemp)
-"$BIN/llama-completion" -m "$MODEL" -dev HTP0 -ngl 99 -no-cnv --temp 0 --seed 42 -n "${N_PREDICT:-64}" \
-    -p "$prompt" --no-warmup 2> >(tee "$out" >&2 | grep -E 'llama_perf|HTP0' >/dev/null) | cat
+errlog=$(mktemp)
+trap 'rm -f "$errlog"' EXIT
+if ! "$BIN/llama-completion" -m "$MODEL" -dev HTP0 -ngl 99 -no-cnv --temp 0 --seed 42 \
+        -n "${N_PREDICT:-64}" -p "$prompt" --no-warmup 2>"$errlog"; then
+    tail -n 30 "$errlog" >&2
+    die "generation on HTP0 failed (log above)"
+fi
 echo
-grep -E 'eval time|tokens per second' "$out" | sed 's/^/[ggml-hexagon] /' || true
-rm -f "$out"
+grep -E 'HTP0' "$errlog" | grep -E 'offload|buffer size|using device' | sed 's/^[0-9.]* I //' | head -n 4 >&2 || true
+grep -E 'prompt eval time|  eval time' "$errlog" | sed 's/^.*common_perf_print: */[HTP0] /'

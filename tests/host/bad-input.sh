@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Bad configuration gives one clear log line naming the problem and registers no HTP device;
+# the tool still runs (on the CPU) and nothing crashes.
+set -uo pipefail
+bin=$1
+fail() { echo "FAIL: $*"; exit 1; }
+
+# expect_refused "what" "pattern of the error line" [env assignments...]
+expect_refused() {
+    local what=$1 pattern=$2; shift 2
+    local out rc
+    out=$(env "$@" "$bin/llama-cli" --list-devices 2>&1); rc=$?
+    [ $rc -eq 0 ] || fail "$what: llama-cli exited $rc (crash?): $out"
+    echo "$out" | grep -qE '^ *HTP' && fail "$what: an HTP device was registered: $out"
+    local n
+    n=$(echo "$out" | grep -cE "ggml-hexagon: .*$pattern")
+    [ "$n" -eq 1 ] || fail "$what: expected one error line matching '$pattern', got $n: $out"
+    echo "ok: $what -> $(echo "$out" | grep -E "ggml-hexagon: .*$pattern")"
+}
+
+expect_refused "malformed device list" "GGML_HEXAGON_DEVICES=HTP0:zz" GGML_HEXAGON_DEVICES=HTP0:zz
+expect_refused "unknown device name" "GGML_HEXAGON_DEVICES=NPU3" GGML_HEXAGON_DEVICES=NPU3
+expect_refused "device count out of range" "GGML_HEXAGON_DEVICES=99" GGML_HEXAGON_DEVICES=99
+expect_refused "unknown arch" "GGML_HEXAGON_ARCH=v99" GGML_HEXAGON_ARCH=v99
+expect_refused "bad regex" "GGML_HEXAGON_OPFILTER" "GGML_HEXAGON_OPFILTER=(ADD"
+
+# A missing NPU library: a copy of bin/ without libggml-htp-v81.so (hard links, so the tool's
+# own folder, where ggml looks for backends, is the copy).
+tmp=$(mktemp -d "$bin/../bad-input.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+for f in "$bin"/*; do
+    case "$(basename "$f")" in libggml-htp-v81.so) continue ;; esac
+    ln "$f" "$tmp/" 2>/dev/null || cp -P "$f" "$tmp/"
+done
+bin=$tmp expect_refused "missing NPU library" "libggml-htp-v81.so" GGML_HEXAGON_ARCH=v81
+echo "PASS"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# llama.cpp tools list our devices with no environment variable, and GGML_HEXAGON_DEVICES
+# changes what they list.
+set -uo pipefail
+bin=$1
+fail() { echo "FAIL: $*"; exit 1; }
+list() { env -u GGML_HEXAGON_DEVICES -u GGML_HEXAGON_NDEV "$@" "$bin/llama-cli" --list-devices 2>&1; }
+
+out=$(list) || fail "llama-cli --list-devices exited $?: $out"
+echo "$out" | grep -qE '^ *HTP0: Hexagon v79' || fail "HTP0 not listed with no env var: $out"
+[ "$(echo "$out" | grep -cE '^ *HTP[0-9]')" -eq 1 ] || fail "expected exactly one HTP device: $out"
+
+out=$(list GGML_HEXAGON_DEVICES=3)
+for d in HTP0 HTP1 HTP2; do echo "$out" | grep -qE "^ *$d: " || fail "GGML_HEXAGON_DEVICES=3 did not list $d: $out"; done
+
+out=$(list GGML_HEXAGON_DEVICES=HTP0:0,HTP0:1,HTP1:0)
+for d in HTP0:0 HTP0:1 HTP1:0; do echo "$out" | grep -qE "^ *$d: " || fail "$d not listed: $out"; done
+
+out=$(list GGML_HEXAGON_ARCH=v73)
+echo "$out" | grep -qE '^ *HTP0: Hexagon v73' || fail "GGML_HEXAGON_ARCH=v73 not reflected: $out"
+echo "PASS"

@@ -1,0 +1,101 @@
+// GGML_HEXAGON_DEVICES parsing: every accepted form and the one-line errors.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "config.h"
+#include "device-list.h"
+
+static std::vector<htp_device_spec> parse_ok(const char * v) {
+    std::vector<htp_device_spec> out;
+    std::string err;
+    EXPECT_TRUE(htp_parse_device_list(v, out, err)) << v << ": " << err;
+    return out;
+}
+
+static std::string parse_err(const char * v) {
+    std::vector<htp_device_spec> out;
+    std::string err;
+    EXPECT_FALSE(htp_parse_device_list(v, out, err)) << v;
+    EXPECT_EQ(err.find('\n'), std::string::npos);
+    return err;
+}
+
+TEST(DeviceList, DefaultIsHtp0) {
+    auto d = parse_ok(nullptr);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].name, "HTP0");
+    EXPECT_EQ(parse_ok("").size(), 1u);
+}
+
+TEST(DeviceList, CountGivesLegacyNames) {
+    auto d = parse_ok("3");
+    ASSERT_EQ(d.size(), 3u);
+    for (uint32_t i = 0; i < 3; i++) {
+        EXPECT_EQ(d[i].name, "HTP" + std::to_string(i));
+        EXPECT_EQ(d[i].npu, i);
+        EXPECT_EQ(d[i].session, 0u);
+    }
+}
+
+TEST(DeviceList, ExplicitSessions) {
+    auto d = parse_ok("HTP0:0, HTP0:1,HTP1:0");
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_EQ(d[1].name, "HTP0:1");
+    EXPECT_EQ(d[1].npu, 0u);
+    EXPECT_EQ(d[1].session, 1u);
+    EXPECT_EQ(d[2].npu, 1u);
+}
+
+TEST(DeviceList, LegacyName) {
+    auto d = parse_ok("HTP0");
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].name, "HTP0");
+    EXPECT_EQ(parse_ok("HTP0,HTP1").size(), 2u);
+}
+
+TEST(DeviceList, MalformedValuesNameTheProblem) {
+    EXPECT_NE(parse_err("0").find("1..16"), std::string::npos);
+    EXPECT_NE(parse_err("17").find("1..16"), std::string::npos);
+    EXPECT_NE(parse_err("GPU0").find("'GPU0'"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0:x").find("'HTP0:x'"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0:0,,HTP1:0").find("bad device"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0:0,HTP0:0").find("twice"), std::string::npos);
+    EXPECT_NE(parse_err("HTP99").find("at most"), std::string::npos);
+    EXPECT_NE(parse_err("-1").find("GGML_HEXAGON_DEVICES"), std::string::npos);
+}
+
+TEST(DeviceList, DeprecatedNdevAlias) {
+    unsetenv("GGML_HEXAGON_DEVICES");
+    setenv("GGML_HEXAGON_NDEV", "2", 1);
+    std::vector<htp_device_spec> out;
+    std::string err;
+    EXPECT_TRUE(htp_device_list_from_env(out, err));
+    EXPECT_EQ(out.size(), 2u);
+    setenv("GGML_HEXAGON_NDEV", "zero", 1);
+    EXPECT_FALSE(htp_device_list_from_env(out, err));
+    EXPECT_NE(err.find("GGML_HEXAGON_NDEV"), std::string::npos) << err;
+    setenv("GGML_HEXAGON_DEVICES", "1", 1);  // DEVICES wins over the alias
+    EXPECT_TRUE(htp_device_list_from_env(out, err));
+    EXPECT_EQ(out.size(), 1u);
+    unsetenv("GGML_HEXAGON_NDEV");
+    unsetenv("GGML_HEXAGON_DEVICES");
+}
+
+TEST(Config, RejectsBadValues) {
+    htp_config cfg;
+    std::string err;
+    setenv("GGML_HEXAGON_OPFILTER", "(ADD", 1);
+    EXPECT_FALSE(htp_config_from_env(cfg, err));
+    EXPECT_NE(err.find("GGML_HEXAGON_OPFILTER"), std::string::npos);
+    setenv("GGML_HEXAGON_OPFILTER", "^(ADD|MUL)$", 1);
+    EXPECT_TRUE(htp_config_from_env(cfg, err)) << err;
+    EXPECT_TRUE(cfg.has_opfilter);
+    EXPECT_TRUE(std::regex_search("MUL", cfg.opfilter));
+    EXPECT_FALSE(std::regex_search("MUL_MAT", cfg.opfilter));
+    unsetenv("GGML_HEXAGON_OPFILTER");
+    setenv("GGML_HEXAGON_OPBATCH", "0", 1);
+    EXPECT_FALSE(htp_config_from_env(cfg, err));
+    EXPECT_NE(err.find("GGML_HEXAGON_OPBATCH"), std::string::npos);
+    unsetenv("GGML_HEXAGON_OPBATCH");
+}

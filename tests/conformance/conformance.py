@@ -3,6 +3,7 @@
 
   conformance.py run --build-dir D [--isa v73|v67]   generate, build, run both sides, compare
   conformance.py hello --build-dir D                 the freestanding runtime under each qemu
+  conformance.py qemu-check --build-dir D            every table intrinsic under both qemus
   conformance.py check-used                          Q6_* names used in npu/ are all tested
   conformance.py list [--isa v73|v67]                the names `run` would test
   conformance.py table [--protos PATH]               regenerate intrinsics.tsv from clang
@@ -299,6 +300,42 @@ def cmd_hello(args):
     return 0 if ok else 1
 
 
+def cmd_qemu_check(args):
+    """Every integer intrinsic of the table under qemu: v67-and-older ones built for v67 run on
+    both qemus (their outputs must agree), all of them built for v73 on Debian 13's qemu."""
+    tools = find_tools()
+    if not (tools["clang"] and tools["lld"] and tools["qemu_v67"] and tools["qemu_v73"]):
+        print("SKIP: Hexagon toolchain absent; run scripts/deps-hexagon.sh")
+        return SKIP
+    os.makedirs(args.build_dir, exist_ok=True)
+    rows_all = [r for r in table.load_table().values() if r["class"] in TESTED_CLASSES]
+    rows_all.sort(key=lambda r: r["name"])
+    pools = inputs.Pools()
+    includes = [os.path.join(ROOT, "device-api", "include"), HERE]
+    outs, ok = {}, True
+    for isa, qemus in (("v67", ["qemu_v67", "qemu_v73"]), ("v73", ["qemu_v73"])):
+        rows = [r for r in rows_all if r["arch"] <= int(isa[1:])]
+        src, _ = codegen.generate(rows, pools)
+        src_path = os.path.join(args.build_dir, f"qemu_check_{isa}.cpp")
+        with open(src_path, "w") as f:
+            f.write(src)
+        exe = build_hexagon(tools, isa, [src_path], os.path.join(args.build_dir, f"qemu_check_{isa}.hexagon"),
+                            includes)
+        for q in qemus:
+            r = subprocess.run([tools[q], exe], capture_output=True, text=True)
+            n = len(r.stdout.splitlines())
+            print(f"{isa} build on {q}: {len(rows)} intrinsics, {n} result lines, exit {r.returncode}")
+            ok &= r.returncode == 0
+            outs[(isa, q)] = parse_results(r.stdout)
+    a, b = outs[("v67", "qemu_v67")], outs[("v67", "qemu_v73")]
+    rows = [r for r in rows_all if r["arch"] <= 67]
+    differ = sorted({rows[k[0]]["name"] for k in set(a) | set(b) if a.get(k) != b.get(k)})
+    for name in differ:
+        print(f"qemu 7.2 and 10.0 differ on {name}")
+    print(f"qemu 7.2 vs 10.0 on {len(rows)} v67 intrinsics: {len(differ)} differ")
+    return 0 if ok and not differ else 1
+
+
 def npu_used_names():
     used = {}
     for path in glob.glob(os.path.join(NPU_DIR, "**", "*"), recursive=True):
@@ -359,6 +396,9 @@ def main():
     p = sub.add_parser("hello")
     p.add_argument("--build-dir", required=True)
     p.set_defaults(fn=cmd_hello)
+    p = sub.add_parser("qemu-check")
+    p.add_argument("--build-dir", required=True)
+    p.set_defaults(fn=cmd_qemu_check)
     p = sub.add_parser("check-used")
     p.set_defaults(fn=cmd_check_used)
     p = sub.add_parser("list")

@@ -1,0 +1,31 @@
+// HVX unpack (widening, cross-lane) instructions (ISA: Unpack elements with zero/sign extend).
+// vunpack keeps element order across the pair: element i of the source becomes element i of
+// the 2x-wide pair viewed as one array (low register first). Contrast vsxt/vzxt, which split
+// even and odd lanes between the registers.
+#pragma once
+#include "hvx-emu/types.h"
+
+typedef int16_t  hvx_emu_wh __attribute__((vector_size(2 * HVX_EMU_VLEN)));
+typedef uint16_t hvx_emu_wuh __attribute__((vector_size(2 * HVX_EMU_VLEN)));
+typedef int32_t  hvx_emu_ww __attribute__((vector_size(2 * HVX_EMU_VLEN)));
+typedef uint32_t hvx_emu_wuw __attribute__((vector_size(2 * HVX_EMU_VLEN)));
+
+// Vdd.h = vunpack(Vu.b): sign-extend 128 bytes to 128 halfwords
+HVX_EMU_INLINE HVX_VectorPair Q6_Wh_vunpack_Vb(HVX_Vector Vu) {
+    return (HVX_VectorPair) __builtin_convertvector((hvx_vb) Vu, hvx_emu_wh);
+}
+
+// Vdd.uh = vunpack(Vu.ub): zero-extend
+HVX_EMU_INLINE HVX_VectorPair Q6_Wuh_vunpack_Vub(HVX_Vector Vu) {
+    return (HVX_VectorPair) __builtin_convertvector((hvx_vub) Vu, hvx_emu_wuh);
+}
+
+// Vdd.w = vunpack(Vu.h): sign-extend 64 halfwords to 64 words
+HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vunpack_Vh(HVX_Vector Vu) {
+    return (HVX_VectorPair) __builtin_convertvector((hvx_vh) Vu, hvx_emu_ww);
+}
+
+// Vdd.uw = vunpack(Vu.uh): zero-extend
+HVX_EMU_INLINE HVX_VectorPair Q6_Wuw_vunpack_Vuh(HVX_Vector Vu) {
+    return (HVX_VectorPair) __builtin_convertvector((hvx_vuh) Vu, hvx_emu_wuw);
+}

@@ -1,0 +1,97 @@
+// HVX splats, pair access and permutes (ISA: Vector Alignment, vror, Deal, shuffle,
+// vcombine, vsplat). Byte-granular rotations use a doubled buffer instead of lane loops.
+#pragma once
+#include "hvx-emu/types.h"
+
+// Vd = vsplat(Rt): every word = Rt
+HVX_EMU_INLINE HVX_Vector Q6_V_vsplat_R(int32_t Rt) {
+    return hvx_emu_splat32((uint32_t) Rt);
+}
+
+// Vd.h = vsplat(Rt): every halfword = Rt.h[0]
+HVX_EMU_INLINE HVX_Vector Q6_Vh_vsplat_R(int32_t Rt) {
+    const uint32_t h = (uint32_t) Rt & 0xffffu;
+    return hvx_emu_splat32(h | (h << 16));
+}
+
+// Vd.b = vsplat(Rt): every byte = Rt.b[0]
+HVX_EMU_INLINE HVX_Vector Q6_Vb_vsplat_R(int32_t Rt) {
+    return hvx_emu_splat32(((uint32_t) Rt & 0xffu) * 0x01010101u);
+}
+
+HVX_EMU_INLINE HVX_Vector Q6_V_lo_W(HVX_VectorPair Vss) { return hvx_emu_pair_lo(Vss); }
+HVX_EMU_INLINE HVX_Vector Q6_V_hi_W(HVX_VectorPair Vss) { return hvx_emu_pair_hi(Vss); }
+
+// Vdd = vcombine(Vu, Vv): Vdd.v[0] = Vv, Vdd.v[1] = Vu
+HVX_EMU_INLINE HVX_VectorPair Q6_W_vcombine_VV(HVX_Vector Vu, HVX_Vector Vv) {
+    return hvx_emu_pair(Vu, Vv);
+}
+
+// Vd = vror(Vu, Rt): Vd.ub[k] = Vu.ub[(k + Rt) & 127]
+HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
+    uint8_t tmp[2 * HVX_EMU_VLEN];
+    memcpy(tmp, &Vu, HVX_EMU_VLEN);
+    memcpy(tmp + HVX_EMU_VLEN, &Vu, HVX_EMU_VLEN);
+    HVX_Vector r;
+    memcpy(&r, tmp + ((uint32_t) Rt & (HVX_EMU_VLEN - 1)), HVX_EMU_VLEN);
+    return r;
+}
+
+// Bytes [s, s + 128) of the 256-byte concatenation Vu:Vv (Vv in the low half).
+HVX_EMU_INLINE HVX_Vector hvx_emu_align_bytes(HVX_Vector Vu, HVX_Vector Vv, uint32_t s) {
+    uint8_t tmp[2 * HVX_EMU_VLEN];
+    memcpy(tmp, &Vv, HVX_EMU_VLEN);
+    memcpy(tmp + HVX_EMU_VLEN, &Vu, HVX_EMU_VLEN);
+    HVX_Vector r;
+    memcpy(&r, tmp + s, HVX_EMU_VLEN);
+    return r;
+}
+
+// Vd = valign(Vu, Vv, Rt): shift = Rt & 127; Vd.ub[i] = i + shift >= 128 ? Vu.ub[i + shift - 128]
+// : Vv.ub[i + shift]
+HVX_EMU_INLINE HVX_Vector Q6_V_valign_VVR(HVX_Vector Vu, HVX_Vector Vv, int32_t Rt) {
+    return hvx_emu_align_bytes(Vu, Vv, (uint32_t) Rt & (HVX_EMU_VLEN - 1));
+}
+
+// Vd = vlalign(Vu, Vv, Rt): as valign with shift = 128 - (Rt & 127) (Rt & 127 == 0 gives Vu)
+HVX_EMU_INLINE HVX_Vector Q6_V_vlalign_VVR(HVX_Vector Vu, HVX_Vector Vv, int32_t Rt) {
+    return hvx_emu_align_bytes(Vu, Vv, HVX_EMU_VLEN - ((uint32_t) Rt & (HVX_EMU_VLEN - 1)));
+}
+
+// Vd.h = vshuff(Vu.h): Vd.h[2i] = Vu.h[i], Vd.h[2i + 1] = Vu.h[i + 32]
+HVX_EMU_INLINE HVX_Vector Q6_Vh_vshuff_Vh(HVX_Vector Vu) {
+#if defined(__GNUC__) && !defined(__clang__)
+    const hvx_vuh idx = { 0,  32, 1,  33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
+                          8,  40, 9,  41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47,
+                          16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+                          24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63 };
+    return (HVX_Vector) __builtin_shuffle((hvx_vuh) Vu, idx);
+#else
+    const hvx_vuh u = (hvx_vuh) Vu;
+    hvx_vuh d;
+    for (int i = 0; i < 32; i++) {
+        d[2 * i]     = u[i];
+        d[2 * i + 1] = u[i + 32];
+    }
+    return (HVX_Vector) d;
+#endif
+}
+
+// Vd.h = vdeal(Vu.h): Vd.h[i] = Vu.h[2i], Vd.h[i + 32] = Vu.h[2i + 1]
+HVX_EMU_INLINE HVX_Vector Q6_Vh_vdeal_Vh(HVX_Vector Vu) {
+#if defined(__GNUC__) && !defined(__clang__)
+    const hvx_vuh idx = { 0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+                          32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62,
+                          1,  3,  5,  7,  9,  11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31,
+                          33, 35, 37, 39, 41, 43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63 };
+    return (HVX_Vector) __builtin_shuffle((hvx_vuh) Vu, idx);
+#else
+    const hvx_vuh u = (hvx_vuh) Vu;
+    hvx_vuh d;
+    for (int i = 0; i < 32; i++) {
+        d[i]      = u[2 * i];
+        d[i + 32] = u[2 * i + 1];
+    }
+    return (HVX_Vector) d;
+#endif
+}

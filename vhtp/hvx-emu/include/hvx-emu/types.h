@@ -1,0 +1,128 @@
+// HVX register types for hosts, 128-byte mode, laid out as on Hexagon:
+//   HVX_Vector      one 1024-bit V register (32 words / 64 halfwords / 128 bytes)
+//   HVX_UVector     the same with byte alignment, for vmemu-style unaligned loads/stores
+//   HVX_VectorPair  a V register pair Vdd = V(2n+1):V(2n); words [0,32) are the low register
+//                   (Q6_V_lo_W), words [32,64) the high one (Q6_V_hi_W)
+//   HVX_VectorPred  a Q register: 128 bits, bit i predicates byte lane i
+// Element views (lanes) are GCC vector types of the same size; casting between them is a bit
+// cast, so `(hvx_vsf) v` reinterprets v's bits as 32 floats, like Vu.sf in the ISA.
+#pragma once
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__AVX2__)
+#    include <immintrin.h>
+#endif
+
+#define HVX_EMU_VLEN 128
+
+typedef int32_t HVX_Vector __attribute__((vector_size(HVX_EMU_VLEN), aligned(HVX_EMU_VLEN)));
+typedef int32_t HVX_UVector __attribute__((vector_size(HVX_EMU_VLEN), aligned(1)));
+typedef int32_t HVX_VectorPair __attribute__((vector_size(2 * HVX_EMU_VLEN), aligned(HVX_EMU_VLEN)));
+
+typedef struct {
+    uint64_t q[2];  // bit i of the 128 (q[i / 64] >> (i % 64)) predicates byte lane i
+} HVX_VectorPred;
+
+// Lane views of one vector (internal to the emulation).
+typedef int8_t   hvx_vb __attribute__((vector_size(HVX_EMU_VLEN)));
+typedef uint8_t  hvx_vub __attribute__((vector_size(HVX_EMU_VLEN)));
+typedef int16_t  hvx_vh __attribute__((vector_size(HVX_EMU_VLEN)));
+typedef uint16_t hvx_vuh __attribute__((vector_size(HVX_EMU_VLEN)));
+typedef int32_t  hvx_vw __attribute__((vector_size(HVX_EMU_VLEN)));
+typedef uint32_t hvx_vuw __attribute__((vector_size(HVX_EMU_VLEN)));
+typedef float    hvx_vsf __attribute__((vector_size(HVX_EMU_VLEN)));
+// Wider intermediates (two registers' worth) for widening/saturating arithmetic.
+typedef int64_t  hvx_vw64 __attribute__((vector_size(2 * HVX_EMU_VLEN)));
+
+#define HVX_EMU_INLINE static inline __attribute__((always_inline))
+
+// Every word lane = x (the ISA's Rt broadcast for vsplat, vand(Q, Rt), ...).
+HVX_EMU_INLINE HVX_Vector hvx_emu_splat32(uint32_t x) {
+    const hvx_vuw z = { 0 };
+    return (HVX_Vector) (z + x);
+}
+
+// A pair from its registers (lo = V(2n), hi = V(2n+1)) and back.
+HVX_EMU_INLINE HVX_VectorPair hvx_emu_pair(HVX_Vector hi, HVX_Vector lo) {
+    HVX_VectorPair r;
+    memcpy((char *) &r, &lo, HVX_EMU_VLEN);
+    memcpy((char *) &r + HVX_EMU_VLEN, &hi, HVX_EMU_VLEN);
+    return r;
+}
+
+HVX_EMU_INLINE HVX_Vector hvx_emu_pair_lo(HVX_VectorPair w) {
+    HVX_Vector v;
+    memcpy(&v, (const char *) &w, HVX_EMU_VLEN);
+    return v;
+}
+
+HVX_EMU_INLINE HVX_Vector hvx_emu_pair_hi(HVX_VectorPair w) {
+    HVX_Vector v;
+    memcpy(&v, (const char *) &w + HVX_EMU_VLEN, HVX_EMU_VLEN);
+    return v;
+}
+
+// Byte-mask form of a predicate (0x00 / 0xff per byte lane) and back. The AVX2 paths move
+// 32 lanes per step; the portable loops are the reference the unit tests also exercise.
+HVX_EMU_INLINE hvx_vub hvx_emu_pred_to_mask_portable(HVX_VectorPred q) {
+    hvx_vub m;
+    for (int i = 0; i < HVX_EMU_VLEN; i++) {
+        m[i] = ((q.q[i >> 6] >> (i & 63)) & 1) ? 0xff : 0x00;
+    }
+    return m;
+}
+
+HVX_EMU_INLINE HVX_VectorPred hvx_emu_mask_to_pred_portable(hvx_vub m) {
+    HVX_VectorPred q = { { 0, 0 } };
+    for (int i = 0; i < HVX_EMU_VLEN; i++) {
+        q.q[i >> 6] |= (uint64_t) (m[i] >> 7) << (i & 63);
+    }
+    return q;
+}
+
+HVX_EMU_INLINE hvx_vub hvx_emu_pred_to_mask(HVX_VectorPred q) {
+#if defined(__AVX2__)
+    // Each 32-bit slice of q expands to 32 bytes: broadcast the 4 bytes, route byte k/8 to
+    // lane k, keep bit k%8, compare non-zero.
+    const __m256i route = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                           2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
+    union {
+        hvx_vub v;
+        __m256i m[4];
+    } u;
+    for (int k = 0; k < 4; k++) {
+        const uint32_t bits32 = (uint32_t) (q.q[k >> 1] >> ((k & 1) * 32));
+        __m256i x = _mm256_shuffle_epi8(_mm256_set1_epi32((int) bits32), route);
+        x = _mm256_and_si256(x, bit);
+        u.m[k] = _mm256_cmpeq_epi8(x, bit);
+    }
+    return u.v;
+#else
+    return hvx_emu_pred_to_mask_portable(q);
+#endif
+}
+
+HVX_EMU_INLINE HVX_VectorPred hvx_emu_mask_to_pred(hvx_vub m) {
+#if defined(__AVX2__)
+    union {
+        hvx_vub v;
+        __m256i m[4];
+    } u;
+    u.v = m;
+    HVX_VectorPred q;
+    q.q[0] = (uint64_t) (uint32_t) _mm256_movemask_epi8(u.m[0]) |
+             ((uint64_t) (uint32_t) _mm256_movemask_epi8(u.m[1]) << 32);
+    q.q[1] = (uint64_t) (uint32_t) _mm256_movemask_epi8(u.m[2]) |
+             ((uint64_t) (uint32_t) _mm256_movemask_epi8(u.m[3]) << 32);
+    return q;
+#else
+    return hvx_emu_mask_to_pred_portable(m);
+#endif
+}
+
+// Predicate bit of byte lane i (scalar helper for tests and references).
+HVX_EMU_INLINE int hvx_emu_pred_bit(HVX_VectorPred q, int i) {
+    return (int) ((q.q[i >> 6] >> (i & 63)) & 1);
+}

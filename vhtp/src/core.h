@@ -1,0 +1,42 @@
+// The runtime half of a session: window + VTCM, DMA engine, HVX worker pool and the sticky fault
+// status. A vhtp_session adds the NPU library and the message queue on top; unit tests use a
+// core directly. Every thread that runs device code for a session is bound to its core.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "htp/session.h"
+#include "vhtp/vhtp.h"
+#include "window.h"
+
+struct work_queue;
+
+namespace vhtp {
+
+class dma_engine;
+
+struct core {
+    struct vhtp_device_info    info;  // n_hvx is this session's thread count
+    Window              window;
+    std::atomic<int>    fault{ 0 };            // sticky htp_status, first error wins
+    std::atomic<uint32_t> fault_addr{ 0 };     // device address of the last MMU fault (diagnostics)
+    dma_engine *        dma = nullptr;
+    struct work_queue * wq  = nullptr;
+    htp_session_info    sinfo{};
+};
+
+// Creates a core for `info` (info.n_hvx threads). Returns nullptr with a reason in err.
+core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32_t session, char * err, size_t err_len);
+void   core_destroy(core * c);
+
+// Makes the calling thread a thread of `c` (nullptr: of no session): sets htp_window_base and
+// the session the device API and the fault handler act on.
+void bind_thread(core * c);
+
+// Records a fault for the session unless one is already pending. Async-signal-safe.
+inline void record_fault(core * c, int status) {
+    int expected = 0;
+    c->fault.compare_exchange_strong(expected, status, std::memory_order_acq_rel);
+}
+
+}  // namespace vhtp

@@ -1,0 +1,131 @@
+// Virtual device profiles (brief section 3) and the environment variables that select them:
+//   GGML_HEXAGON_ARCH  v73 | v75 | v79 | v81 (also 73, V79, ...); default v79
+//   GGML_HEXAGON_NHVX  HVX threads per session (1..arch threads); default min(arch threads, host cores)
+//   GGML_HEXAGON_VMEM  mappable DDR budget per session in MiB; default 3.0 GiB (v73) / 3.2 GiB (v75+)
+#include <sched.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "error.h"
+#include "window.h"
+#include "vhtp/vhtp.h"
+
+namespace {
+
+struct profile {
+    uint32_t arch;
+    uint32_t n_hvx_hw;
+    uint32_t dma_field_bits;
+    uint64_t vmem_budget;
+};
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+constexpr profile kProfiles[] = {
+    { 73, 4, 16, 3072 * kMiB },  // 3.0 GiB
+    { 75, 4, 24, 3276 * kMiB },  // 3.2 GiB
+    { 79, 6, 24, 3276 * kMiB },
+    { 81, 8, 24, 3276 * kMiB },
+};
+
+// Accepts "v79", "V79" and "79" (nothing else: a typo must not silently pick a default).
+bool parse_arch(const char * s, uint32_t * arch) {
+    if (*s == 'v' || *s == 'V') {
+        ++s;
+    }
+    if (!isdigit(static_cast<unsigned char>(*s))) {
+        return false;
+    }
+    char * end = nullptr;
+    errno = 0;
+    const unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || *end != '\0') {
+        return false;
+    }
+    for (const profile & p : kProfiles) {
+        if (p.arch == v) {
+            *arch = p.arch;
+            return true;
+        }
+    }
+    return false;
+}
+
+// A positive decimal integer, or false.
+bool parse_positive(const char * s, uint64_t * out) {
+    if (!isdigit(static_cast<unsigned char>(*s))) {
+        return false;
+    }
+    char * end = nullptr;
+    errno = 0;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v == 0) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+uint32_t host_cores() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        const int n = CPU_COUNT(&set);
+        return n > 0 ? static_cast<uint32_t>(n) : 1;
+    }
+    return 1;
+}
+
+}  // namespace
+
+extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * err, size_t err_len) {
+    uint32_t arch = 79;
+    if (const char * s = getenv("GGML_HEXAGON_ARCH"); s && *s) {
+        if (!parse_arch(s, &arch)) {
+            vhtp::set_error(err, err_len, "GGML_HEXAGON_ARCH=%s: unknown Hexagon arch (expected v73, v75, v79 or v81)",
+                            s);
+            return -1;
+        }
+    }
+    const profile * p = nullptr;
+    for (const profile & q : kProfiles) {
+        if (q.arch == arch) {
+            p = &q;
+        }
+    }
+
+    memset(info, 0, sizeof(*info));
+    info->arch           = p->arch;
+    info->vtcm_size      = vhtp::Window::kVtcmSize;
+    info->n_hvx_hw       = p->n_hvx_hw;
+    info->n_hmx          = 1;
+    info->dma_field_bits = p->dma_field_bits;
+    info->window_size    = vhtp::Window::kDdrEnd;
+    info->vmem_budget    = p->vmem_budget;
+
+    const uint32_t cores = host_cores();
+    info->n_hvx          = cores < p->n_hvx_hw ? cores : p->n_hvx_hw;
+    if (const char * s = getenv("GGML_HEXAGON_NHVX"); s && *s) {
+        uint64_t n = 0;
+        if (!parse_positive(s, &n) || n > p->n_hvx_hw) {
+            vhtp::set_error(err, err_len, "GGML_HEXAGON_NHVX=%s: expected 1..%u HVX threads for v%u", s, p->n_hvx_hw,
+                            p->arch);
+            return -1;
+        }
+        info->n_hvx = static_cast<uint32_t>(n);
+    }
+
+    if (const char * s = getenv("GGML_HEXAGON_VMEM"); s && *s) {
+        uint64_t mib = 0;
+        const uint64_t max_mib = (vhtp::Window::kDdrEnd - vhtp::Window::kDdrBase) / kMiB;
+        if (!parse_positive(s, &mib) || mib > max_mib) {
+            vhtp::set_error(err, err_len, "GGML_HEXAGON_VMEM=%s: expected 1..%llu MiB", s,
+                            static_cast<unsigned long long>(max_mib));
+            return -1;
+        }
+        info->vmem_budget = mib * kMiB;
+    }
+    return 0;
+}

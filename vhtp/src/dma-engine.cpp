@@ -1,0 +1,176 @@
+// DMA: descriptor validation at push (field widths of the arch), execution on the engine thread
+// (every byte must be mapped DDR or VTCM of the session), FIFO completion for pops.
+#include "dma-engine.h"
+
+#include <cstring>
+
+#include "core.h"
+#include "fault.h"
+#include "futex.h"
+#include "htp-abi/htp-status.h"
+
+namespace vhtp {
+
+namespace {
+constexpr uint64_t kMax1D = 16ull << 20;  // bytes a 1-D descriptor may move
+
+// Bytes spanned by nrows rows of row_size, stride apart (64-bit: malformed input must not wrap).
+uint64_t extent(uint32_t row_size, uint32_t nrows, uint32_t stride) {
+    if (nrows == 0 || row_size == 0) {
+        return 0;
+    }
+    if (nrows == 1) {
+        return row_size;
+    }
+    return static_cast<uint64_t>(nrows - 1) * stride + row_size;
+}
+
+// The copy runs under its own recovery point: a buffer unmapped while its transfer was in
+// flight (a kernel bug) must end as a DMA error, not kill the process.
+__attribute__((noinline)) void guarded_copy(uint8_t * base, const dma_queue::desc & d) {
+    recovery_point rp(HTP_STATUS_DMA_ERROR);
+    if (sigsetjmp(rp.jb, 0) == 0) {
+        arm(&rp);
+        if (d.nrows == 1 || (d.dst_stride == d.row_size && d.src_stride == d.row_size)) {
+            memmove(base + d.dst, base + d.src, static_cast<size_t>(d.row_size) * d.nrows);
+        } else {
+            for (uint32_t r = 0; r < d.nrows; ++r) {
+                memmove(base + d.dst + static_cast<uint64_t>(r) * d.dst_stride,
+                        base + d.src + static_cast<uint64_t>(r) * d.src_stride, d.row_size);
+            }
+        }
+    }
+    disarm();
+}
+}  // namespace
+
+dma_engine::dma_engine(core * c, uint32_t n_queues) : core_(c), n_queues_(n_queues) {
+    for (uint32_t i = 0; i < n_queues_; ++i) {
+        queues_[i].engine = this;
+    }
+    thread_ = std::thread([this] { run(); });
+}
+
+dma_engine::~dma_engine() {
+    stop_.store(true, std::memory_order_release);
+    notify();
+    thread_.join();
+}
+
+void dma_engine::notify() {
+    vhtp::notify(work_seq_, work_waiters_);
+}
+
+bool dma_engine::has_work() const {
+    for (uint32_t i = 0; i < n_queues_; ++i) {
+        if (queues_[i].next != queues_[i].head.load(std::memory_order_acquire)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void dma_engine::execute(const dma_queue::desc & d) {
+    const uint64_t n_src = extent(d.row_size, d.nrows, d.src_stride);
+    const uint64_t n_dst = extent(d.row_size, d.nrows, d.dst_stride);
+    if (n_src == 0) {
+        return;  // an empty transfer: completes with nothing to move
+    }
+    if (!core_->window.contains(d.src, n_src) || !core_->window.contains(d.dst, n_dst)) {
+        record_fault(core_, HTP_STATUS_DMA_ERROR);
+        return;
+    }
+    guarded_copy(core_->window.base(), d);
+}
+
+void dma_engine::run() {
+    bind_thread(core_);
+    for (;;) {
+        // One descriptor per queue per pass: HVX threads are served fairly, each queue in order.
+        bool did = false;
+        for (uint32_t i = 0; i < n_queues_; ++i) {
+            dma_queue & q = queues_[i];
+            if (q.next == q.head.load(std::memory_order_acquire)) {
+                continue;
+            }
+            execute(q.ring[q.next % dma_queue::kCapacity]);
+            q.next++;
+            q.done.store(q.next, std::memory_order_release);
+            wake(q.done, q.done_waiters);
+            did = true;
+        }
+        if (did) {
+            continue;
+        }
+        if (stop_.load(std::memory_order_acquire)) {
+            break;
+        }
+        wait_until(work_seq_, work_waiters_,
+                   [this] { return has_work() || stop_.load(std::memory_order_acquire); });
+    }
+    bind_thread(nullptr);
+}
+
+}  // namespace vhtp
+
+using vhtp::core;
+
+extern "C" {
+
+HTP_DEVICE_API bool dma_queue_push(struct dma_queue * q, dma_addr_t dst, dma_addr_t src, uint32_t dst_stride,
+                                   uint32_t src_stride, uint32_t row_size, uint32_t nrows) {
+    core * c = q->engine->owner();
+    const uint32_t head = q->head.load(std::memory_order_relaxed);
+    if (head - q->tail >= dma_queue::kCapacity) {
+        vhtp::record_fault(c, HTP_STATUS_DMA_ERROR);
+        return false;
+    }
+    if (nrows <= 1) {
+        if (row_size > vhtp::kMax1D) {
+            vhtp::record_fault(c, HTP_STATUS_DMA_ERROR);
+            return false;
+        }
+        dst_stride = src_stride = row_size;  // ignored for 1-D
+    } else {
+        const uint32_t bits  = c->info.dma_field_bits;
+        const uint64_t limit = 1ull << bits;
+        if (row_size >= limit || nrows >= limit || src_stride >= limit || dst_stride >= limit) {
+            vhtp::record_fault(c, HTP_STATUS_DMA_ERROR);
+            return false;
+        }
+    }
+    q->ring[head % dma_queue::kCapacity] = dma_queue::desc{ dst, src, dst_stride, src_stride, row_size, nrows };
+    q->head.store(head + 1, std::memory_order_release);
+    q->engine->notify();
+    return true;
+}
+
+HTP_DEVICE_API dma_addr_t dma_queue_pop(struct dma_queue * q) {
+    if (q->tail == q->head.load(std::memory_order_relaxed)) {
+        vhtp::record_fault(q->engine->owner(), HTP_STATUS_DMA_ERROR);
+        return 0;
+    }
+    const uint32_t want = q->tail + 1;
+    auto ready = [q, want] { return static_cast<int32_t>(q->done.load(std::memory_order_acquire) - want) >= 0; };
+    if (!ready()) {
+        vhtp::wait_until(q->done, q->done_waiters, ready);
+    }
+    const dma_addr_t dst = q->ring[q->tail % dma_queue::kCapacity].dst;
+    q->tail = want;
+    return dst;
+}
+
+HTP_DEVICE_API void dma_queue_flush(struct dma_queue * q) {
+    const uint32_t head = q->head.load(std::memory_order_relaxed);
+    auto ready = [q, head] { return q->done.load(std::memory_order_acquire) == head; };
+    if (!ready()) {
+        vhtp::wait_until(q->done, q->done_waiters, ready);
+    }
+    q->tail = head;
+}
+
+HTP_DEVICE_API uint32_t dma_queue_capacity(const struct dma_queue * /*q*/) {
+    return dma_queue::kCapacity;
+}
+
+}  // extern "C"

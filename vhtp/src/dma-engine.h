@@ -1,0 +1,63 @@
+// The session's DMA engine: one strict-FIFO queue per HVX thread (struct dma_queue of the device
+// API) and one engine thread that executes descriptors asynchronously, in push order per queue.
+// Each queue is single-producer: the HVX thread that owns it pushes and pops.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include "htp/dma-queue.h"
+#include "htp/session.h"
+
+namespace vhtp {
+struct core;
+class dma_engine;
+}  // namespace vhtp
+
+struct dma_queue {
+    static constexpr uint32_t kCapacity = 64;
+
+    struct desc {
+        uint32_t dst, src, dst_stride, src_stride, row_size, nrows;
+    };
+
+    vhtp::dma_engine * engine = nullptr;
+    desc               ring[kCapacity];
+
+    // Counters grow forever (and wrap); slot = counter % kCapacity.
+    alignas(64) std::atomic<uint32_t> head{ 0 };  // pushed (producer)
+    alignas(64) std::atomic<uint32_t> done{ 0 };  // completed (engine), also the pop futex word
+    std::atomic<uint32_t> done_waiters{ 0 };
+    alignas(64) uint32_t tail = 0;                 // popped (producer only)
+    uint32_t             next = 0;                 // next to execute (engine only)
+};
+
+namespace vhtp {
+
+class dma_engine {
+  public:
+    dma_engine(core * c, uint32_t n_queues);
+    ~dma_engine();
+    dma_engine(const dma_engine &) = delete;
+    dma_engine & operator=(const dma_engine &) = delete;
+
+    dma_queue * queue(uint32_t i) { return &queues_[i]; }
+    core *      owner() const { return core_; }
+    // Tells the engine thread a descriptor was queued (no syscall unless it sleeps).
+    void        notify();
+
+  private:
+    void run();
+    bool has_work() const;
+    void execute(const dma_queue::desc & d);
+
+    core *                core_;
+    uint32_t              n_queues_;
+    dma_queue             queues_[HTP_MAX_HVX_THREADS];
+    std::atomic<uint32_t> work_seq_{ 0 };  // bumped by every push: the engine's futex word
+    std::atomic<uint32_t> work_waiters_{ 0 };
+    std::atomic<bool>     stop_{ false };
+    std::thread           thread_;
+};
+
+}  // namespace vhtp

@@ -1,0 +1,72 @@
+// Futex-based waiting for the runtime's queues. Waits spin briefly first, because DMA pops and
+// work dispatch sit on kernels' hot path, and then sleep in the kernel, because the host has few
+// cores and an idle thread must not burn one. Wakers make a syscall only when someone sleeps.
+#pragma once
+#include <immintrin.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+
+namespace vhtp {
+
+// About 10-40 us of polling on current x86 cores before a waiter goes to sleep.
+constexpr int kSpinIters = 1000;
+
+inline void cpu_relax() {
+    _mm_pause();
+}
+
+// `shared` selects process-shared futexes (the message queue lives in a memfd that another
+// process may map); everything else uses the cheaper private ones.
+inline void futex_wait(std::atomic<uint32_t> * word, uint32_t expected, bool shared) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(word), shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, expected,
+            nullptr, nullptr, 0);
+}
+
+inline void futex_wake_all(std::atomic<uint32_t> * word, bool shared) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(word), shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX,
+            nullptr, nullptr, 0);
+}
+
+// Blocks until ready() holds. `word` must change (and then wake() be called) after any state
+// change that can make ready() true; `waiters` counts sleepers so wakers can skip the syscall.
+template <class Ready>
+inline void wait_until(std::atomic<uint32_t> & word, std::atomic<uint32_t> & waiters, Ready ready,
+                       bool shared = false) {
+    for (int i = 0; i < kSpinIters; ++i) {
+        if (ready()) {
+            return;
+        }
+        cpu_relax();
+    }
+    for (;;) {
+        const uint32_t seen = word.load(std::memory_order_seq_cst);
+        if (ready()) {
+            return;
+        }
+        waiters.fetch_add(1, std::memory_order_seq_cst);
+        if (!ready()) {
+            futex_wait(&word, seen, shared);
+        }
+        waiters.fetch_sub(1, std::memory_order_seq_cst);
+    }
+}
+
+// Call after changing `word` itself.
+inline void wake(std::atomic<uint32_t> & word, std::atomic<uint32_t> & waiters, bool shared = false) {
+    if (waiters.load(std::memory_order_seq_cst) != 0) {
+        futex_wake_all(&word, shared);
+    }
+}
+
+// Call after changing state that lives elsewhere: bumps `word` so sleepers notice, then wakes.
+inline void notify(std::atomic<uint32_t> & word, std::atomic<uint32_t> & waiters, bool shared = false) {
+    word.fetch_add(1, std::memory_order_seq_cst);
+    wake(word, waiters, shared);
+}
+
+}  // namespace vhtp

@@ -1,0 +1,156 @@
+// The session address window: reservation, first-fit placement of DDR buffers, VTCM.
+#include "window.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "error.h"
+#include "htp-abi/htp-status.h"
+
+namespace vhtp {
+
+namespace {
+uint64_t round_up(uint64_t v, uint64_t a) {
+    return (v + a - 1) / a * a;
+}
+}  // namespace
+
+bool Window::init(uint64_t vmem_budget, uint32_t vtcm_size, char * err, size_t err_len) {
+    // MAP_NORESERVE: 4 GiB of address space per session, no memory until something is mapped.
+    void * p = mmap(nullptr, kReserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        set_error(err, err_len, "cannot reserve the 4 GiB session window: %s", strerror(errno));
+        return false;
+    }
+    base_ = static_cast<uint8_t *>(p);
+    if (mmap(base_ + kVtcmBase, vtcm_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+        MAP_FAILED) {
+        set_error(err, err_len, "cannot map %u bytes of VTCM: %s", vtcm_size, strerror(errno));
+        munmap(base_, kReserve);
+        base_ = nullptr;
+        return false;
+    }
+    vtcm_size_ = vtcm_size;
+    budget_    = vmem_budget;
+    return true;
+}
+
+Window::~Window() {
+    if (base_) {
+        munmap(base_, kReserve);  // drops every DDR mapping and VTCM at once
+    }
+}
+
+bool Window::make_room(uint64_t /*bytes*/) {
+    return false;
+}
+
+bool Window::find_gap(uint64_t span, uint32_t * addr) const {
+    // Each mapping is followed by one unmapped guard page, so running off a buffer's end faults.
+    const uint64_t need   = span + kPage;
+    uint64_t       cursor = kDdrBase;
+    for (const auto & [a, m] : by_addr_) {
+        if (a >= cursor && a - cursor >= need) {
+            break;
+        }
+        cursor = static_cast<uint64_t>(a) + m.span + kPage;
+    }
+    if (cursor + need > kDdrEnd) {
+        return false;
+    }
+    *addr = static_cast<uint32_t>(cursor);
+    return true;
+}
+
+void Window::drop(std::map<uint32_t, mapping>::iterator it) {
+    // Replace the file mapping by PROT_NONE (never munmap: that would punch a hole in the
+    // reservation that an unrelated host mmap could then land in).
+    mmap(base_ + it->second.addr, it->second.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+         -1, 0);
+    mapped_ -= it->second.span;
+    by_addr_.erase(it);
+}
+
+int Window::map(int fd, uint64_t size, bool pinned, uint32_t * addr) {
+    struct stat st;
+    if (size == 0 || fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < size) {
+        return HTP_STATUS_MAP_FAILED;
+    }
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    for (auto it = by_addr_.begin(); it != by_addr_.end(); ++it) {
+        mapping & m = it->second;
+        if (m.fd != fd) {
+            continue;
+        }
+        if (m.dev != st.st_dev || m.ino != st.st_ino) {
+            drop(it);  // stale: the fd now names another file
+            break;
+        }
+        if (round_up(size, kPage) > m.span) {
+            return HTP_STATUS_MAP_FAILED;  // cannot grow a mapping others still reference
+        }
+        m.refs++;
+        m.pinned = m.pinned || pinned;
+        *addr    = m.addr;
+        return HTP_STATUS_OK;
+    }
+
+    const uint64_t span = round_up(size, kPage);
+    if (mapped_ + span > budget_ && !make_room(mapped_ + span - budget_)) {
+        return HTP_STATUS_NO_MEMORY;
+    }
+    uint32_t a = 0;
+    if (!find_gap(span, &a)) {
+        return HTP_STATUS_NO_MEMORY;
+    }
+    if (mmap(base_ + a, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        return HTP_STATUS_MAP_FAILED;
+    }
+    by_addr_[a] = mapping{ fd, st.st_dev, st.st_ino, a, span, 1, pinned };
+    mapped_ += span;
+    *addr = a;
+    return HTP_STATUS_OK;
+}
+
+int Window::unmap(int fd) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    for (auto it = by_addr_.begin(); it != by_addr_.end(); ++it) {
+        if (it->second.fd == fd) {
+            if (--it->second.refs == 0) {
+                drop(it);
+            }
+            return HTP_STATUS_OK;
+        }
+    }
+    return HTP_STATUS_MAP_FAILED;
+}
+
+bool Window::contains(uint32_t addr, uint64_t len) const {
+    const uint64_t end = static_cast<uint64_t>(addr) + len;
+    if (addr >= kVtcmBase) {
+        return end <= static_cast<uint64_t>(kVtcmBase) + vtcm_size_;
+    }
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    auto it = by_addr_.upper_bound(addr);
+    if (it == by_addr_.begin()) {
+        return false;
+    }
+    --it;
+    return end <= static_cast<uint64_t>(it->second.addr) + it->second.span;
+}
+
+uint64_t Window::mapped_bytes() const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return mapped_;
+}
+
+size_t Window::n_mappings() const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return by_addr_.size();
+}
+
+}  // namespace vhtp

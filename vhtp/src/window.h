@@ -1,0 +1,77 @@
+// A session's 32-bit device address space, backed by a 4 GiB PROT_NONE reservation in the host.
+// Device address A lives at host address base() + A, so htp_va() is one add, and any access to
+// an address nothing is mapped at traps (an MMU fault) instead of reading host memory.
+//
+// Layout of the window (device addresses):
+//   [0, 64 KiB)                 never mapped: NULL guard
+//   [64 KiB, kDdrEnd = 3.5 GiB) shared DDR buffers, first fit, one guard page after each
+//   [kVtcmBase = 0xF0000000, +vtcm_size)  VTCM (anonymous, private to the session)
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <shared_mutex>
+
+namespace vhtp {
+
+class Window {
+  public:
+    static constexpr uint64_t kReserve  = 1ull << 32;
+    static constexpr uint32_t kDdrBase  = 64u << 10;
+    static constexpr uint64_t kDdrEnd   = 0xE0000000ull;
+    static constexpr uint32_t kVtcmBase = 0xF0000000u;
+    static constexpr uint32_t kVtcmSize = 8u << 20;
+    static constexpr uint64_t kPage     = 4096;
+
+    Window() = default;
+    Window(const Window &) = delete;
+    Window & operator=(const Window &) = delete;
+    ~Window();
+
+    // Reserves the window and maps VTCM. Returns false with a reason in err.
+    bool init(uint64_t vmem_budget, uint32_t vtcm_size, char * err, size_t err_len);
+
+    uint8_t * base() const { return base_; }
+    uint32_t vtcm_size() const { return vtcm_size_; }
+    bool contains_host(uintptr_t p) const {
+        return p >= reinterpret_cast<uintptr_t>(base_) && p - reinterpret_cast<uintptr_t>(base_) < kReserve;
+    }
+
+    // htp_mem_map / htp_mem_unmap semantics; return an htp_status.
+    int map(int fd, uint64_t size, bool pinned, uint32_t * addr);
+    int unmap(int fd);
+
+    // True when every byte of [addr, addr + len) is mapped DDR or VTCM (len may exceed 32 bits
+    // for a malformed descriptor, which is simply not contained).
+    bool contains(uint32_t addr, uint64_t len) const;
+
+    uint64_t mapped_bytes() const;
+    size_t n_mappings() const;
+
+  private:
+    struct mapping {
+        int      fd;
+        dev_t    dev;  // identity of the file: an fd number the host reused for another buffer
+        ino_t    ino;  // must not reach the old mapping
+        uint32_t addr;
+        uint64_t span;  // bytes mapped (size rounded up to pages)
+        uint32_t refs;
+        bool     pinned;
+    };
+
+    // Hook for the sliding window (later issue): free at least `bytes` of budget by evicting
+    // unpinned, unreferenced mappings. Today nothing is ever evictable, so it only reports failure.
+    bool make_room(uint64_t bytes);
+    bool find_gap(uint64_t span, uint32_t * addr) const;
+    void drop(std::map<uint32_t, mapping>::iterator it);
+
+    uint8_t *                   base_      = nullptr;
+    uint32_t                    vtcm_size_ = 0;
+    uint64_t                    budget_    = 0;
+    uint64_t                    mapped_    = 0;
+    mutable std::shared_mutex   mu_;        // map/unmap exclusive; DMA range checks shared
+    std::map<uint32_t, mapping> by_addr_;
+};
+
+}  // namespace vhtp

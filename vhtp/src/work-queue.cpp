@@ -1,0 +1,74 @@
+// HVX worker dispatch: a generation counter publishes each job; every worker acknowledges every
+// generation (idle ones at once), so job fields are never rewritten while a slow worker reads them.
+#include "work-queue.h"
+
+#include "core.h"
+#include "fault.h"
+#include "futex.h"
+#include "htp-abi/htp-status.h"
+
+namespace {
+// A worker that faults returns early; the fault is the session's sticky status.
+__attribute__((noinline)) void guarded_call(work_fn fn, unsigned int n, unsigned int ith, void * data) {
+    vhtp::recovery_point rp(HTP_STATUS_MMU_FAULT);
+    if (sigsetjmp(rp.jb, 0) == 0) {
+        vhtp::arm(&rp);
+        fn(n, ith, data);
+    }
+    vhtp::disarm();
+}
+}  // namespace
+
+work_queue::work_queue(vhtp::core * c, uint32_t n_threads) : core_(c), n_threads_(n_threads) {
+    threads_.reserve(n_threads_);
+    for (uint32_t i = 0; i < n_threads_; ++i) {
+        threads_.emplace_back([this, i] { worker(i); });
+    }
+}
+
+work_queue::~work_queue() {
+    {
+        std::lock_guard<std::mutex> lock(run_mu_);
+        stop_ = true;
+        vhtp::notify(gen_, gen_waiters_);
+    }
+    for (std::thread & t : threads_) {
+        t.join();
+    }
+}
+
+void work_queue::worker(uint32_t ith) {
+    vhtp::bind_thread(core_);
+    uint32_t seen = 0;
+    for (;;) {
+        vhtp::wait_until(gen_, gen_waiters_, [&] { return gen_.load(std::memory_order_acquire) != seen; });
+        seen = gen_.load(std::memory_order_acquire);
+        if (stop_) {
+            break;
+        }
+        if (ith < n_jobs_) {
+            guarded_call(fn_, n_jobs_, ith, data_);
+        }
+        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            vhtp::wake(pending_, pending_waiters_);
+        }
+    }
+    vhtp::bind_thread(nullptr);
+}
+
+void work_queue::run(work_fn fn, void * data, uint32_t n) {
+    if (n == 0) {
+        return;
+    }
+    std::lock_guard<std::mutex> lock(run_mu_);
+    fn_     = fn;
+    data_   = data;
+    n_jobs_ = n < n_threads_ ? n : n_threads_;
+    pending_.store(n_threads_, std::memory_order_relaxed);
+    vhtp::notify(gen_, gen_waiters_);  // seq_cst bump publishes the job fields
+    vhtp::wait_until(pending_, pending_waiters_, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+}
+
+extern "C" HTP_DEVICE_API void work_queue_run(struct work_queue * wq, work_fn fn, void * data, unsigned int n_threads) {
+    wq->run(fn, data, n_threads);
+}

@@ -17,6 +17,7 @@ if [ -z "$CLANG" ]; then
     echo "SKIP: clang-16 not found; run scripts/deps-hexagon.sh"
     exit 77
 fi
+[ -x "$CLANG" ] || { echo "HEXAGON_CLANG=$CLANG is not an executable"; exit 1; }
 
 if [ $# -gt 0 ]; then
     sources=("$@")

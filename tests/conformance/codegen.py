@@ -5,7 +5,7 @@ import inputs
 
 _CTYPE = {"V": "HVX_Vector", "W": "HVX_VectorPair", "Q": "HVX_VectorPred", "R": "int32_t"}
 _OUT = {"V": "conf_out_v", "W": "conf_out_w", "Q": "conf_out_q", "R": "conf_out_r"}
-_RAMP = 12  # index of the "ramp" vector in the pool: the preset content of store targets
+_PRESET = "ramp"  # the pool vector that store targets hold before the store
 
 
 def _bytes_array(name, entries):
@@ -15,7 +15,7 @@ def _bytes_array(name, entries):
     return f"static const uint8_t {name}[{len(entries)}][128] CONF_ALIGNED = {{\n" + "\n".join(rows) + "\n};\n"
 
 
-def _function(i, row, cases):
+def _function(i, row, cases, preset):
     kinds = [k for k, _ in row["args"]]
     nslots = sum(inputs.slots_of(k) for k in kinds)
     name = row["name"]
@@ -44,7 +44,7 @@ def _function(i, row, cases):
             out.append(f"        int64_t {a} = conf_r64(SPOOL[k[{s}]], SPOOL[k[{s + 1}]]);")
         elif kind == "A":
             out.append(f"        uint8_t {a}[128] CONF_ALIGNED;")
-            out.append(f"        conf_st({a}, conf_ld(VPOOL[{_RAMP}]));")
+            out.append(f"        conf_st({a}, conf_ld(VPOOL[{preset}]));")
         elif kind.startswith("I"):
             imm = (j, s, 1 << int(kind[1:]))
         else:
@@ -96,10 +96,11 @@ def generate(rows, pools):
     parts.append(f"static const uint32_t SPOOL[{len(pools.scalars)}] = {{" +
                  ",".join(f"0x{s:08x}u" for s in pools.scalars) + "};\n")
     all_cases = []
+    preset = [n for n, _ in pools.vectors].index(_PRESET)
     for i, row in enumerate(rows):
         cases = inputs.make_cases(row["name"], [k for k, _ in row["args"]], pools)
         all_cases.append(cases)
-        parts.append(_function(i, row, cases))
+        parts.append(_function(i, row, cases, preset))
     parts.append("int CONF_MAIN(void) {")
     for i in range(len(rows)):
         parts.append(f"    t{i}();")

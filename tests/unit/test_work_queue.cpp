@@ -131,9 +131,6 @@ void faulting_worker(unsigned, unsigned ith, void * data) {
 }  // namespace
 
 TEST_F(WorkQueueTest, FaultingWorkerReturnsEarlyAndRunCompletes) {
-    if (vhtp_test::under_sanitizer()) {
-        GTEST_SKIP() << "fault recovery longjmps out of a signal handler, which sanitizers intercept";
-    }
     fault_job j;
     work_queue_run(c->sinfo.work_queue, faulting_worker, &j, 4);
     EXPECT_EQ(j.finished.load(), 3);

@@ -10,8 +10,7 @@ using namespace htp_ops;
 
 namespace {
 
-// 1/d for normal |d|; specials (0, inf, NaN, huge |d| whose reciprocal is subnormal) are
-// patched by the caller's masks.
+// 1/d for normal |d| in [2^-126, 2^126); div_sf scales other d into that range first.
 inline HVX_Vector recip_sf(HVX_Vector d) {
     const HVX_Vector sign = Q6_V_vand_VV(d, Q6_V_vsplat_R((int32_t) 0x80000000));
     const HVX_Vector a    = Q6_V_vxor_VV(d, sign);                               // |d|
@@ -25,32 +24,34 @@ inline HVX_Vector recip_sf(HVX_Vector d) {
 
 inline HVX_Vector div_sf(HVX_Vector n, HVX_Vector d) {
     const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
-    const HVX_Vector ad       = Q6_V_vand_VV(d, abs_mask);
-    const HVX_Vector x        = recip_sf(d);
-    const HVX_Vector q        = Q6_Vsf_vmpy_VsfVsf(n, x);
-    const HVX_Vector r        = Q6_Vsf_vsub_VsfVsf(n, Q6_Vsf_vmpy_VsfVsf(d, q));  // residual n - d*q
-    const HVX_Vector qc       = Q6_Vsf_vadd_VsfVsf(q, Q6_Vsf_vmpy_VsfVsf(r, x));
-    // Lanes where the refinement does not apply: d = +-0, |d| >= 2^126 (1/d subnormal),
-    // d inf/NaN, or q already inf/NaN. There n / d follows from n * (1 / d) with the exact
-    // special reciprocal: +-inf for 0, +-0 for inf and huge d handled by scaling.
-    const HVX_Vector inf       = Q6_V_vsplat_R(0x7f800000);
-    const HVX_VectorPred d_zero = Q6_Q_vcmp_eq_VwVw(ad, Q6_V_vzero());
-    const HVX_VectorPred d_big  = Q6_Q_vcmp_gt_VwVw(ad, Q6_V_vsplat_R(0x7e7fffff));
-    const HVX_VectorPred q_bad  = Q6_Q_vcmp_gt_VwVw(Q6_V_vand_VV(qc, abs_mask), Q6_V_vsplat_R(0x7f7fffff));
-    // Huge |d| (and inf/NaN d): n / d = (n * 2^-32) * (1 / (d * 2^-32)) keeps everything normal.
-    const HVX_Vector sdn  = splat_f32(2.3283064e-10f);  // 2^-32
-    const HVX_Vector ds   = Q6_Vsf_vmpy_VsfVsf(d, sdn);
-    const HVX_Vector xs   = recip_sf(ds);
-    const HVX_Vector qbig = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(n, sdn), xs);
-    // d = +-inf: ds = inf, recip garbage -> force n * (+-0); NaN d stays NaN through n * d.
+    const HVX_Vector inf      = Q6_V_vsplat_R(0x7f800000);
+    const HVX_Vector zero     = Q6_V_vzero();
     const HVX_Vector sign_d   = Q6_V_vand_VV(d, Q6_V_vsplat_R((int32_t) 0x80000000));
-    const HVX_VectorPred d_inf = Q6_Q_vcmp_eq_VwVw(ad, inf);
-    const HVX_VectorPred d_nan = Q6_Q_vcmp_gt_VwVw(ad, inf);
-    HVX_Vector       res      = Q6_V_vmux_QVV(q_bad, q, qc);
-    res = Q6_V_vmux_QVV(d_big, qbig, res);
-    res = Q6_V_vmux_QVV(d_inf, Q6_Vsf_vmpy_VsfVsf(n, sign_d), res);                 // n * +-0
-    res = Q6_V_vmux_QVV(d_zero, Q6_Vsf_vmpy_VsfVsf(n, Q6_V_vor_VV(inf, sign_d)), res);  // n * +-inf
-    res = Q6_V_vmux_QVV(d_nan, d, res);
+    const HVX_Vector ad       = Q6_V_vand_VV(d, abs_mask);
+
+    // |d| >= 2^126 (1/d subnormal) or 0 < |d| < 2^-126 (1/d overflows the estimate): divide
+    // n * s by d * s instead, s = 2^-32 or 2^32 (exact power-of-two scalings).
+    const HVX_VectorPred d_big   = Q6_Q_vcmp_gt_VwVw(ad, Q6_V_vsplat_R(0x7e7fffff));
+    const HVX_VectorPred d_zero  = Q6_Q_vcmp_eq_VwVw(ad, zero);
+    const HVX_VectorPred d_small = Q6_Q_and_QQ(Q6_Q_vcmp_gt_VwVw(Q6_V_vsplat_R(0x00800000), ad), Q6_Q_not_Q(d_zero));
+    const HVX_VectorPred scaled  = Q6_Q_or_QQ(d_big, d_small);
+    const HVX_Vector     s       = Q6_V_vmux_QVV(d_big, splat_f32(2.3283064e-10f), splat_f32(4294967296.0f));
+    const HVX_Vector     dd      = Q6_V_vmux_QVV(scaled, Q6_Vsf_vmpy_VsfVsf(d, s), d);
+    const HVX_Vector     nn      = Q6_V_vmux_QVV(scaled, Q6_Vsf_vmpy_VsfVsf(n, s), n);
+
+    const HVX_Vector x  = recip_sf(dd);
+    const HVX_Vector q  = Q6_Vsf_vmpy_VsfVsf(nn, x);
+    const HVX_Vector r  = Q6_Vsf_vsub_VsfVsf(nn, Q6_Vsf_vmpy_VsfVsf(dd, q));  // residual nn - dd*q
+    const HVX_Vector qc = Q6_Vsf_vadd_VsfVsf(q, Q6_Vsf_vmpy_VsfVsf(r, x));
+
+    // Keep q where the correction cannot help: q = +-0 (keeps the sign), inf or NaN.
+    const HVX_Vector     aq     = Q6_V_vand_VV(q, abs_mask);
+    const HVX_VectorPred keep_q = Q6_Q_or_QQ(Q6_Q_vcmp_gt_VwVw(aq, Q6_V_vsplat_R(0x7f7fffff)), Q6_Q_vcmp_eq_VwVw(aq, zero));
+    HVX_Vector           res    = Q6_V_vmux_QVV(keep_q, q, qc);
+    // d = +-inf: n * (+-0); d = +-0: n * (+-inf); d = NaN: NaN.
+    res = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(ad, inf), Q6_Vsf_vmpy_VsfVsf(n, sign_d), res);
+    res = Q6_V_vmux_QVV(d_zero, Q6_Vsf_vmpy_VsfVsf(n, Q6_V_vor_VV(inf, sign_d)), res);
+    res = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(ad, inf), d, res);
     return res;
 }
 

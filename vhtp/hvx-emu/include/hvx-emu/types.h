@@ -16,9 +16,12 @@
 
 #define HVX_EMU_VLEN 128
 
-typedef int32_t HVX_Vector __attribute__((vector_size(HVX_EMU_VLEN), aligned(HVX_EMU_VLEN)));
-typedef int32_t HVX_UVector __attribute__((vector_size(HVX_EMU_VLEN), aligned(1)));
-typedef int32_t HVX_VectorPair __attribute__((vector_size(2 * HVX_EMU_VLEN), aligned(HVX_EMU_VLEN)));
+// may_alias: kernels cast float / half / byte buffers to HVX_Vector * and read them back as
+// scalars (as real code does with vmem); without it GCC's type-based alias analysis may
+// reorder those accesses on the host.
+typedef int32_t HVX_Vector __attribute__((vector_size(HVX_EMU_VLEN), aligned(HVX_EMU_VLEN), may_alias));
+typedef int32_t HVX_UVector __attribute__((vector_size(HVX_EMU_VLEN), aligned(1), may_alias));
+typedef int32_t HVX_VectorPair __attribute__((vector_size(2 * HVX_EMU_VLEN), aligned(HVX_EMU_VLEN), may_alias));
 
 typedef struct {
     uint64_t q[2];  // bit i of the 128 (q[i / 64] >> (i % 64)) predicates byte lane i

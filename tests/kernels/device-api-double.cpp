@@ -1,0 +1,100 @@
+// TEST DOUBLE of the device API for kernel tests without the vHTP runtime: one flat host
+// buffer is the session window, DMA copies synchronously at push time (checking the arch's
+// 2-D field widths, the 16 MiB 1-D limit and queue capacity), and work_queue_run calls the
+// worker for each ith in turn. Nothing here is used outside tests/.
+#include "device-api-double.h"
+
+#include <cstring>
+
+__thread uint8_t * htp_window_base = nullptr;
+
+namespace test_double {
+uint32_t g_dma_field_bits = 16;
+int      g_fault          = 0;
+uint64_t g_window_size    = 0;
+}  // namespace test_double
+
+struct dma_queue {
+    uint32_t   pending[test_double::kQueueCapacity];
+    uint32_t   head = 0, tail = 0;
+    uint64_t   pushes = 0;
+};
+
+namespace test_double {
+
+dma_queue * new_queue() {
+    return new dma_queue();
+}
+
+void delete_queue(dma_queue * q) {
+    delete q;
+}
+
+uint32_t queue_depth(const dma_queue * q) {
+    return q->head - q->tail;
+}
+
+uint64_t queue_pushes(const dma_queue * q) {
+    return q->pushes;
+}
+
+}  // namespace test_double
+
+extern "C" {
+
+bool dma_queue_push(struct dma_queue * q, dma_addr_t dst, dma_addr_t src, uint32_t dst_stride, uint32_t src_stride,
+                    uint32_t row_size, uint32_t nrows) {
+    using namespace test_double;
+    const uint64_t lim = 1ull << g_dma_field_bits;
+    if (q->head - q->tail >= kQueueCapacity || nrows == 0) {
+        g_fault = 7;
+        return false;
+    }
+    if (nrows == 1 ? row_size > (16u << 20)
+                   : (row_size >= lim || nrows >= lim || dst_stride >= lim || src_stride >= lim)) {
+        g_fault = 7;
+        return false;
+    }
+    const uint64_t s_end = nrows == 1 ? (uint64_t) src + row_size : (uint64_t) src + (uint64_t) src_stride * (nrows - 1) + row_size;
+    const uint64_t d_end = nrows == 1 ? (uint64_t) dst + row_size : (uint64_t) dst + (uint64_t) dst_stride * (nrows - 1) + row_size;
+    if (src == 0 || dst == 0 || s_end > g_window_size || d_end > g_window_size) {
+        g_fault = 6;
+    } else {
+        for (uint32_t r = 0; r < nrows; r++) {
+            std::memmove(htp_window_base + dst + (uint64_t) r * dst_stride, htp_window_base + src + (uint64_t) r * src_stride,
+                         row_size);
+        }
+    }
+    q->pending[q->head % kQueueCapacity] = dst;
+    q->head++;
+    q->pushes++;
+    return true;
+}
+
+dma_addr_t dma_queue_pop(struct dma_queue * q) {
+    if (q->head == q->tail) {
+        test_double::g_fault = 7;
+        return 0;
+    }
+    return q->pending[q->tail++ % test_double::kQueueCapacity];
+}
+
+void dma_queue_flush(struct dma_queue * q) {
+    q->tail = q->head;
+}
+
+uint32_t dma_queue_capacity(const struct dma_queue *) {
+    return test_double::kQueueCapacity;
+}
+
+void work_queue_run(struct work_queue *, work_fn fn, void * data, unsigned int n_threads) {
+    for (unsigned int i = 0; i < n_threads; i++) {
+        fn(n_threads, i, data);
+    }
+}
+
+uint64_t htp_cycles(void) {
+    return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,16 @@
+// TEST DOUBLE of the device API (see device-api-double.cpp).
+#pragma once
+#include <cstdint>
+
+#include "htp/htp-device.h"
+
+namespace test_double {
+constexpr uint32_t kQueueCapacity = 64;
+extern uint32_t    g_dma_field_bits;  // 16 (v73) or 24
+extern int         g_fault;           // first DMA error / MMU fault status, 0 if none
+extern uint64_t    g_window_size;     // bytes of the window at htp_window_base
+dma_queue *        new_queue();
+void               delete_queue(dma_queue * q);
+uint32_t           queue_depth(const dma_queue * q);
+uint64_t           queue_pushes(const dma_queue * q);
+}  // namespace test_double

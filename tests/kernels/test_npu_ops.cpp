@@ -1,0 +1,457 @@
+// NPU kernels + host encoders end to end on the device-API TEST DOUBLE: ggml builds the op
+// (tensors live inside the fake session window), the encoder checks support and fills
+// kernel_params, the kernel runs, and the result is compared with scalar references written
+// from ggml's CPU semantics. Shapes cover broadcasting, odd sizes, views and permutes, and
+// small VTCM / 16-bit DMA fields so that chunking and multi-buffering are exercised.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "device-api-double.h"
+#include "ggml.h"
+#include "op-encoders.h"
+#include "op-table.h"
+
+namespace {
+
+constexpr uint64_t kWindow    = 160ull << 20;
+constexpr uint32_t kVtcmBase  = 4096;
+constexpr uint64_t kArenaBase = 16ull << 20;
+constexpr uint64_t kArenaSize = 128ull << 20;
+
+struct Window {
+    uint8_t * base = nullptr;
+    Window() {
+        base = (uint8_t *) std::aligned_alloc(4096, kWindow);
+        std::memset(base, 0, kWindow);
+        htp_window_base            = base;
+        test_double::g_window_size = kWindow;
+    }
+    ~Window() { std::free(base); }
+};
+
+Window & window() {
+    static Window w;
+    return w;
+}
+
+struct Caps {
+    const char *    name;
+    htp_device_caps caps;
+};
+
+const Caps kCaps[] = {
+    { "v79", { 79, 4, 8u << 20, 24 } },
+    { "v73-small-vtcm", { 73, 4, 96u << 10, 16 } },
+    { "v73-1thread-tiny", { 73, 1, 16u << 10, 16 } },
+};
+
+class NpuOps : public ::testing::Test {
+  protected:
+    ggml_context * ctx = nullptr;
+    std::mt19937   rng{ 1234 };
+
+    void SetUp() override {
+        ggml_init_params ip = { kArenaSize, window().base + kArenaBase, false };
+        ctx                 = ggml_init(ip);
+    }
+
+    void TearDown() override { ggml_free(ctx); }
+
+    void fill_f32(ggml_tensor * t, float lo, float hi) {
+        std::uniform_real_distribution<float> d(lo, hi);
+        float *                               p = (float *) t->data;
+        for (int64_t i = 0; i < ggml_nelements(t); i++) {
+            p[i] = d(rng);
+        }
+    }
+
+    static dma_addr_t dev(const void * p) { return (dma_addr_t) ((const uint8_t *) p - window().base); }
+
+    static htp_tensor_desc describe(const ggml_tensor * t) {
+        htp_tensor_desc d = {};
+        d.buf             = 0;
+        d.type            = t->type;
+        d.offset          = dev(t->data);
+        for (int i = 0; i < 4; i++) {
+            d.ne[i] = (uint32_t) t->ne[i];
+            d.nb[i] = (uint32_t) t->nb[i];
+        }
+        return d;
+    }
+
+    // Encodes and runs op on the NPU kernels; returns false when the encoder refuses it.
+    bool run(const htp_device_caps & caps, ggml_tensor * op) {
+        const htp_op_encoder * enc = htp_find_op_encoder(op);
+        EXPECT_NE(enc, nullptr);
+        if (!enc || !enc->supports(caps, op)) {
+            return false;
+        }
+        htp_op_desc desc;
+        std::memset(&desc, 0, sizeof(desc));
+        desc.dst = describe(op);
+        for (int i = 0; i < HTP_MAX_SRC; i++) {
+            desc.src[i].buf = HTP_NO_BUF;
+        }
+        for (int i = 0; i < HTP_MAX_SRC && op->src[i]; i++) {
+            desc.src[i] = describe(op->src[i]);
+            desc.n_src  = i + 1;
+        }
+        enc->encode(caps, op, desc);
+        const htp_split_params & sp = desc.params.split;
+        EXPECT_GE(sp.n_threads, 1u);
+        EXPECT_LE(sp.n_threads, caps.n_hvx);
+        EXPECT_LE((uint64_t) sp.vtcm_per_thread * sp.n_threads, caps.vtcm_size);
+        EXPECT_GE(sp.n_bufs, 2u);
+        EXPECT_LE(sp.n_bufs, 16u);
+
+        htp_context hc;
+        std::memset(&hc, 0, sizeof(hc));
+        hc.vtcm_base = kVtcmBase;
+        hc.vtcm_size = caps.vtcm_size;
+        hc.n_hvx     = caps.n_hvx;
+        for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+            hc.dma[i]          = test_double::new_queue();
+            hc.trace[i].thread = (uint8_t) i;
+        }
+        htp_op_context octx;
+        std::memset(&octx, 0, sizeof(octx));
+        octx.ctx      = &hc;
+        octx.opcode   = desc.opcode;
+        octx.n_src    = desc.n_src;
+        octx.params   = &desc.params;
+        auto tensor   = [](const htp_tensor_desc & d) {
+            htp_tensor t = {};
+            t.data       = d.buf == HTP_NO_BUF ? 0 : (dma_addr_t) d.offset;
+            t.type       = d.type;
+            std::memcpy(t.ne, d.ne, sizeof(t.ne));
+            std::memcpy(t.nb, d.nb, sizeof(t.nb));
+            return t;
+        };
+        octx.dst = tensor(desc.dst);
+        for (int i = 0; i < HTP_MAX_SRC; i++) {
+            octx.src[i] = tensor(desc.src[i]);
+        }
+        test_double::g_dma_field_bits = caps.dma_field_bits;
+        test_double::g_fault          = 0;
+        const htp_op_fn fn            = htp_op_lookup(desc.opcode);
+        EXPECT_NE(fn, nullptr);
+        const int st = fn(&octx);
+        EXPECT_EQ(st, HTP_STATUS_OK);
+        EXPECT_EQ(test_double::g_fault, 0);
+        for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+            EXPECT_EQ(test_double::queue_depth(hc.dma[i]), 0u) << "thread " << i << " left DMA transfers unpopped";
+            test_double::delete_queue(hc.dma[i]);
+        }
+        return true;
+    }
+};
+
+template <typename T> T & at(const ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    return *(T *) ((char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3]);
+}
+
+template <typename F> void for_each(const ggml_tensor * t, F f) {
+    for (int64_t i3 = 0; i3 < t->ne[3]; i3++)
+        for (int64_t i2 = 0; i2 < t->ne[2]; i2++)
+            for (int64_t i1 = 0; i1 < t->ne[1]; i1++)
+                for (int64_t i0 = 0; i0 < t->ne[0]; i0++) {
+                    f(i0, i1, i2, i3);
+                }
+}
+
+float ulp_diff(float a, float b) {
+    if (a == b || (std::isnan(a) && std::isnan(b))) {
+        return 0;
+    }
+    return std::fabs(a - b) / std::fabs(std::nextafter(b, INFINITY) - b);
+}
+
+// ----------------------------------------------------------------------------------------
+struct BinCase {
+    int64_t a[4], b[4];
+    bool    view;  // src0 as a view with padded rows
+};
+
+const BinCase kBin[] = {
+    { { 33, 7, 3, 2 }, { 33, 7, 3, 2 }, false }, { { 33, 7, 3, 2 }, { 33, 1, 3, 1 }, false },
+    { { 33, 7, 3, 2 }, { 33, 7, 1, 2 }, false }, { { 33, 7, 3, 2 }, { 11, 7, 3, 2 }, false },
+    { { 64, 5, 1, 1 }, { 1, 1, 1, 1 }, false },  { { 4096, 5, 1, 1 }, { 4096, 1, 1, 1 }, false },
+    { { 10, 6, 4, 1 }, { 5, 3, 2, 1 }, false },   { { 1, 9, 1, 1 }, { 1, 9, 1, 1 }, false },
+    { { 100, 12, 2, 1 }, { 100, 12, 2, 1 }, true }, { { 17, 20, 1, 1 }, { 17, 4, 1, 1 }, true },
+    { { 20000, 2, 1, 1 }, { 20000, 2, 1, 1 }, false },
+};
+
+TEST_F(NpuOps, Binary) {
+    const ggml_op ops[] = { GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV };
+    for (const Caps & c : kCaps) {
+        for (const BinCase & bc : kBin) {
+            for (ggml_op o : ops) {
+                ggml_tensor * a;
+                if (bc.view) {
+                    ggml_tensor * big = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, bc.a[0] + 5, bc.a[1], bc.a[2], bc.a[3]);
+                    fill_f32(big, -4, 4);
+                    a = ggml_view_4d(ctx, big, bc.a[0], bc.a[1], bc.a[2], bc.a[3], big->nb[1], big->nb[2], big->nb[3], 8);
+                } else {
+                    a = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, bc.a);
+                    fill_f32(a, -4, 4);
+                }
+                ggml_tensor * b = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, bc.b);
+                fill_f32(b, 0.25f, 3);
+                for (int64_t i = 0; i < ggml_nelements(b); i += 3) {
+                    ((float *) b->data)[i] *= -1;
+                }
+                ggml_tensor * y = o == GGML_OP_ADD ? ggml_add(ctx, a, b) :
+                                  o == GGML_OP_SUB ? ggml_sub(ctx, a, b) :
+                                  o == GGML_OP_MUL ? ggml_mul(ctx, a, b) : ggml_div(ctx, a, b);
+                if (!run(c.caps, y)) {  // refused only when rows cannot fit this VTCM share
+                    EXPECT_GT((uint64_t) bc.a[0] * 4 * 4, (uint64_t) c.caps.vtcm_size / c.caps.n_hvx) << c.name;
+                    continue;
+                }
+                int bad = 0;
+                for_each(y, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+                    float x = at<float>(a, i0, i1, i2, i3);
+                    float z = at<float>(b, i0 % b->ne[0], i1 % b->ne[1], i2 % b->ne[2], i3 % b->ne[3]);
+                    float e = o == GGML_OP_ADD ? x + z : o == GGML_OP_SUB ? x - z : o == GGML_OP_MUL ? x * z : x / z;
+                    float g = at<float>(y, i0, i1, i2, i3);
+                    if (ulp_diff(g, e) > (o == GGML_OP_DIV ? 1.0f : 0.0f) && bad++ < 5) {
+                        ADD_FAILURE() << c.name << " " << ggml_op_name(o) << " a=" << bc.a[0] << "x" << bc.a[1] << " b="
+                                      << bc.b[0] << "x" << bc.b[1] << " at " << i0 << "," << i1 << "," << i2 << ","
+                                      << i3 << " got " << g << " want " << e;
+                    }
+                });
+            }
+        }
+    }
+}
+
+TEST_F(NpuOps, DivSpecialValues) {
+    const float vals[] = { 0.0f, -0.0f, 1.0f, -3.0f, 1e-30f, 1e30f, 1e38f, 3e38f, -2e-38f, 1e-45f, INFINITY, -INFINITY, NAN, 7.5f };
+    const int   n      = sizeof(vals) / sizeof(vals[0]);
+    ggml_tensor * a    = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n * n, 1);
+    ggml_tensor * b    = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n * n, 1);
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            ((float *) a->data)[i * n + j] = vals[i];
+            ((float *) b->data)[i * n + j] = vals[j];
+        }
+    }
+    ggml_tensor * y = ggml_div(ctx, a, b);
+    ASSERT_TRUE(run(kCaps[0].caps, y));
+    for (int k = 0; k < n * n; k++) {
+        float x = ((float *) a->data)[k], z = ((float *) b->data)[k], e = x / z, g = ((float *) y->data)[k];
+        if (std::fpclassify(e) == FP_SUBNORMAL) {
+            EXPECT_NEAR(g, e, 2e-45f) << x << " / " << z;
+        } else {
+            EXPECT_LE(ulp_diff(g, e), 1.0f) << x << " / " << z << " got " << g << " want " << e;
+            EXPECT_EQ(std::signbit(g), std::signbit(e)) << x << " / " << z;
+        }
+    }
+}
+
+TEST_F(NpuOps, RmsNormAndScale) {
+    const int64_t shapes[][4] = { { 1, 3, 1, 1 }, { 31, 5, 2, 1 }, { 32, 4, 1, 2 }, { 33, 7, 3, 1 }, { 4096, 6, 1, 1 }, { 100, 1, 1, 1 } };
+    for (const Caps & c : kCaps) {
+        for (auto & s : shapes) {
+            ggml_tensor * x = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, s);
+            fill_f32(x, -3, 3);
+            ggml_tensor * y = ggml_rms_norm(ctx, x, 1e-6f);
+            if (!run(c.caps, y)) {  // refused only when rows cannot fit this VTCM share
+                EXPECT_GT((uint64_t) s[0] * 4 * 4, (uint64_t) c.caps.vtcm_size / c.caps.n_hvx) << c.name;
+                continue;
+            }
+            for (int64_t r = 0; r < ggml_nrows(x); r++) {
+                const float * xr = (const float *) x->data + r * s[0];
+                const float * yr = (const float *) y->data + r * s[0];
+                double        ss = 0;
+                for (int64_t i = 0; i < s[0]; i++) {
+                    ss += (double) xr[i] * xr[i];
+                }
+                const float scale = 1.0f / std::sqrt((float) (ss / s[0]) + 1e-6f);
+                for (int64_t i = 0; i < s[0]; i++) {
+                    ASSERT_NEAR(yr[i], xr[i] * scale, 2e-6f * std::fabs(xr[i] * scale) + 1e-30f) << c.name << " ne0=" << s[0];
+                }
+            }
+            for (float bias : { 0.0f, 0.75f }) {
+                ggml_tensor * z = ggml_scale_bias(ctx, x, -1.5f, bias);
+                ASSERT_TRUE(run(c.caps, z)) << c.name;
+                for (int64_t i = 0; i < ggml_nelements(x); i++) {
+                    const float xv = ((float *) x->data)[i];
+                    // ggml's CPU path may fuse x * s + b (FMA); HVX rounds twice: allow 1 ulp.
+                    const float e = bias != 0.0f ? std::fma(xv, -1.5f, bias) : xv * -1.5f;
+                    ASSERT_LE(ulp_diff(((float *) z->data)[i], e), bias != 0.0f ? 1.0f : 0.0f);
+                }
+            }
+        }
+    }
+}
+
+float get_as_f32(const ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    return t->type == GGML_TYPE_F16 ? ggml_fp16_to_fp32(at<ggml_fp16_t>(t, i0, i1, i2, i3)) : at<float>(t, i0, i1, i2, i3);
+}
+
+TEST_F(NpuOps, CpyContDup) {
+    const ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (const Caps & c : kCaps) {
+        for (ggml_type ts : types) {
+            for (ggml_type td : types) {
+                for (int mode = 0; mode < 6; mode++) {
+                    ggml_tensor * src0 = ggml_new_tensor_4d(ctx, ts, 67, 5, 3, 2);
+                    for (int64_t i = 0; i < ggml_nelements(src0); i++) {
+                        float v = std::ldexp((float) (int) (rng() % 20001 - 10000), -(int) (rng() % 20));
+                        if (ts == GGML_TYPE_F16) {
+                            ((ggml_fp16_t *) src0->data)[i] = ggml_fp32_to_fp16(v);
+                        } else {
+                            ((float *) src0->data)[i] = v;
+                        }
+                    }
+                    ggml_tensor * src = src0;
+                    ggml_tensor * y   = nullptr;
+                    if (mode == 0) {  // contiguous copy
+                        y = ggml_cpy(ctx, src, ggml_new_tensor(ctx, td, 4, src->ne));
+                    } else if (mode == 1) {  // permuted src -> contiguous (element gather)
+                        src = ggml_permute(ctx, src0, 1, 0, 2, 3);
+                        y   = ggml_cpy(ctx, src, ggml_new_tensor(ctx, td, 4, src->ne));
+                    } else if (mode == 2) {  // rows permuted (planes swapped): strided rows
+                        src = ggml_permute(ctx, src0, 0, 2, 1, 3);
+                        y   = ggml_cpy(ctx, src, ggml_new_tensor(ctx, td, 4, src->ne));
+                    } else if (mode == 3) {  // permuted destination (element scatter)
+                        ggml_tensor * d = ggml_new_tensor_4d(ctx, td, 5, 67, 3, 2);
+                        y               = ggml_cpy(ctx, src, ggml_permute(ctx, d, 1, 0, 2, 3));
+                    } else if (mode == 4) {  // reshape: different shapes, both contiguous
+                        y = ggml_cpy(ctx, src, ggml_new_tensor_2d(ctx, td, 30, 67));
+                    } else {  // CONT of a transposed view, DUP
+                        if (ts != td) {
+                            continue;
+                        }
+                        y = ggml_cont(ctx, ggml_transpose(ctx, ggml_reshape_2d(ctx, src0, 67, 30)));
+                        src = y->src[0];
+                    }
+                    ASSERT_TRUE(run(c.caps, y)) << c.name << " mode " << mode;
+                    // Walk both in flat logical order.
+                    std::vector<float> want, got;
+                    for_each(src, [&](int64_t a, int64_t b, int64_t cc, int64_t d) { want.push_back(get_as_f32(src, a, b, cc, d)); });
+                    for_each(y, [&](int64_t a, int64_t b, int64_t cc, int64_t d) { got.push_back(get_as_f32(y, a, b, cc, d)); });
+                    ASSERT_EQ(want.size(), got.size());
+                    for (size_t i = 0; i < want.size(); i++) {
+                        float e = td == GGML_TYPE_F16 ? ggml_fp16_to_fp32(ggml_fp32_to_fp16(want[i])) : want[i];
+                        ASSERT_EQ(got[i], e) << c.name << " mode " << mode << " " << ggml_type_name(ts) << "->"
+                                             << ggml_type_name(td) << " i=" << i;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_F(NpuOps, GetRows) {
+    const ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0 };
+    const int64_t   ne0s[]  = { 32, 96, 256, 2080 };
+    for (const Caps & c : kCaps) {
+        for (ggml_type t : types) {
+            for (int64_t ne0 : ne0s) {
+                if (t != GGML_TYPE_Q8_0 && ne0 == 2080) {
+                    continue;
+                }
+                const int64_t ne0u = t == GGML_TYPE_Q8_0 ? ne0 : ne0 + 3;
+                ggml_tensor * w    = ggml_new_tensor_4d(ctx, t, ne0u, 10, 3, 1);
+                uint8_t *     raw  = (uint8_t *) w->data;
+                for (size_t i = 0; i < ggml_nbytes(w); i++) {
+                    raw[i] = (uint8_t) rng();
+                }
+                if (t == GGML_TYPE_F16) {
+                    for (int64_t i = 0; i < ggml_nelements(w); i++) {
+                        ((ggml_fp16_t *) raw)[i] = ggml_fp32_to_fp16((float) (int) (rng() % 2001 - 1000) / 64.0f);
+                    }
+                } else if (t == GGML_TYPE_F32) {
+                    fill_f32(w, -5, 5);
+                } else {
+                    for (int64_t bi = 0; bi < ggml_nelements(w) / 32; bi++) {
+                        ggml_fp16_t d = ggml_fp32_to_fp16(std::ldexp(1.0f + (rng() % 100) / 100.0f, -(int) (rng() % 8)));
+                        std::memcpy(raw + bi * 34, &d, 2);
+                    }
+                }
+                ggml_tensor * idx = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 7, 3);
+                for (int64_t i = 0; i < 21; i++) {
+                    ((int32_t *) idx->data)[i] = (int32_t) (rng() % 10);
+                }
+                ggml_tensor * y = ggml_get_rows(ctx, w, idx);
+                if (!run(c.caps, y)) {  // refused only when rows cannot fit this VTCM share
+                    EXPECT_GT((uint64_t) ne0u * 4 * 3, (uint64_t) c.caps.vtcm_size / c.caps.n_hvx) << c.name;
+                    continue;
+                }
+                for_each(y, [&](int64_t i0, int64_t i1, int64_t i2, int64_t) {
+                    const int32_t r = at<int32_t>(idx, i1, i2, 0, 0);
+                    float         e;
+                    if (t == GGML_TYPE_Q8_0) {
+                        const uint8_t * blk = (const uint8_t *) w->data + r * w->nb[1] + i2 * w->nb[2] + (i0 / 32) * 34;
+                        ggml_fp16_t     d;
+                        std::memcpy(&d, blk, 2);
+                        e = (float) (int8_t) blk[2 + i0 % 32] * ggml_fp16_to_fp32(d);
+                    } else {
+                        e = get_as_f32(w, i0, r, i2, 0);
+                    }
+                    ASSERT_EQ(at<float>(y, i0, i1, i2, 0), e) << c.name << " " << ggml_type_name(t) << " ne0=" << ne0u;
+                });
+            }
+        }
+    }
+}
+
+TEST_F(NpuOps, SetRows) {
+    for (const Caps & c : kCaps) {
+        for (ggml_type td : { GGML_TYPE_F32, GGML_TYPE_F16 }) {
+            for (ggml_type ti : { GGML_TYPE_I64, GGML_TYPE_I32 }) {
+                for (int64_t ne0 : { 1, 64, 129, 1000 }) {
+                    ggml_tensor * dst = ggml_new_tensor_4d(ctx, td, ne0, 20, 4, 1);
+                    std::memset(dst->data, 0x11, ggml_nbytes(dst));
+                    std::vector<uint8_t> before((uint8_t *) dst->data, (uint8_t *) dst->data + ggml_nbytes(dst));
+                    ggml_tensor *        src = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, 6, 4, 1);
+                    fill_f32(src, -100, 100);
+                    ggml_tensor * idx = ggml_new_tensor_3d(ctx, ti, 6, 2, 1);
+                    for (int j = 0; j < 2; j++) {
+                        std::vector<int> perm(20);
+                        for (int i = 0; i < 20; i++) {
+                            perm[i] = i;
+                        }
+                        std::shuffle(perm.begin(), perm.end(), rng);
+                        for (int i = 0; i < 6; i++) {
+                            if (ti == GGML_TYPE_I64) {
+                                at<int64_t>(idx, i, j, 0, 0) = perm[i];
+                            } else {
+                                at<int32_t>(idx, i, j, 0, 0) = perm[i];
+                            }
+                        }
+                    }
+                    ggml_tensor * y = ggml_set_rows(ctx, dst, src, idx);
+                    ASSERT_TRUE(run(c.caps, y)) << c.name;
+                    std::vector<bool> written(20 * 4, false);
+                    for (int64_t i2 = 0; i2 < 4; i2++) {
+                        for (int64_t i1 = 0; i1 < 6; i1++) {
+                            const int64_t r = ti == GGML_TYPE_I64 ? at<int64_t>(idx, i1, i2 % 2, 0, 0) : at<int32_t>(idx, i1, i2 % 2, 0, 0);
+                            written[i2 * 20 + r] = true;
+                            for (int64_t i0 = 0; i0 < ne0; i0++) {
+                                const float v = at<float>(src, i0, i1, i2, 0);
+                                const float e = td == GGML_TYPE_F16 ? ggml_fp16_to_fp32(ggml_fp32_to_fp16(v)) : v;
+                                ASSERT_EQ(get_as_f32(dst, i0, r, i2, 0), e) << c.name << " ne0=" << ne0;
+                            }
+                        }
+                    }
+                    for (int64_t k = 0; k < 80; k++) {
+                        if (!written[k]) {
+                            const size_t off = (size_t) k * dst->nb[1];
+                            ASSERT_EQ(std::memcmp((uint8_t *) dst->data + off, before.data() + off, dst->nb[1]), 0) << "row " << k;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+}  // namespace

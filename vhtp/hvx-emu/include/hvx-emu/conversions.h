@@ -1,10 +1,11 @@
 // HVX numeric conversions: int -> sf (v73 vconv), hf <-> sf (v68 vcvt, -mhvx-ieee-fp).
 // Lane order (as the compiler lowers fpext/fptrunc: vcvt then vdeal/after vshuff):
 //   Q6_Wsf_vcvt_Vhf(Vu):        Vdd.v[0].sf[i] = Vu.hf[2i], Vdd.v[1].sf[i] = Vu.hf[2i+1]
-//   Q6_Vhf_vcvt_VsfVsf(Vu, Vv): Vd.hf[2i] = Vv.sf[i],      Vd.hf[2i+1] = Vu.sf[i]
+//   Q6_Vhf_vcvt_VsfVsf(Vu, Vv): Vd.hf[2i] = Vu.sf[i],      Vd.hf[2i+1] = Vv.sf[i]
 // so in-order conversions are Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(x)) and
-// Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(hi, lo)). Rounding is to nearest-even; subnormals kept;
-// sf -> hf overflows to infinity.
+// Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(lo, hi)) (the ISA's vcvt_hf_sf puts Vu in the even lanes).
+// Rounding is to nearest-even; subnormals kept; sf -> hf overflows to infinity; a NaN result is
+// the HVX default NaN (0x7fffffff sf, 0x7fff hf).
 #pragma once
 #include "hvx-emu/permute.h"
 #include "hvx-emu/types.h"
@@ -128,15 +129,20 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Wsf_vcvt_Vhf(HVX_Vector Vu) {
     hvx_emu_h32      even, odd;
     memcpy(&even, (const char *) &d, 64);
     memcpy(&odd, (const char *) &d + 64, 64);
-    return hvx_emu_pair(hvx_emu_cvt_hf32_sf(odd), hvx_emu_cvt_hf32_sf(even));
+    const hvx_vsf    lo = (hvx_vsf) hvx_emu_cvt_hf32_sf(even), hi = (hvx_vsf) hvx_emu_cvt_hf32_sf(odd);
+    const hvx_vw     nan_lo = (hvx_vw) (lo != lo), nan_hi = (hvx_vw) (hi != hi);  // default NaN
+    return hvx_emu_pair((HVX_Vector) (((hvx_vw) hi & ~nan_hi) | (nan_hi & 0x7fffffff)),
+                        (HVX_Vector) (((hvx_vw) lo & ~nan_lo) | (nan_lo & 0x7fffffff)));
 }
 
-// Vd.hf = vcvt(Vu.sf, Vv.sf): Vv's lanes to the even hf lanes, Vu's to the odd ones
+// Vd.hf = vcvt(Vu.sf, Vv.sf): Vu's lanes to the even hf lanes, Vv's to the odd ones
 HVX_EMU_INLINE HVX_Vector Q6_Vhf_vcvt_VsfVsf(HVX_Vector Vu, HVX_Vector Vv) {
-    const hvx_emu_h32 even = hvx_emu_cvt_sf_hf32(Vv);
-    const hvx_emu_h32 odd  = hvx_emu_cvt_sf_hf32(Vu);
+    const hvx_emu_h32 even = hvx_emu_cvt_sf_hf32(Vu);
+    const hvx_emu_h32 odd  = hvx_emu_cvt_sf_hf32(Vv);
     HVX_Vector        d;
     memcpy((char *) &d, &even, 64);
     memcpy((char *) &d + 64, &odd, 64);
-    return Q6_Vh_vshuff_Vh(d);
+    const hvx_vuh h   = (hvx_vuh) Q6_Vh_vshuff_Vh(d);
+    const hvx_vuh nan = (hvx_vuh) ((h & 0x7fff) > 0x7c00);  // default NaN
+    return (HVX_Vector) ((h & ~nan) | (nan & 0x7fff));
 }

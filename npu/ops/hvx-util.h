@@ -39,7 +39,7 @@ static inline void copy_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32
 // fp32 -> fp16 for 64 * n_out elements: reads 2 * n_out vectors, writes n_out.
 static inline void f32_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_out) {
     for (uint32_t i = 0; i < n_out; i++) {
-        dst[i] = Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(src[2 * i + 1], src[2 * i]));
+        dst[i] = Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(src[2 * i], src[2 * i + 1]));  // Vu -> even lanes
     }
 }
 

@@ -249,7 +249,9 @@ TEST_F(NpuOps, DivSpecialValues) {
             EXPECT_NEAR(g, e, 2e-45f) << x << " / " << z;
         } else {
             EXPECT_LE(ulp_diff(g, e), 1.0f) << x << " / " << z << " got " << g << " want " << e;
-            EXPECT_EQ(std::signbit(g), std::signbit(e)) << x << " / " << z;
+            if (!std::isnan(e)) {  // HVX NaNs are the default NaN, sign clear
+                EXPECT_EQ(std::signbit(g), std::signbit(e)) << x << " / " << z;
+            }
         }
     }
 }
@@ -282,9 +284,11 @@ TEST_F(NpuOps, RmsNormAndScale) {
                 ASSERT_TRUE(run(c.caps, z)) << c.name;
                 for (int64_t i = 0; i < ggml_nelements(x); i++) {
                     const float xv = ((float *) x->data)[i];
-                    // ggml's CPU path may fuse x * s + b (FMA); HVX rounds twice: allow 1 ulp.
-                    const float e = bias != 0.0f ? std::fma(xv, -1.5f, bias) : xv * -1.5f;
-                    ASSERT_LE(ulp_diff(((float *) z->data)[i], e), bias != 0.0f ? 1.0f : 0.0f);
+                    // HVX rounds the product, then the sum (ggml's CPU path may use one FMA
+                    // instead; test-backend-ops tolerates that difference).
+                    volatile float m = xv * -1.5f;
+                    const float    e = bias != 0.0f ? m + bias : (float) m;
+                    ASSERT_EQ(((float *) z->data)[i], e);
                 }
             }
         }

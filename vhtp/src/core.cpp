@@ -4,6 +4,7 @@
 #include "dma-engine.h"
 #include "error.h"
 #include "fault.h"
+#include "hmx.h"
 #include "work-queue.h"
 
 // The host base of the calling thread's session window (device API, memory.h).
@@ -39,6 +40,7 @@ core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32
     for (uint32_t i = 0; i < info.n_hvx; ++i) {
         s.dma[i] = c->dma->queue(i);
     }
+    s.hmx = hmx_create(c->window.base(), Window::kVtcmBase, info.vtcm_size);
     return c;
 }
 
@@ -48,6 +50,7 @@ void core_destroy(core * c) {
     }
     delete c->wq;   // joins the workers
     delete c->dma;  // finishes queued descriptors, joins the engine
+    hmx_destroy(c->sinfo.hmx);
     delete c;       // unmaps the window
 }
 

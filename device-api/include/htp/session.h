@@ -12,6 +12,7 @@
 
 struct dma_queue;
 struct work_queue;
+struct htp_hmx;
 
 struct htp_session_info {
     uint32_t arch;                 // 73, 75, 79 or 81
@@ -24,6 +25,7 @@ struct htp_session_info {
     uint32_t session;              // session index on that NPU
     struct work_queue * work_queue;
     struct dma_queue * dma[HTP_MAX_HVX_THREADS];  // one per HVX thread
+    struct htp_hmx * hmx;          // the session's HMX unit (htp/hmx.h), used under htp_hmx_acquire
 };
 
 // Entry points of an NPU library (declared here, defined by the library).

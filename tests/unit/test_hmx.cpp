@@ -1,0 +1,274 @@
+// HMX unit of the vHTP: tile products against a scalar reference (exact sums in binary128),
+// per-column scale/bias, special values, operand checks, and exclusive use from several threads.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "hmx.h"
+#include "htp-abi/htp-status.h"
+#include "vhtp-test-util.h"
+
+namespace {
+
+constexpr int      D     = HTP_HMX_TILE_DIM;
+constexpr uint32_t kVtcm = 1u << 20;
+
+double half_value(uint16_t h) {
+    const int e = (h >> 10) & 31, m = h & 1023;
+    if (e == 31) {
+        return m ? NAN : ((h & 0x8000) ? -INFINITY : INFINITY);
+    }
+    const double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+// fp16 nearest to a float (ties to even), by search over the finite halves: independent of the
+// unit's bit-level encoder.
+uint16_t half_nearest(float f) {
+    if (std::isnan(f)) {
+        return 0x7fff;
+    }
+    const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
+    const double   a    = std::fabs((double) f);
+    if (a >= 65520.0) {
+        return sign | 0x7c00;
+    }
+    uint16_t lo = 0, hi = 0x7bff;
+    while (lo < hi) {
+        const uint16_t mid = (uint16_t) ((lo + hi) / 2);
+        if (half_value(mid) >= a) {
+            hi = mid;
+        } else {
+            lo = (uint16_t) (mid + 1);
+        }
+    }
+    uint16_t h = lo;
+    if (h > 0) {
+        const double up = half_value(h) - a, down = a - half_value((uint16_t) (h - 1));
+        if (down < up || (down == up && ((h - 1) & 1) == 0)) {
+            h = (uint16_t) (h - 1);
+        }
+    }
+    return sign | h;
+}
+
+uint16_t random_half(std::mt19937 & rng, int emin = 8, int espan = 14) {
+    const uint16_t e = (uint16_t) (emin + rng() % espan);
+    return (uint16_t) (((rng() & 1) << 15) | (e << 10) | (rng() & 1023));
+}
+
+// The reference model: per tile pair, the exact sum of its 32 products (binary128 holds it
+// exactly: fp16 products span at most 2^-48..2^32) rounded to fp32, added to the fp32 acc.
+struct Reference {
+    float acc[D][D] = {};
+    void  mma(const uint16_t * act, const uint16_t * w, uint32_t n_k) {
+        for (uint32_t t = 0; t < n_k; t++) {
+            for (int m = 0; m < D; m++) {
+                for (int n = 0; n < D; n++) {
+                    __float128 s = 0;
+                    for (int k = 0; k < D; k++) {
+                        s += (__float128) half_value(act[t * D * D + m * D + k]) * (__float128) half_value(w[t * D * D + n * D + k]);
+                    }
+                    acc[m][n] = acc[m][n] + (float) s;
+                }
+            }
+        }
+    }
+    float out(int m, int n, float scale, float bias) const { return std::fma(acc[m][n], scale, bias); }
+};
+
+class HmxUnit : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        vtcm.assign(kVtcm, 0);
+        hmx = vhtp::hmx_create(vtcm.data(), 0, kVtcm);
+    }
+    void TearDown() override { vhtp::hmx_destroy(hmx); }
+    uint16_t * half_at(dma_addr_t a) { return reinterpret_cast<uint16_t *>(vtcm.data() + a); }
+    float *    float_at(dma_addr_t a) { return reinterpret_cast<float *>(vtcm.data() + a); }
+
+    std::vector<uint8_t> vtcm;
+    htp_hmx *            hmx = nullptr;
+};
+
+// Fills n_k activation and weight tiles and the column params; returns the reference.
+Reference fill(HmxUnit & u, uint16_t * act, uint16_t * w, float * params, uint32_t n_k, std::mt19937 & rng) {
+    for (uint32_t i = 0; i < n_k * D * D; i++) {
+        act[i] = random_half(rng);
+        w[i]   = random_half(rng);
+    }
+    for (int n = 0; n < D; n++) {
+        params[n]     = std::ldexp((float) (rng() % 2000) / 1000.0f - 1.0f, -(int) (rng() % 6));
+        params[D + n] = (float) ((int) (rng() % 200) - 100) / 8.0f;
+    }
+    (void) u;
+    Reference r;
+    r.mma(act, w, n_k);
+    return r;
+}
+
+}  // namespace
+
+TEST_F(HmxUnit, MatmulMatchesReferenceF16AndF32Outputs) {
+    std::mt19937 rng(1);
+    for (uint32_t n_k : { 1u, 3u, 8u }) {
+        const dma_addr_t act = 0, w = 64 * 1024, params = 128 * 1024, out16 = 132 * 1024, out32 = 140 * 1024;
+        Reference        ref = fill(*this, half_at(act), half_at(w), float_at(params), n_k, rng);
+        ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+        // Two mma calls that split K must equal one (the accumulator persists across calls).
+        ASSERT_EQ(htp_hmx_mma(hmx, act, w, 1), HTP_STATUS_OK);
+        if (n_k > 1) {
+            ASSERT_EQ(htp_hmx_mma(hmx, act + HTP_HMX_TILE_BYTES, w + HTP_HMX_TILE_BYTES, n_k - 1), HTP_STATUS_OK);
+        }
+        ASSERT_EQ(htp_hmx_store(hmx, out16, params, HTP_HMX_OUT_F16), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+        int bad = 0;
+        for (int m = 0; m < D; m++) {
+            for (int n = 0; n < D; n++) {
+                const float y = ref.out(m, n, float_at(params)[n], float_at(params)[D + n]);
+                uint32_t    yb, gb;
+                std::memcpy(&yb, &y, 4);
+                std::memcpy(&gb, float_at(out32) + m * D + n, 4);
+                bad += yb != gb;
+                bad += half_at(out16)[m * D + n] != half_nearest(y);
+            }
+        }
+        EXPECT_EQ(bad, 0) << "n_k " << n_k;
+    }
+}
+
+TEST_F(HmxUnit, SpecialValuesSubnormalsAndOverflow) {
+    const dma_addr_t act = 0, w = 8192, params = 16384, out = 20480;
+    uint16_t *       a = half_at(act), *b = half_at(w);
+    for (int i = 0; i < D * D; i++) {
+        a[i] = 0x0001;  // smallest subnormal
+        b[i] = 0x3c00;  // 1.0
+    }
+    a[0 * D + 0] = 0x7c00;  // row 0: +inf * 1 -> +inf
+    a[1 * D + 0] = 0x7c00;  // row 1: +inf * 0 -> NaN
+    b[0 * D + 0] = 0x3c00;
+    for (int n = 1; n < D; n++) {
+        b[n * D + 0] = 0x0000;
+    }
+    a[2 * D + 0] = 0x7bff;  // row 2: 65504 + tiny, times scale 2 -> overflows fp16 on store
+    float * p = float_at(params);
+    for (int n = 0; n < D; n++) {
+        p[n]     = 2.0f;
+        p[D + n] = 0.0f;
+    }
+    ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_mma(hmx, act, w, 1), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_store(hmx, out, params, HTP_HMX_OUT_F16), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+    const uint16_t * o = half_at(out);
+    EXPECT_EQ(o[0 * D + 0], 0x7c00);  // inf * 1
+    EXPECT_EQ(o[1 * D + 1], 0x7fff);  // inf * 0: NaN
+    EXPECT_EQ(o[2 * D + 0], 0x7c00);  // 2 * (65504 + 31 * 2^-24) overflows
+    // Row 3 column 5: 32 subnormal products (k = 0 weight is 0 for n >= 1: 31 of them) = 31 * 2^-24,
+    // times 2 -> 62 * 2^-24, a subnormal fp16 kept exactly.
+    EXPECT_EQ(o[3 * D + 5], 62);
+}
+
+TEST_F(HmxUnit, OwnershipAndOperandChecks) {
+    EXPECT_EQ(htp_hmx_mma(hmx, 0, 2048, 1), HTP_STATUS_INTERNAL);  // not acquired
+    EXPECT_EQ(htp_hmx_release(hmx), HTP_STATUS_INTERNAL);
+    ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+    EXPECT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_INTERNAL);  // already the owner
+    EXPECT_EQ(htp_hmx_mma(hmx, 1024, 4096, 1), HTP_STATUS_BAD_PARAMS);  // misaligned tile
+    EXPECT_EQ(htp_hmx_mma(hmx, kVtcm - 2048, 0, 2), HTP_STATUS_BAD_PARAMS);  // past VTCM's end
+    EXPECT_EQ(htp_hmx_store(hmx, kVtcm - 1024, 0, HTP_HMX_OUT_F16), HTP_STATUS_BAD_PARAMS);
+    EXPECT_EQ(htp_hmx_store(hmx, 0, 4096, 7), HTP_STATUS_BAD_PARAMS);  // unknown flags
+    std::thread other([&] { EXPECT_EQ(htp_hmx_clear(hmx), HTP_STATUS_INTERNAL); });  // not its owner
+    other.join();
+    EXPECT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+}
+
+TEST_F(HmxUnit, ExclusiveUseFromSeveralThreads) {
+    constexpr int      kThreads = 4, kRounds = 6;
+    constexpr uint32_t kStride  = 64 * 1024;  // each thread's region: 2 act, 2 weight tiles, params, out
+    std::vector<Reference> refs;
+    std::mt19937           rng(3);
+    for (int t = 0; t < kThreads; t++) {
+        const dma_addr_t base = t * kStride;
+        refs.push_back(fill(*this, half_at(base), half_at(base + 8192), float_at(base + 16384), 2, rng));
+    }
+    std::atomic<int> inside{ 0 }, max_inside{ 0 }, failures{ 0 };
+    std::vector<std::thread> th;
+    for (int t = 0; t < kThreads; t++) {
+        th.emplace_back([&, t] {
+            const dma_addr_t base = t * kStride;
+            for (int r = 0; r < kRounds; r++) {
+                if (htp_hmx_acquire(hmx) != HTP_STATUS_OK) {
+                    failures++;
+                    continue;
+                }
+                const int now = ++inside;
+                int       seen = max_inside.load();
+                while (now > seen && !max_inside.compare_exchange_weak(seen, now)) {
+                }
+                // The accumulator starts cleared for each owner; a half-done product would show.
+                failures += htp_hmx_mma(hmx, base, base + 8192, 1) != HTP_STATUS_OK;
+                std::this_thread::yield();
+                failures += htp_hmx_mma(hmx, base + 2048, base + 8192 + 2048, 1) != HTP_STATUS_OK;
+                failures += htp_hmx_store(hmx, base + 20480 + (uint32_t) r * 4096, base + 16384, HTP_HMX_OUT_F32) != HTP_STATUS_OK;
+                --inside;
+                failures += htp_hmx_release(hmx) != HTP_STATUS_OK;
+            }
+        });
+    }
+    for (auto & x : th) {
+        x.join();
+    }
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(max_inside.load(), 1);
+    for (int t = 0; t < kThreads; t++) {
+        const dma_addr_t base = t * kStride;
+        const float *    p    = float_at(base + 16384);
+        int              bad  = 0;
+        for (int r = 0; r < kRounds; r++) {
+            const float * o = float_at(base + 20480 + (uint32_t) r * 4096);
+            for (int m = 0; m < D; m++) {
+                for (int n = 0; n < D; n++) {
+                    const float y = refs[t].out(m, n, p[n], p[D + n]);
+                    bad += std::memcmp(&y, o + m * D + n, 4) != 0;
+                }
+            }
+        }
+        EXPECT_EQ(bad, 0) << "thread " << t;
+    }
+}
+
+// The session core creates the unit over its VTCM and hands it to the NPU library.
+class HmxSession : public vhtp_test::core_fixture {};
+
+TEST_F(HmxSession, SessionInfoCarriesTheUnitOverVtcm) {
+    htp_hmx * hmx = c->sinfo.hmx;
+    ASSERT_NE(hmx, nullptr);
+    const dma_addr_t base = c->sinfo.vtcm_base;
+    uint16_t *       a    = static_cast<uint16_t *>(htp_va(base));
+    uint16_t *       w    = static_cast<uint16_t *>(htp_va(base + 2048));
+    float *          p    = static_cast<float *>(htp_va(base + 4096));
+    for (int i = 0; i < D * D; i++) {
+        a[i] = 0x3c00;                         // 1.0
+        w[i] = (i / D) % 2 ? 0x4000 : 0x3800;  // column n: 2.0 (odd n) or 0.5
+    }
+    for (int n = 0; n < D; n++) {
+        p[n]     = 1.0f;
+        p[D + n] = (float) n;
+    }
+    ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_mma(hmx, base, base + 2048, 1), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_store(hmx, base + 8192, base + 4096, HTP_HMX_OUT_F32), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+    const float * o = static_cast<const float *>(htp_va(base + 8192));
+    for (int n = 0; n < D; n++) {
+        EXPECT_EQ(o[5 * D + n], (n % 2 ? 64.0f : 16.0f) + (float) n);
+    }
+    EXPECT_EQ(htp_hmx_mma(hmx, 0, 2048, 1), HTP_STATUS_INTERNAL);
+}

@@ -1,0 +1,219 @@
+// HMX unit model: exclusive ownership, 32x32 fp16 tile pairs accumulated in fp32, stores with
+// per-column scale and bias. Rounding model (documented in htp/hmx.h): products exact, each tile
+// pair's 32-term sum exact, one fp32 rounding per tile pair; store fused then fp16.
+#include "hmx.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "htp-abi/htp-status.h"
+
+namespace {
+
+constexpr int D = HTP_HMX_TILE_DIM;
+
+float f16_to_f32(uint16_t h) {
+    const int e = (h >> 10) & 31, m = h & 1023;
+    float     v;
+    if (e == 31) {
+        v = m ? NAN : INFINITY;
+    } else if (e == 0) {
+        v = std::ldexp((float) m, -24);
+    } else {
+        v = std::ldexp((float) (m | 1024), e - 25);
+    }
+    return (h & 0x8000) ? -v : v;
+}
+
+// fp32 -> fp16, nearest-even, subnormals kept, overflow to infinity, NaN -> 0x7fff.
+uint16_t f32_to_f16(float f) {
+    if (std::isnan(f)) {
+        return 0x7fff;
+    }
+    const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
+    const double   a    = std::fabs((double) f);
+    if (a == 0) {
+        return sign;
+    }
+    if (std::isinf(a)) {
+        return sign | 0x7c00;
+    }
+    int e;
+    std::frexp(a, &e);
+    int          q = (e - 1 < -14 ? -14 : e - 1) - 10;
+    const double s = std::ldexp(a, -q);
+    double       n = std::floor(s);
+    const double r = s - n;
+    if (r > 0.5 || (r == 0.5 && std::fmod(n, 2.0) == 1.0)) {
+        n += 1;
+    }
+    uint32_t m = (uint32_t) n;
+    if (m == 2048) {
+        m >>= 1;
+        q++;
+    }
+    if (q + 10 > 15) {
+        return sign | 0x7c00;
+    }
+    if (m < 1024) {
+        return sign | (uint16_t) m;
+    }
+    return sign | (uint16_t) (((q + 25) << 10) | (m - 1024));
+}
+
+// One tile pair's contribution: the 32 products (exact) summed exactly, rounded once to fp32
+// (nearest-even), then added to the fp32 accumulator (a second rounding). Products are
+// multiples of 2^-48 below 2^32, so a 128-bit fixed-point sum is exact. An inf/NaN operand
+// falls back to IEEE arithmetic (inf propagates; inf - inf and 0 * inf give NaN).
+float tile_dot(const uint16_t * a, const uint16_t * w) {
+    __int128 sum = 0;
+    for (int k = 0; k < D; k++) {
+        if (((a[k] >> 10) & 31) == 31 || ((w[k] >> 10) & 31) == 31) {
+            double s = 0;
+            for (int j = 0; j < D; j++) {
+                s += (double) f16_to_f32(a[j]) * (double) f16_to_f32(w[j]);
+            }
+            return (float) s;
+        }
+        const auto fixed = [](uint16_t h, int & sh) -> int64_t {  // value = mant * 2^(sh - 24)
+            const int e = (h >> 10) & 31, m = h & 1023;
+            sh          = e == 0 ? 0 : e - 1;
+            const int64_t v = e == 0 ? m : (m | 1024);
+            return (h & 0x8000) ? -v : v;
+        };
+        int           sa, sw;
+        const int64_t ma = fixed(a[k], sa), mw = fixed(w[k], sw);
+        sum += (__int128) (ma * mw) << (sa + sw);  // units of 2^-48
+    }
+    if (sum == 0) {
+        return 0.0f;
+    }
+    const bool        neg = sum < 0;
+    unsigned __int128 u   = neg ? -(unsigned __int128) sum : (unsigned __int128) sum;
+    int               sh  = 0;
+    while ((u >> sh) >= ((unsigned __int128) 1 << 53)) {
+        sh++;
+    }
+    uint64_t v = (uint64_t) (u >> sh);
+    if (sh && (u & (((unsigned __int128) 1 << sh) - 1))) {
+        v |= 1;  // round to odd at 53 bits: the fp32 rounding below is then a single correct one
+    }
+    const double d = std::ldexp((double) v, sh - 48);
+    return (float) (neg ? -d : d);
+}
+
+int check(htp_hmx * h, dma_addr_t addr, uint32_t bytes, uint32_t align) {
+    if (addr % align || addr < h->vtcm_base || addr - h->vtcm_base > h->vtcm_size ||
+        bytes > h->vtcm_size - (addr - h->vtcm_base)) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    return HTP_STATUS_OK;
+}
+
+bool owned(htp_hmx * h) {
+    std::lock_guard<std::mutex> lk(h->mu);
+    return h->busy && h->owner == std::this_thread::get_id();
+}
+
+}  // namespace
+
+namespace vhtp {
+
+htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_size) {
+    htp_hmx * h     = new htp_hmx;
+    h->window_base  = window_base;
+    h->vtcm_base    = vtcm_base;
+    h->vtcm_size    = vtcm_size;
+    std::memset(h->acc, 0, sizeof h->acc);
+    return h;
+}
+
+void hmx_destroy(htp_hmx * hmx) {
+    delete hmx;
+}
+
+}  // namespace vhtp
+
+extern "C" {
+
+HTP_DEVICE_API int htp_hmx_acquire(htp_hmx * h) {
+    std::unique_lock<std::mutex> lk(h->mu);
+    if (h->busy && h->owner == std::this_thread::get_id()) {
+        return HTP_STATUS_INTERNAL;
+    }
+    h->cv.wait(lk, [h] { return !h->busy; });
+    h->busy  = true;
+    h->owner = std::this_thread::get_id();
+    std::memset(h->acc, 0, sizeof h->acc);
+    return HTP_STATUS_OK;
+}
+
+HTP_DEVICE_API int htp_hmx_release(htp_hmx * h) {
+    {
+        std::lock_guard<std::mutex> lk(h->mu);
+        if (!h->busy || h->owner != std::this_thread::get_id()) {
+            return HTP_STATUS_INTERNAL;
+        }
+        h->busy = false;
+    }
+    h->cv.notify_one();
+    return HTP_STATUS_OK;
+}
+
+HTP_DEVICE_API int htp_hmx_clear(htp_hmx * h) {
+    if (!owned(h)) {
+        return HTP_STATUS_INTERNAL;
+    }
+    std::memset(h->acc, 0, sizeof h->acc);
+    return HTP_STATUS_OK;
+}
+
+HTP_DEVICE_API int htp_hmx_mma(htp_hmx * h, dma_addr_t act, dma_addr_t w, uint32_t n_k) {
+    if (!owned(h)) {
+        return HTP_STATUS_INTERNAL;
+    }
+    const uint64_t bytes = (uint64_t) n_k * HTP_HMX_TILE_BYTES;
+    if (bytes > UINT32_MAX || check(h, act, (uint32_t) bytes, HTP_HMX_TILE_ALIGN) ||
+        check(h, w, (uint32_t) bytes, HTP_HMX_TILE_ALIGN)) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    for (uint32_t t = 0; t < n_k; t++) {
+        const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);
+        const uint16_t * b = reinterpret_cast<const uint16_t *>(h->window_base + w + t * HTP_HMX_TILE_BYTES);
+        for (int m = 0; m < D; m++) {
+            for (int n = 0; n < D; n++) {
+                h->acc[m][n] += tile_dot(a + m * D, b + n * D);
+            }
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+HTP_DEVICE_API int htp_hmx_store(htp_hmx * h, dma_addr_t out, dma_addr_t col_params, uint32_t flags) {
+    if (!owned(h)) {
+        return HTP_STATUS_INTERNAL;
+    }
+    const bool f32 = flags & HTP_HMX_OUT_F32;
+    if (flags > HTP_HMX_OUT_F32 || check(h, out, f32 ? 2 * HTP_HMX_TILE_BYTES : HTP_HMX_TILE_BYTES, 128) ||
+        check(h, col_params, HTP_HMX_COLPARAM_BYTES, 128)) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    float scale[D], bias[D];
+    std::memcpy(scale, h->window_base + col_params, sizeof scale);
+    std::memcpy(bias, h->window_base + col_params + sizeof scale, sizeof bias);
+    uint8_t * dst = h->window_base + out;
+    for (int m = 0; m < D; m++) {
+        for (int n = 0; n < D; n++) {
+            const float y = std::fma(h->acc[m][n], scale[n], bias[n]);  // one rounding
+            if (f32) {
+                std::memcpy(dst + (m * D + n) * 4, &y, 4);
+            } else {
+                const uint16_t v = f32_to_f16(y);
+                std::memcpy(dst + (m * D + n) * 2, &v, 2);
+            }
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+}  // extern "C"

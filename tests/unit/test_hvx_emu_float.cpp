@@ -2,6 +2,8 @@
 // references: host scalar IEEE arithmetic, and an independent bit-level binary16 model.
 #include <gtest/gtest.h>
 
+#include <immintrin.h>
+
 #include <cmath>
 #include <limits>
 
@@ -41,12 +43,14 @@ TEST(HvxEmuIeee, AddSubMpyAreRoundedIeee) {
     }
 }
 
-TEST(HvxEmuConvert, WordToSf) {
-    auto a = vectors<int32_t>(23, { 0, 1, -1, INT32_MAX, INT32_MIN, 16777217, -16777217, 16777219 });
+TEST(HvxEmuConvert, HalfwordToHf) {
+    // Lane for lane int16 -> fp16 with round to nearest-even (2049 ties down to 2048, 2051 up).
+    auto a = vectors<int16_t>(23, { 0, 1, -1, 127, -128, 2049, 2051, -2049, INT16_MAX, INT16_MIN });
     for (auto & v : a) {
-        HVX_Vector f = Q6_Vsf_equals_Vw(v);
-        for (int i = 0; i < 32; i++) {
-            EXPECT_TRUE(same_float(lane<float>(f, i), (float) lane<int32_t>(v, i)));
+        HVX_Vector f = Q6_Vhf_vcvt_Vh(v);
+        for (int i = 0; i < 64; i++) {
+            const float x = (float) lane<int16_t>(v, i);
+            EXPECT_EQ(lane<uint16_t>(f, i), (uint16_t) _cvtss_sh(x, 0)) << x;
         }
     }
 }

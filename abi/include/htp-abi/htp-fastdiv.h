@@ -10,8 +10,15 @@ struct htp_fastdiv {
     uint32_t d;   // the divisor itself (for htp_fastmod)
 };
 
+// d == 0 (an empty dimension: nothing will be divided by it) gives constants that are never used.
 static inline struct htp_fastdiv htp_fastdiv_init(uint32_t d) {
     struct htp_fastdiv f;
+    if (d == 0) {
+        f.mp = 0;
+        f.l  = 0;
+        f.d  = 0;
+        return f;
+    }
     uint32_t l = 0;
     while (l < 32 && ((uint64_t) 1 << l) < d) {
         l++;

@@ -118,9 +118,22 @@ HVX_EMU_INLINE hvx_emu_h32 hvx_emu_cvt_sf_hf32(HVX_Vector v) {
 #endif
 }
 
-// Vd.sf = Vu.w  (vconv_sf_w, v73): int32 -> fp32, round to nearest-even
-HVX_EMU_INLINE HVX_Vector Q6_Vsf_equals_Vw(HVX_Vector Vu) {
-    return (HVX_Vector) __builtin_convertvector((hvx_vw) Vu, hvx_vsf);
+// Vd.hf = vcvt(Vu.h) (v68): int16 -> fp16 lane for lane, round to nearest-even
+// (every int16 is below fp16's largest finite value, so no lane overflows).
+HVX_EMU_INLINE HVX_Vector Q6_Vhf_vcvt_Vh(HVX_Vector Vu) {
+    typedef int16_t hvx_emu_h32i __attribute__((vector_size(64)));
+    typedef float   hvx_emu_f32x32 __attribute__((vector_size(128)));
+    hvx_emu_h32i half[2];
+    memcpy(half, &Vu, sizeof(half));
+    HVX_Vector r;
+    for (int k = 0; k < 2; k++) {
+        const hvx_emu_f32x32 f = __builtin_convertvector(half[k], hvx_emu_f32x32);
+        HVX_Vector fv;
+        memcpy(&fv, &f, sizeof(fv));
+        const hvx_emu_h32 h = hvx_emu_cvt_sf_hf32(fv);
+        memcpy((char *) &r + 64 * k, &h, 64);
+    }
+    return r;
 }
 
 // Vdd.sf = vcvt(Vu.hf): even hf lanes to the low register, odd to the high one

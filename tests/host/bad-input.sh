@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Bad configuration gives one clear log line naming the problem and registers no HTP device;
-# the tool still runs (on the CPU) and nothing crashes.
+# the tool still runs (on the CPU) and nothing crashes. test-backend-ops is the probe: it logs
+# through ggml's synchronous default logger (llama-cli's asynchronous logger may drop lines at
+# exit) and lists the devices it loaded as "Backend k/n: NAME".
 set -uo pipefail
 bin=$1
 fail() { echo "FAIL: $*"; exit 1; }
@@ -9,13 +11,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 expect_refused() {
     local what=$1 pattern=$2; shift 2
     local out rc
-    out=$(env "$@" "$bin/llama-cli" --list-devices 2>&1); rc=$?
-    [ $rc -eq 0 ] || fail "$what: llama-cli exited $rc (crash?): $out"
-    echo "$out" | grep -qE '^ *HTP' && fail "$what: an HTP device was registered: $out"
+    out=$(env "$@" "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1); rc=$?
+    [ $rc -eq 0 ] || fail "$what: test-backend-ops exited $rc (crash?): $out"
+    echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: CPU' || fail "$what: the CPU backend was not listed: $out"
+    echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: HTP' && fail "$what: an HTP device was registered: $out"
     local n
-    n=$(echo "$out" | grep -cE "ggml-hexagon: .*$pattern")
+    n=$(echo "$out" | grep -cE "^ggml-hexagon: .*$pattern")
     [ "$n" -eq 1 ] || fail "$what: expected one error line matching '$pattern', got $n: $out"
-    echo "ok: $what -> $(echo "$out" | grep -E "ggml-hexagon: .*$pattern")"
+    [ "$(echo "$out" | grep -c '^ggml-hexagon:')" -eq 1 ] || fail "$what: more than one line from ggml-hexagon: $out"
+    echo "ok: $what -> $(echo "$out" | grep -E "^ggml-hexagon: .*$pattern")"
 }
 
 expect_refused "malformed device list" "GGML_HEXAGON_DEVICES=HTP0:zz" GGML_HEXAGON_DEVICES=HTP0:zz

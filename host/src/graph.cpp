@@ -143,7 +143,7 @@ void htp_log_op(const htp_device & d, const ggml_tensor * node) {
     for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
         srcs += (i ? ", " : "") + htp_shape(node->src[i]);
     }
-    HTP_LOG_INFO("%s: op %s '%s' %s <- %s", d.spec.name.c_str(), ggml_op_desc(node), node->name,
+    HTP_LOG_REQUESTED("%s: op %s '%s' %s <- %s", d.spec.name.c_str(), ggml_op_desc(node), node->name,
                  htp_shape(node).c_str(), srcs.c_str());
 }
 
@@ -197,7 +197,7 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
         const auto * t = (const htp_op_timing *) (resp.data() + sizeof(r));
         for (uint32_t i = 0; i < r.n_ops && i < batch.size(); i++) {
             const ggml_tensor * node = batch.nodes()[i];
-            HTP_LOG_INFO("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads", d.spec.name.c_str(),
+            HTP_LOG_REQUESTED("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads", d.spec.name.c_str(),
                          ggml_op_desc(node), node->name, t[i].usecs, t[i].cycles, t[i].n_threads);
         }
     }

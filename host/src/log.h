@@ -6,3 +6,8 @@
 #define HTP_LOG_WARN(fmt, ...)  GGML_LOG_WARN("ggml-hexagon: " fmt "\n", ##__VA_ARGS__)
 #define HTP_LOG_INFO(fmt, ...)  GGML_LOG_INFO("ggml-hexagon: " fmt "\n", ##__VA_ARGS__)
 #define HTP_LOG_DEBUG(fmt, ...) GGML_LOG_DEBUG("ggml-hexagon: " fmt "\n", ##__VA_ARGS__)
+
+// Output the user asked for with GGML_HEXAGON_VERBOSE / GGML_HEXAGON_PROFILE goes straight to
+// stderr: llama.cpp tools hide ggml's info-level logs unless run with -lv 4.
+#include <cstdio>
+#define HTP_LOG_REQUESTED(fmt, ...) fprintf(stderr, "ggml-hexagon: " fmt "\n", ##__VA_ARGS__)

@@ -96,6 +96,6 @@ void htp_trace_recorder::write_file() {
             device_index_);
     fprintf(f, "\n]}\n");
     fclose(f);
-    HTP_LOG_INFO("%s: wrote %zu trace events to %s (%" PRIu64 " dropped); open it in ui.perfetto.dev",
+    HTP_LOG_REQUESTED("%s: wrote %zu trace events to %s (%" PRIu64 " dropped); open it in ui.perfetto.dev",
                  device_name_.c_str(), events_.size(), path_.c_str(), dropped_);
 }

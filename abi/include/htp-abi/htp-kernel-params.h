@@ -129,10 +129,21 @@ struct htp_set_rows_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
+// Op families with a header of their own under params/ (one file per family, so the
+// families' authors do not edit each other's structs).
+#include "params/data.h"
+#include "params/elementwise.h"
+#include "params/mul-mat.h"
+#include "params/norm-rope-softmax.h"
+
 #define HTP_KERNEL_PARAMS_MEMBERS                \
     struct htp_binary_params   binary;           \
     struct htp_rms_norm_params rms_norm;         \
     struct htp_scale_params    scale;            \
     struct htp_cpy_params      cpy;              \
     struct htp_get_rows_params get_rows;         \
-    struct htp_set_rows_params set_rows;
+    struct htp_set_rows_params set_rows;         \
+    HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT            \
+    HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE        \
+    HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX  \
+    HTP_KERNEL_PARAMS_MEMBERS_DATA

@@ -6,24 +6,32 @@
 
 #include "htp-fastdiv.h"
 
-enum htp_opcode {
-    HTP_OP_NONE = 0,
-    HTP_OP_ADD,
-    HTP_OP_SUB,
-    HTP_OP_MUL,
-    HTP_OP_DIV,
-    HTP_OP_RMS_NORM,
-    HTP_OP_SCALE,
-    HTP_OP_CPY,       // CPY, CONT and DUP: element copy with type conversion F32 <-> F16
-    HTP_OP_GET_ROWS,
-    HTP_OP_SET_ROWS,
-    HTP_OP_COUNT
-};
+// Every NPU opcode, in ABI order (append only). Ops whose NPU kernel or host encoder is not
+// written yet are simply never sent: the host's supports_op refuses them.
+#define HTP_OPCODE_LIST(X)                                                          \
+    X(NONE)                                                                         \
+    X(ADD) X(SUB) X(MUL) X(DIV)             /* binary, broadcasting */              \
+    X(RMS_NORM) X(SCALE)                                                            \
+    X(CPY)                                  /* CPY, CONT and DUP */                 \
+    X(GET_ROWS) X(SET_ROWS)                                                         \
+    X(MUL_MAT) X(MUL_MAT_ID)                                                        \
+    X(UNARY)                                /* sub-op in kernel_params */           \
+    X(GLU)                                  /* sub-op in kernel_params */           \
+    X(ADD_ID) X(CLAMP) X(SQR) X(SQRT) X(LOG)                                        \
+    X(NORM) X(L2_NORM) X(RMS_NORM_MUL)      /* RMS_NORM_MUL: host fusion */         \
+    X(ROPE) X(SOFT_MAX) X(FLASH_ATTN_EXT)                                           \
+    X(CONCAT) X(REPEAT) X(PAD) X(FILL) X(DIAG) X(TRI)                               \
+    X(SUM_ROWS) X(MEAN) X(CUMSUM) X(ARGSORT)                                        \
+    X(SOLVE_TRI) X(SSM_CONV) X(GATED_DELTA_NET) X(IM2COL)
+
+#define HTP_OPCODE_ENUM(name) HTP_OP_##name,
+enum htp_opcode { HTP_OPCODE_LIST(HTP_OPCODE_ENUM) HTP_OP_COUNT };
+#undef HTP_OPCODE_ENUM
 
 static inline const char * htp_opcode_name(uint32_t op) {
-    static const char * const names[HTP_OP_COUNT] = {
-        "NONE", "ADD", "SUB", "MUL", "DIV", "RMS_NORM", "SCALE", "CPY", "GET_ROWS", "SET_ROWS",
-    };
+#define HTP_OPCODE_NAME(name) #name,
+    static const char * const names[HTP_OP_COUNT] = { HTP_OPCODE_LIST(HTP_OPCODE_NAME) };
+#undef HTP_OPCODE_NAME
     return op < HTP_OP_COUNT ? names[op] : "?";
 }
 

@@ -1,5 +1,7 @@
 #include "trace-export.h"
 
+#include <algorithm>
+#include <map>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -76,17 +78,41 @@ void htp_trace_recorder::write_file() {
         HTP_LOG_ERROR("%s: cannot write trace %s: %s", device_name_.c_str(), path_.c_str(), strerror(errno));
         return;
     }
+    // Slots are taken in completion order of the atomic increment, not strictly by time.
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const htp_trace_event & a, const htp_trace_event & b) { return a.cycles < b.cycles; });
     const uint64_t t0 = events_.front().cycles;
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}}", device_index_,
             device_name_.c_str());
-    for (const htp_trace_event & e : events_) {
+    // Events that did not fit the buffer were dropped one by one, so a start may have lost its
+    // stop (closed at the track's last time) or the reverse (skipped): every track stays balanced.
+    std::map<unsigned, std::vector<const htp_trace_event *>> open;
+    uint64_t last = 0;
+    auto emit = [&](const htp_trace_event & e, bool begin, uint64_t cycles) {
         const unsigned tid = e.thread == 0xff ? 100u : e.thread;
-        const uint64_t dt  = e.cycles >= t0 ? e.cycles - t0 : 0;
+        const uint64_t dt  = cycles >= t0 ? cycles - t0 : 0;
         fprintf(f, ",\n{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%u,\"tid\":%u",
-                htp_trace_type_name(e.type), htp_opcode_name(e.opcode), htp_trace_type_name(e.type),
-                e.phase == HTP_TRACE_START ? "B" : "E", dt / 1000, (unsigned) (dt % 1000), device_index_, tid);
+                htp_trace_type_name(e.type), htp_opcode_name(e.opcode), htp_trace_type_name(e.type), begin ? "B" : "E",
+                dt / 1000, (unsigned) (dt % 1000), device_index_, tid);
         fprintf(f, ",\"args\":{\"info\":%u}}", e.info);
+    };
+    for (const htp_trace_event & e : events_) {
+        auto & stack = open[e.thread];
+        last         = e.cycles;
+        if (e.phase == HTP_TRACE_START) {
+            stack.push_back(&e);
+            emit(e, true, e.cycles);
+        } else if (!stack.empty() && stack.back()->type == e.type) {
+            stack.pop_back();
+            emit(e, false, e.cycles);
+        }
+    }
+    for (auto & [thread, stack] : open) {
+        while (!stack.empty()) {
+            emit(*stack.back(), false, last);
+            stack.pop_back();
+        }
     }
     for (unsigned t = 0; t < 8; t++) {
         fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"HVX %u\"}}",

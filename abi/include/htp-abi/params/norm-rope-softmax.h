@@ -1,11 +1,83 @@
 // kernel_params of NORM, L2_NORM, RMS_NORM_MUL (fused), ROPE, SOFT_MAX, FLASH_ATTN_EXT.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX so it joins union htp_kernel_params.
+// Rows follow the row-streaming conventions of htp-kernel-params.h.
 #pragma once
 #include <stdint.h>
 
-struct htp_norm_params {
-    struct htp_split_params split;  // placeholder until the family's kernels land
+enum htp_norm_kind {
+    HTP_NORM_MEAN_VAR = 0,  // NORM:    (x - mean) / sqrt(var + eps)
+    HTP_NORM_L2       = 1,  // L2_NORM: x / max(sqrt(sum(x^2)), eps)
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX struct htp_norm_params norm;
+// NORM / L2_NORM F32, one row in, one row out.
+struct htp_norm_params {
+    struct htp_split_params split;
+    uint32_t kind;                   // enum htp_norm_kind
+    uint32_t ne0;
+    float eps;
+    float inv_ne0;                   // 1.0f / ne0
+    uint32_t tail_bytes;             // ne0 * 4 % 128: bytes used in the last vector (0: all full)
+    struct htp_rows_shape shape;
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;
+};
+
+enum htp_rope_mode { HTP_ROPE_NORMAL = 0, HTP_ROPE_NEOX = 1 };
+
+// ROPE F32 / F16 (src0 and dst the same type), forward. Pair k (k < n_dims / 2) of a row of
+// plane i2 turns by theta_k = pos[i2] * theta_scale^k (an iterated float product, as ggml's
+// CPU does), divided by freq_factors[k] when src[2] is present, then through rope_yarn.
+// Lanes from n_dims to ne0 are copied. Per chunk (one plane) the kernel builds per-lane
+// tables C (cos, 1 past n_dims) and S (-sin / +sin for the pair's first / second lane, 0
+// past n_dims) in VTCM; then y = x * C + partner(x) * S in HVX.
+struct htp_rope_params {
+    struct htp_split_params split;
+    uint32_t type;                   // HTP_TYPE_F32 / HTP_TYPE_F16
+    uint32_t mode;                   // enum htp_rope_mode
+    uint32_t ne0, n_dims;
+    uint32_t n_vec;                  // vectors of 32 f32 lanes covering ne0
+    uint32_t half_vec, half_shift;   // neox: (n_dims / 2) * 4 = 128 * half_vec + half_shift
+    float theta_scale;               // freq_base^(-2 / n_dims)
+    float freq_scale;
+    float ext_factor;
+    float mscale;                    // attn_factor, times 1 + 0.1 ln(1 / freq_scale) when ext_factor != 0
+    float corr_low;                  // yarn ramp: y = (k - corr_low) * inv_corr_span
+    float inv_corr_span;             // 1 / max(0.001, corr_high - corr_low)
+    uint32_t pos_nb;                 // bytes between positions (I32)
+    struct htp_rows_shape shape;
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;
+    uint32_t vcos, vsin;             // offsets of the C and S tables (n_vec vectors each)
+    uint32_t vx, vy;                 // F16: offsets of one f32 row each (n_vec vectors + 1 guard)
+};
+
+// SOFT_MAX F32: y = softmax(x * scale + slope * mask) per row, with an optional sink per
+// head (src[2][i02]) that joins the max and the sum. slope = m0^(h + 1) for h < n_head_log2,
+// else m1^(2 (h - n_head_log2) + 1) (ALiBi, max_bias > 0), else 1.
+struct htp_soft_max_params {
+    struct htp_split_params split;
+    uint32_t ne0;
+    uint32_t n_vec;                  // vectors covering ne0
+    uint32_t tail_bytes;             // ne0 * 4 % 128
+    float scale;
+    float max_bias;
+    float m0, m1;
+    uint32_t n_head_log2;
+    uint32_t has_mask;               // src[1] present
+    uint32_t mask_type;              // HTP_TYPE_F32 / HTP_TYPE_F16
+    struct htp_rows_shape shape;
+    struct htp_rows_strides src0, dst;
+    struct htp_rows_strides mask;    // nb11, nb12, nb13
+    uint32_t ne12, ne13;             // mask planes, volumes (broadcast over heads / sequences)
+    struct htp_fastdiv mod_ne12;     // i12 = i02 % ne12
+    struct htp_fastdiv mod_ne13;     // i13 = i03 % ne13
+    uint32_t mask_row_bytes;         // ne0 * mask element size
+    struct htp_vtcm_stream vsrc, vmask, vdst;
+    uint32_t vmask_f32;              // F16 mask: offset of one f32 row (2 * ceil(ne0 / 64) vectors)
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX \
+    struct htp_norm_params     norm;                \
+    struct htp_rope_params     rope;                \
+    struct htp_soft_max_params soft_max;

@@ -1,0 +1,137 @@
+// Host side of ROPE: normal and neox modes, F32 / F16, freq_factors, ext / yarn parameters as
+// ggml's CPU computes them (theta_scale, corr dims and mscale are made here once).
+#include <cmath>
+#include <cstring>
+
+#include "encode-util.h"
+#include "htp-abi/htp-types.h"
+
+using namespace htp_enc;
+
+namespace {
+
+constexpr int kMaxDims = 512;  // kMaxPairs * 2 of npu/ops/rope.cpp
+
+struct rope_args {
+    int   n_dims, mode, n_ctx_orig, n_offs;
+    float freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+};
+
+rope_args read_args(const ggml_tensor * op) {
+    const int32_t * ip = (const int32_t *) op->op_params;
+    rope_args       a;
+    a.n_dims     = ip[1];
+    a.mode       = ip[2];
+    a.n_ctx_orig = ip[4];
+    std::memcpy(&a.freq_base, ip + 5, sizeof(float));
+    std::memcpy(&a.freq_scale, ip + 6, sizeof(float));
+    std::memcpy(&a.ext_factor, ip + 7, sizeof(float));
+    std::memcpy(&a.attn_factor, ip + 8, sizeof(float));
+    std::memcpy(&a.beta_fast, ip + 9, sizeof(float));
+    std::memcpy(&a.beta_slow, ip + 10, sizeof(float));
+    a.n_offs = ip[15];
+    return a;
+}
+
+uint32_t n_vec_of(const ggml_tensor * op) {
+    return ((uint32_t) op->ne[0] + 31) / 32;
+}
+
+// F16 rows are widened into f32 scratch rows of 2 * ceil(ne0 / 64) vectors (+ 1 guard vector
+// that neox's partner loads may touch).
+uint32_t f32_scratch_bytes(const ggml_tensor * op) {
+    return (2 * (((uint32_t) op->ne[0] + 63) / 64) + 1) * 128;
+}
+
+stream_need rope_need(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * a     = op->src[0];
+    const uint32_t      es    = (uint32_t) ggml_type_size(a->type);
+    const uint32_t      pitch = align_up((uint32_t) a->ne[0] * es, 128);
+    stream_need         need  = {};
+    need.total_rows           = (uint32_t) ggml_nrows(op);
+    need.chunk_divides        = (uint32_t) a->ne[1];
+    need.bytes_per_row        = 2 * pitch;
+    need.bytes_fixed          = 2 * n_vec_of(op) * 128 + (a->type == GGML_TYPE_F16 ? 2 * f32_scratch_bytes(op) : 0);
+    need.desc_per_chunk       = 2;
+    need.multi_row_ok = dma_field_ok(caps, (uint64_t) a->ne[0] * es) && dma_field_ok(caps, pitch) &&
+                        dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) a->ne[1]);
+    return need;
+}
+
+bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * a   = op->src[0];
+    const ggml_tensor * pos = op->src[1];
+    const ggml_tensor * ff  = op->src[2];
+    const rope_args     r   = read_args(op);
+    if ((a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16) || op->type != a->type || !ggml_are_same_shape(a, op)) {
+        return false;
+    }
+    if (r.mode != GGML_ROPE_TYPE_NORMAL && r.mode != GGML_ROPE_TYPE_NEOX) {
+        return false;
+    }
+    if (r.n_offs != 0 || r.n_dims <= 0 || r.n_dims % 2 != 0 || r.n_dims > a->ne[0] || r.n_dims > kMaxDims ||
+        a->ne[0] % 2 != 0) {
+        return false;
+    }
+    if (pos->type != GGML_TYPE_I32 || pos->ne[0] < a->ne[2] || !fits_u32(pos)) {
+        return false;
+    }
+    if (ff && (ff->type != GGML_TYPE_F32 || ff->ne[0] < r.n_dims / 2 || !ggml_is_contiguous(ff))) {
+        return false;
+    }
+    const size_t es = ggml_type_size(a->type);
+    if (a->nb[0] != es || op->nb[0] != es || !fits_u32(a) || !fits_u32(op) || !dma_1d_ok((uint64_t) a->ne[0] * es)) {
+        return false;
+    }
+    htp_split_params sp;
+    return plan_rows(caps, rope_need(caps, op), sp);
+}
+
+void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+    const ggml_tensor * a = op->src[0];
+    const rope_args     r = read_args(op);
+    htp_rope_params &   p = desc.params.rope;
+    desc.opcode           = HTP_OP_ROPE;
+    plan_rows(caps, rope_need(caps, op), p.split);
+
+    const uint32_t es    = (uint32_t) ggml_type_size(a->type);
+    const uint32_t pitch = align_up((uint32_t) a->ne[0] * es, 128);
+    p.type               = a->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_F32;
+    p.mode               = r.mode == GGML_ROPE_TYPE_NEOX ? HTP_ROPE_NEOX : HTP_ROPE_NORMAL;
+    p.ne0                = (uint32_t) a->ne[0];
+    p.n_dims             = (uint32_t) r.n_dims;
+    p.n_vec              = n_vec_of(op);
+    p.half_vec           = (p.n_dims / 2 * 4) / 128;
+    p.half_shift         = (p.n_dims / 2 * 4) % 128;
+    p.theta_scale        = powf(r.freq_base, -2.0f / r.n_dims);
+    p.freq_scale         = r.freq_scale;
+    p.ext_factor         = r.ext_factor;
+    p.mscale             = r.attn_factor;
+    if (r.ext_factor != 0.0f) {
+        p.mscale *= 1.0f + 0.1f * logf(1.0f / r.freq_scale);
+    }
+    float corr[2];
+    ggml_rope_yarn_corr_dims(r.n_dims, r.n_ctx_orig, r.freq_base, r.beta_fast, r.beta_slow, corr);
+    p.corr_low      = corr[0];
+    p.inv_corr_span = 1.0f / std::fmax(0.001f, corr[1] - corr[0]);
+    p.pos_nb        = (uint32_t) op->src[1]->nb[0];
+    p.shape         = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
+    p.src0          = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
+    p.dst           = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    uint32_t off    = 0;
+    p.vsrc          = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vdst          = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vcos          = off;
+    off += p.n_vec * 128;
+    p.vsin = off;
+    off += p.n_vec * 128;
+    p.vx = off;
+    p.vy = off;
+    if (p.type == HTP_TYPE_F16) {
+        p.vy = off + f32_scratch_bytes(op);
+    }
+}
+
+}  // namespace
+
+extern const htp_op_encoder htp_rope_encoder = { rope_supports, rope_encode };

@@ -1,0 +1,148 @@
+// ROPE F32 / F16, modes normal and neox (ggml's rope_yarn numerics). Per chunk (all rows of a
+// chunk share one plane i2, hence one position) the scalar core computes cos / sin once per
+// pair, into a stack copy, and writes per-lane tables C and S to VTCM a whole vector at a
+// time; HVX then computes y = x * C + partner(x) * S where partner(x) is x[i ^ 1] (normal)
+// or x[i +- n_dims / 2] (neox). Lanes past n_dims have C = 1, S = 0: they are copied.
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+constexpr uint32_t kMaxPairs = 256;  // n_dims <= 512 (the host checks)
+
+union lanes_f32 {
+    HVX_Vector v;
+    float      f[32];
+};
+
+struct rope_op {
+    const htp_op_context *  octx;
+    const htp_rope_params * p;
+    uint32_t                ith;
+    dma_queue *             q;
+
+    uint32_t elem_size() const { return p->type == HTP_TYPE_F16 ? 2 : 4; }
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
+                              p->ne0 * elem_size(), n) ? 1 : -1;
+    }
+
+    // cos / sin of every pair for position pos, as ggml_rope_cache_init + rope_yarn compute them.
+    void pair_angles(int32_t pos, float * cs, float * sn) {
+        const float * ff    = octx->src[2].data ? (const float *) htp_va(octx->src[2].data) : nullptr;
+        float         theta = (float) pos;
+        for (uint32_t k = 0; k < p->n_dims / 2; k++) {
+            const float te = ff ? theta / ff[k] : theta;
+            const float ti = p->freq_scale * te;
+            float       th = ti;
+            if (p->ext_factor != 0.0f) {
+                const float y    = ((float) k - p->corr_low) * p->inv_corr_span;
+                const float ramp = (1.0f - __builtin_fminf(1.0f, __builtin_fmaxf(0.0f, y))) * p->ext_factor;
+                th               = ti * (1.0f - ramp) + te * ramp;
+            }
+            cs[k] = __builtin_cosf(th) * p->mscale;
+            sn[k] = __builtin_sinf(th) * p->mscale;
+            theta *= p->theta_scale;
+        }
+    }
+
+    void build_tables(uint32_t i2) {
+        float cs[kMaxPairs], sn[kMaxPairs];
+        pair_angles(*(const int32_t *) htp_va(octx->src[1].data + i2 * p->pos_nb), cs, sn);
+        HVX_Vector *   ct   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
+        HVX_Vector *   st   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));
+        const uint32_t nd   = p->n_dims;
+        const uint32_t half = nd / 2;
+        for (uint32_t v = 0; v < p->n_vec; v++) {
+            lanes_f32 c, s;
+            for (uint32_t l = 0; l < 32; l++) {
+                const uint32_t i = 32 * v + l;
+                if (i >= nd) {
+                    c.f[l] = 1.0f;
+                    s.f[l] = 0.0f;
+                } else if (p->mode == HTP_ROPE_NEOX) {
+                    const uint32_t k = i < half ? i : i - half;
+                    c.f[l]           = cs[k];
+                    s.f[l]           = i < half ? -sn[k] : sn[k];
+                } else {
+                    const uint32_t k = i / 2;
+                    c.f[l]           = cs[k];
+                    s.f[l]           = (i & 1) ? sn[k] : -sn[k];
+                }
+            }
+            ct[v] = c.v;
+            st[v] = s.v;
+        }
+    }
+
+    // y = x * C + partner * S over n_vec vectors.
+    void rotate_row(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * ct, const HVX_Vector * st) {
+        if (p->mode == HTP_ROPE_NEOX) {
+            const uint32_t hq = p->half_vec;
+            const uint32_t hr = p->half_shift;
+            const int32_t  h  = (int32_t) (p->n_dims / 2);
+            for (uint32_t v = 0; v < p->n_vec; v++) {
+                const int32_t t = h - (int32_t) (32 * v);  // lanes < t take x[i + h], the others x[i - h]
+                HVX_Vector    pa = Q6_V_vzero(), pb = Q6_V_vzero();
+                if (t > 0) {
+                    pa = hr ? Q6_V_valign_VVR(x[v + hq + 1], x[v + hq], (int32_t) hr) : x[v + hq];
+                }
+                if (t < 32) {
+                    const uint32_t j = v - hq;  // >= 0 here
+                    pb = hr ? Q6_V_valign_VVR(x[j], j ? x[j - 1] : x[j], (int32_t) (128 - hr)) : x[j];
+                }
+                const HVX_Vector pv = t >= 32 ? pa : t <= 0 ? pb : Q6_V_vmux_QVV(Q6_Q_vsetq_R(4 * t), pa, pb);
+                y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
+            }
+        } else {
+            const HVX_Vector even = Q6_Vh_vshuff_Vh(Q6_V_vsplat_R(0x0000ffff));  // all-ones in even words
+            const HVX_Vector odd  = Q6_V_vnot_V(even);
+            for (uint32_t v = 0; v < p->n_vec; v++) {
+                const HVX_Vector pv = Q6_V_vor_VV(Q6_V_vand_VV(Q6_V_vror_VR(x[v], 4), even),     // even i: x[i + 1]
+                                                  Q6_V_vand_VV(Q6_V_vror_VR(x[v], 124), odd));   // odd i:  x[i - 1]
+                y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
+            }
+        }
+    }
+
+    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+        build_tables(row_coords(p->shape, r).i2);
+        const HVX_Vector * ct = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
+        const HVX_Vector * st = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));
+        const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        for (uint32_t j = 0; j < n; j++) {
+            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
+            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
+            if (p->type == HTP_TYPE_F16) {
+                HVX_Vector *   xf   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vx));
+                HVX_Vector *   yf   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vy));
+                const uint32_t n_hv = (p->ne0 + 63) / 64;
+                f16_to_f32_vectors(xf, x, n_hv);
+                rotate_row(yf, xf, ct, st);
+                f32_to_f16_vectors(y, yf, n_hv);
+            } else {
+                rotate_row(y, x, ct, st);
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                              p->ne0 * elem_size(), n) ? 1 : -1;
+    }
+};
+
+}  // namespace
+
+int htp_op_rope(struct htp_op_context * octx) {
+    return run_rows<rope_op>(octx, octx->params->rope);
+}

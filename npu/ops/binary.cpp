@@ -1,59 +1,15 @@
 // ADD / SUB / MUL / DIV on F32 with ggml broadcasting: src1 repeats along dims 1..3
 // (i1x = i1 % ne1x) and along dim 0 (nr0 = ne0 / ne10 copies per row).
 // DIV: HVX has no divide; 1/d comes from an exponent-flip estimate refined by Newton steps
-// x' = x * (2 - d * x), then q = n * x gets one residual correction, giving ~1 ulp.
-#include "hvx-util.h"
+// x' = x * (2 - d * x), then q = n * x gets one residual correction, giving ~1 ulp
+// (div_sf in hvx-math.h).
+#include "hvx-math.h"
 #include "op-table.h"
 #include "row-stream.h"
 
 using namespace htp_ops;
 
 namespace {
-
-// 1/d for normal |d| in [2^-126, 2^126); div_sf scales other d into that range first.
-inline HVX_Vector recip_sf(HVX_Vector d) {
-    const HVX_Vector sign = Q6_V_vand_VV(d, Q6_V_vsplat_R((int32_t) 0x80000000));
-    const HVX_Vector a    = Q6_V_vxor_VV(d, sign);                               // |d|
-    HVX_Vector       x    = Q6_Vw_vsub_VwVw(Q6_V_vsplat_R(0x7ef311c3), a);       // ~1/|d|, 12% error
-    const HVX_Vector two  = splat_f32(2.0f);
-    for (int it = 0; it < 3; it++) {  // error 0.12 -> 1.5e-2 -> 2e-4 -> 5e-8
-        x = Q6_Vsf_vmpy_VsfVsf(x, Q6_Vsf_vsub_VsfVsf(two, Q6_Vsf_vmpy_VsfVsf(a, x)));
-    }
-    return Q6_V_vor_VV(x, sign);
-}
-
-inline HVX_Vector div_sf(HVX_Vector n, HVX_Vector d) {
-    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
-    const HVX_Vector inf      = Q6_V_vsplat_R(0x7f800000);
-    const HVX_Vector zero     = Q6_V_vzero();
-    const HVX_Vector sign_d   = Q6_V_vand_VV(d, Q6_V_vsplat_R((int32_t) 0x80000000));
-    const HVX_Vector ad       = Q6_V_vand_VV(d, abs_mask);
-
-    // |d| >= 2^126 (1/d subnormal) or 0 < |d| < 2^-126 (1/d overflows the estimate): divide
-    // n * s by d * s instead, s = 2^-32 or 2^32 (exact power-of-two scalings).
-    const HVX_VectorPred d_big   = Q6_Q_vcmp_gt_VwVw(ad, Q6_V_vsplat_R(0x7e7fffff));
-    const HVX_VectorPred d_zero  = Q6_Q_vcmp_eq_VwVw(ad, zero);
-    const HVX_VectorPred d_small = Q6_Q_and_QQ(Q6_Q_vcmp_gt_VwVw(Q6_V_vsplat_R(0x00800000), ad), Q6_Q_not_Q(d_zero));
-    const HVX_VectorPred scaled  = Q6_Q_or_QQ(d_big, d_small);
-    const HVX_Vector     s       = Q6_V_vmux_QVV(d_big, splat_f32(2.3283064e-10f), splat_f32(4294967296.0f));
-    const HVX_Vector     dd      = Q6_V_vmux_QVV(scaled, Q6_Vsf_vmpy_VsfVsf(d, s), d);
-    const HVX_Vector     nn      = Q6_V_vmux_QVV(scaled, Q6_Vsf_vmpy_VsfVsf(n, s), n);
-
-    const HVX_Vector x  = recip_sf(dd);
-    const HVX_Vector q  = Q6_Vsf_vmpy_VsfVsf(nn, x);
-    const HVX_Vector r  = Q6_Vsf_vsub_VsfVsf(nn, Q6_Vsf_vmpy_VsfVsf(dd, q));  // residual nn - dd*q
-    const HVX_Vector qc = Q6_Vsf_vadd_VsfVsf(q, Q6_Vsf_vmpy_VsfVsf(r, x));
-
-    // Keep q where the correction cannot help: q = +-0 (keeps the sign), inf or NaN.
-    const HVX_Vector     aq     = Q6_V_vand_VV(q, abs_mask);
-    const HVX_VectorPred keep_q = Q6_Q_or_QQ(Q6_Q_vcmp_gt_VwVw(aq, Q6_V_vsplat_R(0x7f7fffff)), Q6_Q_vcmp_eq_VwVw(aq, zero));
-    HVX_Vector           res    = Q6_V_vmux_QVV(keep_q, q, qc);
-    // d = +-inf: n * (+-0); d = +-0: n * (+-inf); d = NaN: NaN.
-    res = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(ad, inf), Q6_Vsf_vmpy_VsfVsf(n, sign_d), res);
-    res = Q6_V_vmux_QVV(d_zero, Q6_Vsf_vmpy_VsfVsf(n, Q6_V_vor_VV(inf, sign_d)), res);
-    res = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(ad, inf), d, res);
-    return res;
-}
 
 template <int kKind> inline HVX_Vector apply(HVX_Vector a, HVX_Vector b) {
     if (kKind == HTP_BINARY_ADD) {

@@ -4,8 +4,47 @@
 #pragma once
 #include <stdint.h>
 
-struct htp_unary_params {
-    struct htp_split_params split;  // placeholder until the family's kernels land
+// What the elementwise kernel computes per lane (x = src0 lane, g = src1 / gate lane).
+enum htp_ew_kind {
+    HTP_EW_ABS = 0,
+    HTP_EW_NEG,
+    HTP_EW_SQR,
+    HTP_EW_SQRT,
+    HTP_EW_LOG,
+    HTP_EW_EXP,
+    HTP_EW_TANH,
+    HTP_EW_SIGMOID,
+    HTP_EW_SILU,
+    HTP_EW_GELU,        // tanh approximation, ggml's cut-offs at +-10
+    HTP_EW_GELU_ERF,
+    HTP_EW_GELU_QUICK,  // x * sigmoid(1.702 x)
+    HTP_EW_SOFTPLUS,    // x > 20 ? x : log(1 + exp(x))
+    HTP_EW_RELU,
+    HTP_EW_CLAMP,       // min(max(x, p0), p1)
+    HTP_EW_REGLU,       // GLU forms: act(x) * g
+    HTP_EW_GEGLU,
+    HTP_EW_GEGLU_ERF,
+    HTP_EW_GEGLU_QUICK,
+    HTP_EW_SWIGLU,
+    HTP_EW_SWIGLU_OAI,  // x' = min(x, p1), g' = clamp(g, -p1, p1): x' * sigmoid(p0 x') * (g' + 1)
+    HTP_EW_ADD_ID,      // x + src1 row ids[i1, i2]
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE struct htp_unary_params unary;
+// F32 elementwise ops, one dst row of ne0 elements per row. src0 (and for two-operand kinds
+// src1) rows come from the same (i1, i2, i3) coordinates as the dst row, plus a byte offset
+// (the halves of a fused GLU input). ADD_ID takes the src1 row from ids[i1, i2] instead.
+struct htp_elementwise_params {
+    struct htp_split_params split;
+    uint32_t kind;                   // enum htp_ew_kind
+    uint32_t ne0;                    // elements per dst row
+    uint32_t has_src1;               // 1: a second operand stream (GLU gate, ADD_ID bias rows)
+    uint32_t src1_is_src0;           // 1: the second operand is the other half of src[0] (fused GLU)
+    uint32_t src0_off, src1_off;     // bytes added to each operand's row address
+    float p0, p1;                    // CLAMP: min, max; SWIGLU_OAI: alpha, limit
+    struct htp_rows_shape shape;     // dst rows
+    struct htp_rows_strides src0, src1, dst;  // ADD_ID: src1.nb1 = bytes between bias rows
+    struct htp_rows_strides ids;     // ADD_ID: ids strides nb0 (i1), nb1 (i2), unused
+    struct htp_vtcm_stream vsrc0, vsrc1, vdst;
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE struct htp_elementwise_params elementwise;

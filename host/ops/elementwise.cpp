@@ -1,0 +1,180 @@
+// Host side of the F32 elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
+// CLAMP, SQR, SQRT, LOG. All run the one NPU kernel (npu/ops/elementwise.cpp); the kind and
+// where each operand's rows come from are decided here.
+#include <cstring>
+
+#include "encode-util.h"
+
+using namespace htp_enc;
+
+namespace {
+
+// Which kind the node computes, or -1.
+int ew_kind(const ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_SQR:    return HTP_EW_SQR;
+        case GGML_OP_SQRT:   return HTP_EW_SQRT;
+        case GGML_OP_LOG:    return HTP_EW_LOG;
+        case GGML_OP_CLAMP:  return HTP_EW_CLAMP;
+        case GGML_OP_ADD_ID: return HTP_EW_ADD_ID;
+        case GGML_OP_UNARY:
+            switch (ggml_get_unary_op(op)) {
+                case GGML_UNARY_OP_ABS:        return HTP_EW_ABS;
+                case GGML_UNARY_OP_NEG:        return HTP_EW_NEG;
+                case GGML_UNARY_OP_EXP:        return HTP_EW_EXP;
+                case GGML_UNARY_OP_TANH:       return HTP_EW_TANH;
+                case GGML_UNARY_OP_SIGMOID:    return HTP_EW_SIGMOID;
+                case GGML_UNARY_OP_SILU:       return HTP_EW_SILU;
+                case GGML_UNARY_OP_GELU:       return HTP_EW_GELU;
+                case GGML_UNARY_OP_GELU_ERF:   return HTP_EW_GELU_ERF;
+                case GGML_UNARY_OP_GELU_QUICK: return HTP_EW_GELU_QUICK;
+                case GGML_UNARY_OP_SOFTPLUS:   return HTP_EW_SOFTPLUS;
+                case GGML_UNARY_OP_RELU:       return HTP_EW_RELU;
+                default:                       return -1;
+            }
+        case GGML_OP_GLU:
+            switch (ggml_get_glu_op(op)) {
+                case GGML_GLU_OP_REGLU:       return HTP_EW_REGLU;
+                case GGML_GLU_OP_GEGLU:       return HTP_EW_GEGLU;
+                case GGML_GLU_OP_GEGLU_ERF:   return HTP_EW_GEGLU_ERF;
+                case GGML_GLU_OP_GEGLU_QUICK: return HTP_EW_GEGLU_QUICK;
+                case GGML_GLU_OP_SWIGLU:      return HTP_EW_SWIGLU;
+                case GGML_GLU_OP_SWIGLU_OAI:  return HTP_EW_SWIGLU_OAI;
+                default:                      return -1;
+            }
+        default: return -1;
+    }
+}
+
+int32_t param_i32(const ggml_tensor * op, int i) {
+    int32_t v;
+    std::memcpy(&v, (const char *) op->op_params + 4 * i, 4);
+    return v;
+}
+
+float param_f32(const ggml_tensor * op, int i) {
+    float v;
+    std::memcpy(&v, (const char *) op->op_params + 4 * i, 4);
+    return v;
+}
+
+bool f32_rows(const ggml_tensor * t) {
+    return t->type == GGML_TYPE_F32 && t->nb[0] == 4 && fits_u32(t);
+}
+
+bool same_rows(const ggml_tensor * a, const ggml_tensor * b) {
+    return a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+bool shapes_ok(const ggml_tensor * op) {
+    const ggml_tensor * a = op->src[0];
+    const ggml_tensor * b = op->src[1];
+    if (!f32_rows(op) || !f32_rows(a) || !dma_1d_ok((uint64_t) op->ne[0] * 4)) {
+        return false;
+    }
+    if (op->op == GGML_OP_GLU) {
+        if (b) {
+            return f32_rows(b) && ggml_are_same_shape(a, op) && ggml_are_same_shape(b, op);
+        }
+        return a->ne[0] / 2 == op->ne[0] && same_rows(a, op);  // odd ne0: the last element is unused
+    }
+    if (op->op == GGML_OP_ADD_ID) {
+        const ggml_tensor * ids = op->src[2];
+        return f32_rows(b) && ids->type == GGML_TYPE_I32 && fits_u32(ids) && ggml_are_same_shape(a, op) &&
+               b->ne[0] == a->ne[0] && ids->ne[0] == a->ne[1] && ids->ne[1] == a->ne[2] && a->ne[3] == 1;
+    }
+    return ggml_are_same_shape(a, op);
+}
+
+bool has_src1(const ggml_tensor * op) {
+    return op->op == GGML_OP_GLU || op->op == GGML_OP_ADD_ID;
+}
+
+stream_need ew_need(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * a     = op->src[0];
+    const ggml_tensor * b     = op->src[1] ? op->src[1] : a;
+    const uint32_t      pitch = align_up((uint32_t) op->ne[0] * 4, 128);
+    const bool          two   = has_src1(op);
+    const bool          add_id = op->op == GGML_OP_ADD_ID;
+    stream_need         need  = {};
+    need.total_rows           = (uint32_t) ggml_nrows(op);
+    need.chunk_divides        = (uint32_t) op->ne[1];
+    need.bytes_per_row        = (two ? 3 : 2) * pitch;
+    need.desc_per_chunk       = add_id || !two ? 2 : 3;
+    need.desc_per_row         = add_id ? 1 : 0;
+    need.multi_row_ok = dma_field_ok(caps, (uint64_t) op->ne[0] * 4) && dma_field_ok(caps, pitch) &&
+                        dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, b->nb[1]) &&
+                        dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) op->ne[1]);
+    return need;
+}
+
+bool ew_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+    if (ew_kind(op) < 0 || !shapes_ok(op)) {
+        return false;
+    }
+    htp_split_params sp;
+    return plan_rows(caps, ew_need(caps, op), sp);
+}
+
+void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+    const ggml_tensor *      a = op->src[0];
+    const ggml_tensor *      b = op->src[1];
+    htp_elementwise_params & p = desc.params.elementwise;
+    switch (op->op) {
+        case GGML_OP_UNARY:  desc.opcode = HTP_OP_UNARY; break;
+        case GGML_OP_GLU:    desc.opcode = HTP_OP_GLU; break;
+        case GGML_OP_ADD_ID: desc.opcode = HTP_OP_ADD_ID; break;
+        case GGML_OP_CLAMP:  desc.opcode = HTP_OP_CLAMP; break;
+        case GGML_OP_SQR:    desc.opcode = HTP_OP_SQR; break;
+        case GGML_OP_SQRT:   desc.opcode = HTP_OP_SQRT; break;
+        default:             desc.opcode = HTP_OP_LOG; break;
+    }
+    plan_rows(caps, ew_need(caps, op), p.split);
+    const uint32_t pitch = align_up((uint32_t) op->ne[0] * 4, 128);
+    p.kind               = (uint32_t) ew_kind(op);
+    p.ne0                = (uint32_t) op->ne[0];
+    p.has_src1           = has_src1(op) ? 1 : 0;
+    p.src1_is_src0       = op->op == GGML_OP_GLU && !b ? 1 : 0;
+    p.src0_off           = 0;
+    p.src1_off           = 0;
+    if (p.src1_is_src0) {  // fused GLU: x and g are the two halves of a src0 row
+        const bool swapped = param_i32(op, 1) != 0;
+        p.src0_off         = swapped ? p.ne0 * 4 : 0;
+        p.src1_off         = swapped ? 0 : p.ne0 * 4;
+    }
+    p.p0 = 0.0f;
+    p.p1 = 0.0f;
+    if (op->op == GGML_OP_CLAMP) {
+        p.p0 = param_f32(op, 0);
+        p.p1 = param_f32(op, 1);
+    } else if (p.kind == HTP_EW_SWIGLU_OAI) {
+        p.p0 = param_f32(op, 2);  // alpha
+        p.p1 = param_f32(op, 3);  // limit
+    }
+    p.shape = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
+    p.src0  = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
+    const ggml_tensor * s1 = b ? b : a;
+    p.src1  = rows_strides(s1->nb[1], s1->nb[2], s1->nb[3]);
+    p.dst   = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    p.ids   = {};
+    if (op->op == GGML_OP_ADD_ID) {
+        p.ids = rows_strides(op->src[2]->nb[0], op->src[2]->nb[1], 0);
+    }
+    uint32_t off = 0;
+    p.vsrc0      = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vsrc1      = {};
+    if (p.has_src1) {
+        p.vsrc1 = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    }
+    p.vdst = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+}
+
+}  // namespace
+
+extern const htp_op_encoder htp_unary_encoder  = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_glu_encoder    = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_add_id_encoder = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_clamp_encoder  = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_sqr_encoder    = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_sqrt_encoder   = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_log_encoder    = { ew_supports, ew_encode };

@@ -1,0 +1,211 @@
+// F32 elementwise ops: UNARY (ABS ... SOFTPLUS), GLU (act(x) * g, fused or split operands),
+// ADD_ID, CLAMP, SQR, SQRT, LOG. One row stream per operand through VTCM; the activation is
+// a per-kind template so the inner loop has no branch. Transcendentals are in hvx-math.h.
+#include "hvx-math.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+// Entry points (weakly referenced by op-table.cpp).
+int htp_op_unary(struct htp_op_context * octx);
+int htp_op_glu(struct htp_op_context * octx);
+int htp_op_add_id(struct htp_op_context * octx);
+int htp_op_clamp(struct htp_op_context * octx);
+int htp_op_sqr(struct htp_op_context * octx);
+int htp_op_sqrt(struct htp_op_context * octx);
+int htp_op_log(struct htp_op_context * octx);
+
+namespace {
+
+// Constants of the activations (ggml-cpu's values).
+constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+constexpr float kGeluCoefA   = 0.044715f;
+constexpr float kSqrt2Inv    = 0.70710678118654752440084436210484f;
+constexpr float kGeluQuick   = 1.702f;
+
+// GELU, tanh form, with ggml's cut-offs: x <= -10 -> 0, x >= 10 -> x.
+inline HVX_Vector gelu_sf(HVX_Vector x) {
+    const HVX_Vector x2    = Q6_Vsf_vmpy_VsfVsf(x, x);
+    const HVX_Vector inner = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kSqrt2OverPi)),
+                                                Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), Q6_Vsf_vmpy_VsfVsf(x2, splat_f32(kGeluCoefA))));
+    const HVX_Vector hx    = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(0.5f));
+    HVX_Vector       y     = Q6_Vsf_vmpy_VsfVsf(hx, Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), tanh_sf(inner)));
+    y = Q6_V_vmux_QVV(sf_gt(x, splat_f32(9.99999905e0f)), x, y);                 // x >= 10
+    y = Q6_V_vmux_QVV(sf_gt(splat_f32(-9.99999905e0f), x), Q6_V_vzero(), y);    // x <= -10
+    return y;
+}
+
+inline HVX_Vector gelu_erf_sf(HVX_Vector x) {
+    const HVX_Vector hx = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(0.5f));
+    return Q6_Vsf_vmpy_VsfVsf(hx, Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), erf_sf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kSqrt2Inv)))));
+}
+
+inline HVX_Vector gelu_quick_sf(HVX_Vector x) {
+    return Q6_Vsf_vmpy_VsfVsf(x, sigmoid_sf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kGeluQuick))));
+}
+
+inline HVX_Vector silu_sf(HVX_Vector x) {
+    return Q6_Vsf_vmpy_VsfVsf(x, sigmoid_sf(x));
+}
+
+inline HVX_Vector relu_sf(HVX_Vector x) {
+    return Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), x, Q6_V_vzero());
+}
+
+// x > 20 ? x : log(1 + e^x)
+inline HVX_Vector softplus_sf(HVX_Vector x) {
+    const HVX_Vector y = log_sf(Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), exp_sf(sf_min(x, splat_f32(20.0f)))));
+    return Q6_V_vmux_QVV(sf_gt(x, splat_f32(20.0f)), x, y);
+}
+
+struct ew_consts {
+    HVX_Vector p0, p1;
+};
+
+template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_consts & c) {
+    switch (K) {
+        case HTP_EW_ABS:         return sf_abs(x);
+        case HTP_EW_NEG:         return Q6_V_vxor_VV(x, splat_i32(0x80000000));
+        case HTP_EW_SQR:         return Q6_Vsf_vmpy_VsfVsf(x, x);
+        case HTP_EW_SQRT:        return sqrt_sf(x);
+        case HTP_EW_LOG:         return log_sf(x);
+        case HTP_EW_EXP:         return exp_sf(x);
+        case HTP_EW_TANH:        return tanh_sf(x);
+        case HTP_EW_SIGMOID:     return sigmoid_sf(x);
+        case HTP_EW_SILU:        return silu_sf(x);
+        case HTP_EW_GELU:        return gelu_sf(x);
+        case HTP_EW_GELU_ERF:    return gelu_erf_sf(x);
+        case HTP_EW_GELU_QUICK:  return gelu_quick_sf(x);
+        case HTP_EW_SOFTPLUS:    return softplus_sf(x);
+        case HTP_EW_RELU:        return relu_sf(x);
+        case HTP_EW_CLAMP:       return sf_min(sf_max(x, c.p0), c.p1);
+        case HTP_EW_REGLU:       return Q6_Vsf_vmpy_VsfVsf(relu_sf(x), g);
+        case HTP_EW_GEGLU:       return Q6_Vsf_vmpy_VsfVsf(gelu_sf(x), g);
+        case HTP_EW_GEGLU_ERF:   return Q6_Vsf_vmpy_VsfVsf(gelu_erf_sf(x), g);
+        case HTP_EW_GEGLU_QUICK: return Q6_Vsf_vmpy_VsfVsf(gelu_quick_sf(x), g);
+        case HTP_EW_SWIGLU:      return Q6_Vsf_vmpy_VsfVsf(silu_sf(x), g);
+        case HTP_EW_SWIGLU_OAI: {
+            const HVX_Vector xl = sf_min(x, c.p1);
+            const HVX_Vector nl = Q6_V_vxor_VV(c.p1, splat_i32(0x80000000));
+            const HVX_Vector gl = sf_min(sf_max(g, nl), c.p1);
+            const HVX_Vector a  = Q6_Vsf_vmpy_VsfVsf(xl, sigmoid_sf(Q6_Vsf_vmpy_VsfVsf(c.p0, xl)));
+            return Q6_Vsf_vmpy_VsfVsf(a, Q6_Vsf_vadd_VsfVsf(gl, splat_f32(1.0f)));
+        }
+        default:                 return Q6_Vsf_vadd_VsfVsf(x, g);  // ADD_ID
+    }
+}
+
+template <int K> void compute_rows(HVX_Vector * y0, uint32_t py, const HVX_Vector * x0, uint32_t px,
+                                   const HVX_Vector * g0, uint32_t pg, uint32_t n_rows, uint32_t n_vec,
+                                   const ew_consts & c) {
+    for (uint32_t j = 0; j < n_rows; j++) {
+        const HVX_Vector * x = x0 + j * px;
+        const HVX_Vector * g = g0 + j * pg;
+        HVX_Vector *       y = y0 + j * py;
+        for (uint32_t i = 0; i < n_vec; i++) {
+            y[i] = apply<K>(x[i], g[i], c);
+        }
+    }
+}
+
+typedef void (*compute_fn)(HVX_Vector *, uint32_t, const HVX_Vector *, uint32_t, const HVX_Vector *, uint32_t,
+                           uint32_t, uint32_t, const ew_consts &);
+
+constexpr compute_fn kCompute[] = {
+    compute_rows<HTP_EW_ABS>,         compute_rows<HTP_EW_NEG>,        compute_rows<HTP_EW_SQR>,
+    compute_rows<HTP_EW_SQRT>,        compute_rows<HTP_EW_LOG>,        compute_rows<HTP_EW_EXP>,
+    compute_rows<HTP_EW_TANH>,        compute_rows<HTP_EW_SIGMOID>,    compute_rows<HTP_EW_SILU>,
+    compute_rows<HTP_EW_GELU>,        compute_rows<HTP_EW_GELU_ERF>,   compute_rows<HTP_EW_GELU_QUICK>,
+    compute_rows<HTP_EW_SOFTPLUS>,    compute_rows<HTP_EW_RELU>,       compute_rows<HTP_EW_CLAMP>,
+    compute_rows<HTP_EW_REGLU>,       compute_rows<HTP_EW_GEGLU>,      compute_rows<HTP_EW_GEGLU_ERF>,
+    compute_rows<HTP_EW_GEGLU_QUICK>, compute_rows<HTP_EW_SWIGLU>,     compute_rows<HTP_EW_SWIGLU_OAI>,
+    compute_rows<HTP_EW_ADD_ID>,
+};
+static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_ADD_ID + 1, "one compute per htp_ew_kind");
+
+struct elementwise_op {
+    const htp_op_context *         octx;
+    const htp_elementwise_params * p;
+    uint32_t                       ith;
+    dma_queue *                    q;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const htp_context * ctx = octx->ctx;
+        const row_pos       c   = row_coords(p->shape, r);
+        const dma_addr_t    s0  = octx->src[0].data + p->src0_off + row_offset(p->src0, c.i1, c.i2, c.i3);
+        const uint32_t      row = p->ne0 * 4;
+        if (!dma_queue_push(q, vtcm_slot(ctx, p->split, ith, p->vsrc0, slot), s0, p->vsrc0.row_pitch, p->src0.nb1,
+                            row, n)) {
+            return -1;
+        }
+        if (!p->has_src1) {
+            return 1;
+        }
+        const dma_addr_t v1 = vtcm_slot(ctx, p->split, ith, p->vsrc1, slot);
+        if (p->kind == HTP_EW_ADD_ID) {  // one bias row per dst row, chosen by ids[i1, i2]
+            for (uint32_t j = 0; j < n; j++) {
+                const dma_addr_t ia = octx->src[2].data + row_offset(p->ids, c.i1 + j, c.i2, 0);
+                const uint32_t   id = (uint32_t) *(const int32_t *) htp_va(ia);
+                if (!dma_queue_push_1d(q, v1 + j * p->vsrc1.row_pitch, octx->src[1].data + id * p->src1.nb1, row)) {
+                    return -1;  // stream_rows flushes what was queued
+                }
+            }
+            return 1 + (int) n;
+        }
+        const dma_addr_t base1 = p->src1_is_src0 ? octx->src[0].data : octx->src[1].data;
+        const dma_addr_t s1    = base1 + p->src1_off + row_offset(p->src1, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, v1, s1, p->vsrc1.row_pitch, p->src1.nb1, row, n) ? 2 : -1;
+    }
+
+    void compute(uint32_t, uint32_t n, uint32_t slot) {
+        const htp_context * ctx = octx->ctx;
+        const HVX_Vector *  x   = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc0, slot));
+        const HVX_Vector *  g   = p->has_src1 ? vptr(vtcm_slot(ctx, p->split, ith, p->vsrc1, slot)) : x;
+        HVX_Vector *        y   = vptr(vtcm_slot(ctx, p->split, ith, p->vdst, slot));
+        const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : p->vsrc0.row_pitch / 128;
+        const ew_consts     c   = { splat_f32(p->p0), splat_f32(p->p1) };
+        kCompute[p->kind](y, p->vdst.row_pitch / 128, x, p->vsrc0.row_pitch / 128, g, pg, n, (p->ne0 + 31) / 32, c);
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+};
+
+int run_elementwise(htp_op_context * octx) {
+    return run_rows<elementwise_op>(octx, octx->params->elementwise);
+}
+
+}  // namespace
+
+int htp_op_unary(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_glu(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_add_id(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_clamp(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_sqr(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_sqrt(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_log(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}

@@ -4,8 +4,69 @@
 #pragma once
 #include <stdint.h>
 
-struct htp_data_params {
-    struct htp_split_params split;  // placeholder until the family's kernels land
+// Where one source lands in the dst of CONCAT / REPEAT / PAD ("assemble"). A dst row
+// (i1, i2, i3) takes this source's row when lo[d] <= i_d < hi[d] for d = 1..3; the source
+// coordinate is (i_d - off[d]) % ne[d] (the modulo only matters for REPEAT). Along dim 0 the
+// source row (len elements) is written at element x0, rep times back to back.
+struct htp_assemble_src {
+    uint32_t lo[3], hi[3], off[3];   // dims 1, 2, 3
+    struct htp_fastdiv mod[3];       // source ne1, ne2, ne3
+    struct htp_rows_strides nb;      // source nb1, nb2, nb3
+    uint32_t x0;                     // first dst element of the first copy
+    uint32_t len;                    // elements per source row
+    uint32_t rep;                    // copies along dim 0 (REPEAT: ne0 / ne00; else 1)
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_DATA struct htp_data_params data;
+// CONCAT / REPEAT / PAD: dst rows are assembled in VTCM from DMA-fetched source rows (src
+// slot), then copied by HVX into the dst slot (or zeroed when no source covers the row) and
+// written back. Parts of a src slot row no source covers (PAD's dim-0 padding) are zeroed
+// once per thread before streaming and never written by DMA afterwards.
+struct htp_assemble_params {
+    struct htp_split_params split;
+    uint32_t esize;                  // bytes per element (2 or 4)
+    uint32_t ne0;                    // dst elements per row
+    uint32_t n_src;                  // sources used (1 or 2)
+    uint32_t zero_init;              // 1: dst has elements no source covers (PAD)
+    struct htp_rows_shape shape;     // dst rows
+    struct htp_rows_strides dst;
+    struct htp_assemble_src src[2];
+    struct htp_vtcm_stream vsrc, vdst;
+};
+
+enum htp_reduce_kind { HTP_REDUCE_SUM = 0, HTP_REDUCE_MEAN, HTP_REDUCE_CUMSUM };
+
+// SUM_ROWS / MEAN (F32, one value per row: results are packed 32 per vector in the dst slot,
+// rows_per_chunk of them) and CUMSUM (F32, prefix sums along dim 0, a row out per row in).
+struct htp_reduce_params {
+    struct htp_split_params split;
+    uint32_t kind;                   // enum htp_reduce_kind
+    uint32_t ne0;                    // src elements per row
+    uint32_t tail_bytes;             // ne0 * 4 % 128 (0: the last vector is full)
+    float scale;                     // MEAN: 1 / ne0; else 1
+    struct htp_rows_shape shape;     // src rows
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;
+};
+
+enum htp_fill_kind { HTP_FILL_CONST = 0, HTP_FILL_TRI, HTP_FILL_DIAG };
+
+// FILL (dst = c), TRI (src0 kept on the columns [i1 + keep_lo, i1 + keep_hi) clamped to
+// [0, ne0), zero elsewhere; keep_* may be "all": 0 / ne0 with rel_* = 0) and DIAG
+// (dst[i1, i1] = src0[i1], zero elsewhere; src0 has one row per plane). F32.
+struct htp_fill_params {
+    struct htp_split_params split;
+    uint32_t kind;                   // enum htp_fill_kind
+    uint32_t ne0;
+    uint32_t esize;                  // dst bytes per element (FILL F16: 2)
+    float value;                     // FILL: the 32 bits splat into every word (F16: the half twice)
+    int32_t keep_lo, keep_hi;        // TRI: column bounds, relative to i1 when rel_lo / rel_hi
+    uint32_t rel_lo, rel_hi;
+    struct htp_rows_shape shape;     // dst rows
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_DATA         \
+    struct htp_assemble_params assemble;       \
+    struct htp_reduce_params   reduce;         \
+    struct htp_fill_params     fill;

@@ -1,0 +1,161 @@
+// CONCAT / REPEAT / PAD: each dst row is assembled in VTCM by DMA from the source rows that
+// cover it (2-D descriptors over runs of consecutive source rows; REPEAT's copies along dim 0
+// come from one descriptor with a zero source stride), then HVX copies it into the dst slot
+// (or zeroes it when no source covers the row) and DMA writes the chunk back.
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+// Source coordinate of dst coordinate i along dim d (0 = dim 1), or -1 when s does not cover it.
+static inline int32_t src_coord(const htp_assemble_src & s, uint32_t d, uint32_t i) {
+    if (i < s.lo[d] || i >= s.hi[d]) {
+        return -1;
+    }
+    return (int32_t) htp_fastmod(i - s.off[d], &s.mod[d]);
+}
+
+struct assemble_op {
+    const htp_op_context *      octx;
+    const htp_assemble_params * p;
+    uint32_t                    ith;
+    dma_queue *                 q;
+
+    bool covered(uint32_t i1, uint32_t i2, uint32_t i3) const {
+        for (uint32_t k = 0; k < p->n_src; k++) {
+            const htp_assemble_src & s = p->src[k];
+            if (i1 >= s.lo[0] && i1 < s.hi[0] && i2 >= s.lo[1] && i2 < s.hi[1] && i3 >= s.lo[2] && i3 < s.hi[2]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c      = row_coords(p->shape, r);  // a chunk stays inside one (i2, i3) plane
+        const dma_addr_t vslot  = vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot);
+        const uint32_t   pitch  = p->vsrc.row_pitch;
+        int              pushed = 0;
+        for (uint32_t k = 0; k < p->n_src; k++) {
+            const htp_assemble_src & s  = p->src[k];
+            const int32_t            s2 = src_coord(s, 1, c.i2);
+            const int32_t            s3 = src_coord(s, 2, c.i3);
+            if (s2 < 0 || s3 < 0) {
+                continue;
+            }
+            const uint32_t   row_bytes = s.len * p->esize;
+            const dma_addr_t plane     = octx->src[k].data + (uint32_t) s2 * s.nb.nb2 + (uint32_t) s3 * s.nb.nb3;
+            for (uint32_t j = 0; j < n;) {
+                const int32_t s1 = src_coord(s, 0, c.i1 + j);
+                if (s1 < 0) {
+                    j++;
+                    continue;
+                }
+                // A run of dst rows whose source rows are consecutive.
+                uint32_t m = 1;
+                while (j + m < n && c.i1 + j + m < s.hi[0] && (uint32_t) s1 + m < s.mod[0].d) {
+                    m++;
+                }
+                const dma_addr_t src = plane + (uint32_t) s1 * s.nb.nb1;
+                const dma_addr_t dst = vslot + j * pitch + s.x0 * p->esize;
+                if (s.rep == 1) {
+                    if (!dma_queue_push(q, dst, src, pitch, s.nb.nb1, row_bytes, m)) {
+                        return -1;
+                    }
+                    pushed++;
+                } else {
+                    for (uint32_t t = 0; t < m; t++) {  // rep back-to-back copies of one row
+                        if (!dma_queue_push(q, dst + t * pitch, src + t * s.nb.nb1, row_bytes, 0, row_bytes, s.rep)) {
+                            return -1;
+                        }
+                        pushed++;
+                    }
+                }
+                j += m;
+            }
+        }
+        return pushed;
+    }
+
+    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos      c     = row_coords(p->shape, r);
+        const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t     n_vec = p->vdst.row_pitch / 128;
+        const HVX_Vector   zero  = Q6_V_vzero();
+        for (uint32_t j = 0; j < n; j++) {
+            HVX_Vector * y = y0 + j * n_vec;
+            if (covered(c.i1 + j, c.i2, c.i3)) {
+                copy_vectors(y, x0 + j * (p->vsrc.row_pitch / 128), n_vec);
+            } else {
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[i] = zero;
+                }
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                              p->ne0 * p->esize, n) ? 1 : -1;
+    }
+};
+
+struct assemble_job {
+    htp_op_context *            octx;
+    const htp_assemble_params * p;
+    int                         status[HTP_MAX_HVX_THREADS];
+};
+
+static void assemble_worker(unsigned int, unsigned int ith, void * data) {
+    assemble_job *              job = (assemble_job *) data;
+    htp_context *               ctx = job->octx->ctx;
+    const htp_assemble_params * p   = job->p;
+    if (p->zero_init) {  // dim-0 padding: zero once, DMA never writes those bytes
+        htp_trace_event_start(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, 0xffff);
+        HVX_Vector *   v     = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc, 0));
+        const uint32_t n_vec = p->vsrc.slot_size * p->split.n_bufs / 128;
+        const HVX_Vector zero = Q6_V_vzero();
+        for (uint32_t i = 0; i < n_vec; i++) {
+            v[i] = zero;
+        }
+        htp_trace_event_stop(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, 0xffff);
+    }
+    assemble_op op = { job->octx, p, ith, ctx->dma[ith] };
+    job->status[ith] = stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, thread_rows(p->split, ith), op);
+}
+
+static int run_assemble(htp_op_context * octx) {
+    assemble_job job;
+    job.octx = octx;
+    job.p    = &octx->params->assemble;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    work_queue_run(octx->ctx->work_queue, assemble_worker, &job, job.p->split.n_threads);
+    for (uint32_t i = 0; i < job.p->split.n_threads; i++) {
+        if (job.status[i] != HTP_STATUS_OK) {
+            return job.status[i];
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+}  // namespace
+
+int htp_op_concat(struct htp_op_context * octx) {
+    return run_assemble(octx);
+}
+
+int htp_op_repeat(struct htp_op_context * octx) {
+    return run_assemble(octx);
+}
+
+int htp_op_pad(struct htp_op_context * octx) {
+    return run_assemble(octx);
+}

@@ -1,4 +1,4 @@
-// Host side of the F32 elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
+// Host side of the F32 / F16 elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
 // CLAMP, SQR, SQRT, LOG. All run the one NPU kernel (npu/ops/elementwise.cpp); the kind and
 // where each operand's rows come from are decided here.
 #include <cstring>
@@ -58,8 +58,15 @@ float param_f32(const ggml_tensor * op, int i) {
     return v;
 }
 
-bool f32_rows(const ggml_tensor * t) {
-    return t->type == GGML_TYPE_F32 && t->nb[0] == 4 && fits_u32(t);
+// F32 rows, or F16 rows when the whole op is F16 (not ADD_ID).
+bool float_rows(const ggml_tensor * t, const ggml_tensor * op) {
+    const bool f16 = op->type == GGML_TYPE_F16 && op->op != GGML_OP_ADD_ID;
+    return (t->type == GGML_TYPE_F32 || f16) && t->type == op->type && t->nb[0] == (size_t) ggml_type_size(t->type) &&
+           fits_u32(t);
+}
+
+uint32_t elem_size(const ggml_tensor * op) {
+    return op->type == GGML_TYPE_F16 ? 2 : 4;
 }
 
 bool same_rows(const ggml_tensor * a, const ggml_tensor * b) {
@@ -69,18 +76,18 @@ bool same_rows(const ggml_tensor * a, const ggml_tensor * b) {
 bool shapes_ok(const ggml_tensor * op) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
-    if (!f32_rows(op) || !f32_rows(a) || !dma_1d_ok((uint64_t) op->ne[0] * 4)) {
+    if (!float_rows(op, op) || !float_rows(a, op) || !dma_1d_ok((uint64_t) op->ne[0] * elem_size(op))) {
         return false;
     }
     if (op->op == GGML_OP_GLU) {
         if (b) {
-            return f32_rows(b) && ggml_are_same_shape(a, op) && ggml_are_same_shape(b, op);
+            return float_rows(b, op) && ggml_are_same_shape(a, op) && ggml_are_same_shape(b, op);
         }
         return a->ne[0] / 2 == op->ne[0] && same_rows(a, op);  // odd ne0: the last element is unused
     }
     if (op->op == GGML_OP_ADD_ID) {
         const ggml_tensor * ids = op->src[2];
-        return f32_rows(b) && ids->type == GGML_TYPE_I32 && fits_u32(ids) && ggml_are_same_shape(a, op) &&
+        return float_rows(b, op) && ids->type == GGML_TYPE_I32 && fits_u32(ids) && ggml_are_same_shape(a, op) &&
                b->ne[0] == a->ne[0] && ids->ne[0] == a->ne[1] && ids->ne[1] == a->ne[2] && a->ne[3] == 1;
     }
     return ggml_are_same_shape(a, op);
@@ -93,16 +100,17 @@ bool has_src1(const ggml_tensor * op) {
 stream_need ew_need(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * a     = op->src[0];
     const ggml_tensor * b     = op->src[1] ? op->src[1] : a;
-    const uint32_t      pitch = align_up((uint32_t) op->ne[0] * 4, 128);
+    const uint32_t      pitch = align_up((uint32_t) op->ne[0] * elem_size(op), 128);
     const bool          two   = has_src1(op);
     const bool          add_id = op->op == GGML_OP_ADD_ID;
     stream_need         need  = {};
     need.total_rows           = (uint32_t) ggml_nrows(op);
     need.chunk_divides        = (uint32_t) op->ne[1];
     need.bytes_per_row        = (two ? 3 : 2) * pitch;
+    need.bytes_fixed          = op->type == GGML_TYPE_F16 ? 3 * align_up((uint32_t) op->ne[0] * 4, 256) : 0;
     need.desc_per_chunk       = add_id || !two ? 2 : 3;
     need.desc_per_row         = add_id ? 1 : 0;
-    need.multi_row_ok = dma_field_ok(caps, (uint64_t) op->ne[0] * 4) && dma_field_ok(caps, pitch) &&
+    need.multi_row_ok = dma_field_ok(caps, (uint64_t) op->ne[0] * elem_size(op)) && dma_field_ok(caps, pitch) &&
                         dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, b->nb[1]) &&
                         dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) op->ne[1]);
     return need;
@@ -130,17 +138,19 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
         default:             desc.opcode = HTP_OP_LOG; break;
     }
     plan_rows(caps, ew_need(caps, op), p.split);
-    const uint32_t pitch = align_up((uint32_t) op->ne[0] * 4, 128);
+    const uint32_t pitch = align_up((uint32_t) op->ne[0] * elem_size(op), 128);
     p.kind               = (uint32_t) ew_kind(op);
+    p.type               = (uint32_t) op->type;  // ggml_type values are the ABI's htp_type values
     p.ne0                = (uint32_t) op->ne[0];
+    p.row_bytes          = p.ne0 * elem_size(op);
     p.has_src1           = has_src1(op) ? 1 : 0;
     p.src1_is_src0       = op->op == GGML_OP_GLU && !b ? 1 : 0;
     p.src0_off           = 0;
     p.src1_off           = 0;
     if (p.src1_is_src0) {  // fused GLU: x and g are the two halves of a src0 row
         const bool swapped = param_i32(op, 1) != 0;
-        p.src0_off         = swapped ? p.ne0 * 4 : 0;
-        p.src1_off         = swapped ? 0 : p.ne0 * 4;
+        p.src0_off         = swapped ? p.row_bytes : 0;
+        p.src1_off         = swapped ? 0 : p.row_bytes;
     }
     p.p0 = 0.0f;
     p.p1 = 0.0f;
@@ -166,7 +176,8 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     if (p.has_src1) {
         p.vsrc1 = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
     }
-    p.vdst = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vdst        = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.f16_scratch = off;  // F16 only: 3 fp32 rows, bytes_fixed in ew_need
 }
 
 }  // namespace

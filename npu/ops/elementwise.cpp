@@ -1,6 +1,7 @@
-// F32 elementwise ops: UNARY (ABS ... SOFTPLUS), GLU (act(x) * g, fused or split operands),
+// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS), GLU (act(x) * g, fused or split operands),
 // ADD_ID, CLAMP, SQR, SQRT, LOG. One row stream per operand through VTCM; the activation is
-// a per-kind template so the inner loop has no branch. Transcendentals are in hvx-math.h.
+// a per-kind template so the inner loop has no branch. F16 rows are widened to fp32 in a
+// VTCM scratch, computed there and narrowed back into the dst slot. Transcendentals are in hvx-math.h.
 #include "hvx-math.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -134,7 +135,7 @@ struct elementwise_op {
         const htp_context * ctx = octx->ctx;
         const row_pos       c   = row_coords(p->shape, r);
         const dma_addr_t    s0  = octx->src[0].data + p->src0_off + row_offset(p->src0, c.i1, c.i2, c.i3);
-        const uint32_t      row = p->ne0 * 4;
+        const uint32_t      row = p->row_bytes;
         if (!dma_queue_push(q, vtcm_slot(ctx, p->split, ith, p->vsrc0, slot), s0, p->vsrc0.row_pitch, p->src0.nb1,
                             row, n)) {
             return -1;
@@ -165,14 +166,31 @@ struct elementwise_op {
         HVX_Vector *        y   = vptr(vtcm_slot(ctx, p->split, ith, p->vdst, slot));
         const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : p->vsrc0.row_pitch / 128;
         const ew_consts     c   = { splat_f32(p->p0), splat_f32(p->p1) };
-        kCompute[p->kind](y, p->vdst.row_pitch / 128, x, p->vsrc0.row_pitch / 128, g, pg, n, (p->ne0 + 31) / 32, c);
+        const uint32_t      px  = p->vsrc0.row_pitch / 128;
+        const uint32_t      py  = p->vdst.row_pitch / 128;
+        if (p->type == HTP_TYPE_F32) {
+            kCompute[p->kind](y, py, x, px, g, pg, n, (p->ne0 + 31) / 32, c);
+            return;
+        }
+        const uint32_t n_in = (p->ne0 + 63) / 64;  // fp16 vectors per row
+        HVX_Vector *   xs   = vptr(vtcm_at(ctx, p->split, ith, p->f16_scratch));
+        HVX_Vector *   gs   = xs + 2 * n_in;
+        HVX_Vector *   ys   = gs + 2 * n_in;
+        for (uint32_t j = 0; j < n; j++) {
+            f16_to_f32_vectors(xs, x + j * px, n_in);
+            if (p->has_src1) {
+                f16_to_f32_vectors(gs, g + j * pg, n_in);
+            }
+            kCompute[p->kind](ys, 0, xs, 0, p->has_src1 ? gs : xs, 0, 1, 2 * n_in, c);
+            f32_to_f16_vectors(y + j * py, ys, n_in);
+        }
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos    c = row_coords(p->shape, r);
         const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
         return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
-                              p->ne0 * 4, n) ? 1 : -1;
+                              p->row_bytes, n) ? 1 : -1;
     }
 };
 

@@ -30,13 +30,16 @@ enum htp_ew_kind {
     HTP_EW_ADD_ID,      // x + src1 row ids[i1, i2]
 };
 
-// F32 elementwise ops, one dst row of ne0 elements per row. src0 (and for two-operand kinds
+// F32 / F16 elementwise ops (ADD_ID: F32 only), one dst row of ne0 elements per row. src0 (and for two-operand kinds
 // src1) rows come from the same (i1, i2, i3) coordinates as the dst row, plus a byte offset
 // (the halves of a fused GLU input). ADD_ID takes the src1 row from ids[i1, i2] instead.
 struct htp_elementwise_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_ew_kind
+    uint32_t type;                   // HTP_TYPE_F32 / HTP_TYPE_F16 of every operand and dst
     uint32_t ne0;                    // elements per dst row
+    uint32_t row_bytes;              // bytes of one dst row (ne0 * element size)
+    uint32_t f16_scratch;            // F16: offset of 3 fp32 rows (x, g, y) of 2 * ceil(ne0 / 64) vectors
     uint32_t has_src1;               // 1: a second operand stream (GLU gate, ADD_ID bias rows)
     uint32_t src1_is_src0;           // 1: the second operand is the other half of src[0] (fused GLU)
     uint32_t src0_off, src1_off;     // bytes added to each operand's row address

@@ -21,11 +21,12 @@ struct assemble_plan {
     bool      zero_init;
 };
 
-static bool type_ok(ggml_type t, bool pad) {
+static bool type_ok(ggml_type t, bool pad, bool concat) {
     if (pad) {
         return t == GGML_TYPE_F32;
     }
-    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || t == GGML_TYPE_I32 || t == GGML_TYPE_I16;
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || t == GGML_TYPE_I32 || t == GGML_TYPE_I16 ||
+           (concat && (t == GGML_TYPE_I8 || t == GGML_TYPE_I64));
 }
 
 static src_place whole(const ggml_tensor * t, const ggml_tensor * dst) {
@@ -124,7 +125,7 @@ static stream_need assemble_need(const htp_device_caps & caps, const ggml_tensor
 
 static bool assemble_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     assemble_plan pl;
-    if (!type_ok(op->type, op->op == GGML_OP_PAD) || !make_plan(op, pl) || !ggml_is_contiguous_rows(op) ||
+    if (!type_ok(op->type, op->op == GGML_OP_PAD, op->op == GGML_OP_CONCAT) || !make_plan(op, pl) || !ggml_is_contiguous_rows(op) ||
         op->nb[0] != ggml_type_size(op->type) || !fits_u32(op) || ggml_nelements(op) == 0 ||
         !dma_1d_ok((uint64_t) op->ne[0] * ggml_type_size(op->type))) {
         return false;

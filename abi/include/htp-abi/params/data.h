@@ -66,7 +66,21 @@ struct htp_fill_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
+// ARGSORT F32 -> I32 along dim 0: a bitonic network over n_sort (a power of two >= 32 and
+// >= ne0) keys per row; keys are F32 bits mapped to order-preserving int32, padding sorts last.
+struct htp_argsort_params {
+    struct htp_split_params split;
+    uint32_t ne0;
+    uint32_t n_sort;                 // padded row length (row_pitch / 4 of both streams)
+    uint32_t descending;             // 1: GGML_SORT_ORDER_DESC
+    uint32_t tail_bytes;             // ne0 * 4 % 128
+    struct htp_rows_shape shape;
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;  // keys (sorted in place), indices
+};
+
 #define HTP_KERNEL_PARAMS_MEMBERS_DATA         \
     struct htp_assemble_params assemble;       \
     struct htp_reduce_params   reduce;         \
-    struct htp_fill_params     fill;
+    struct htp_fill_params     fill;           \
+    struct htp_argsort_params  argsort;

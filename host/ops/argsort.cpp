@@ -1,0 +1,60 @@
+// Host side of ARGSORT (F32 keys -> I32 indices along dim 0, ascending or descending).
+#include "encode-util.h"
+
+using namespace htp_enc;
+
+namespace {
+
+static uint32_t sort_len(const ggml_tensor * op) {
+    uint32_t n = 32;
+    while (n < (uint64_t) op->ne[0]) {
+        n <<= 1;
+    }
+    return n;
+}
+
+static stream_need argsort_need(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * a     = op->src[0];
+    const uint32_t      pitch = sort_len(op) * 4;
+    stream_need         need  = {};
+    need.total_rows           = (uint32_t) ggml_nrows(a);
+    need.chunk_divides        = (uint32_t) a->ne[1];
+    need.bytes_per_row        = 2 * pitch;
+    need.desc_per_chunk       = 2;
+    need.multi_row_ok = dma_field_ok(caps, (uint64_t) a->ne[0] * 4) && dma_field_ok(caps, pitch) &&
+                        dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) a->ne[1]);
+    return need;
+}
+
+static bool argsort_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * a     = op->src[0];
+    const int32_t       order = op->op_params[0];
+    if (a->type != GGML_TYPE_F32 || op->type != GGML_TYPE_I32 || !ggml_are_same_shape(a, op) || a->nb[0] != 4 ||
+        op->nb[0] != 4 || !fits_u32(a) || !fits_u32(op) || ggml_nelements(a) == 0 || a->ne[0] > (1 << 20) ||
+        (order != GGML_SORT_ORDER_ASC && order != GGML_SORT_ORDER_DESC)) {
+        return false;
+    }
+    htp_split_params sp;
+    return plan_rows(caps, argsort_need(caps, op), sp);
+}
+
+static void argsort_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+    const ggml_tensor *  a = op->src[0];
+    htp_argsort_params & p = desc.params.argsort;
+    desc.opcode            = HTP_OP_ARGSORT;
+    plan_rows(caps, argsort_need(caps, op), p.split);
+    p.ne0        = (uint32_t) a->ne[0];
+    p.n_sort     = sort_len(op);
+    p.descending = op->op_params[0] == GGML_SORT_ORDER_DESC ? 1 : 0;
+    p.tail_bytes = p.ne0 * 4 % 128;
+    p.shape      = rows_shape((uint32_t) a->ne[1], (uint32_t) a->ne[2]);
+    p.src0       = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
+    p.dst        = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    uint32_t off = 0;
+    p.vsrc       = stream_at(off, p.split, p.n_sort * 4, p.split.rows_per_chunk);
+    p.vdst       = stream_at(off, p.split, p.n_sort * 4, p.split.rows_per_chunk);
+}
+
+}  // namespace
+
+extern const htp_op_encoder htp_argsort_encoder = { argsort_supports, argsort_encode };

@@ -18,3 +18,20 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vmpy_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
     const hvx_vw lo = ue * ve, hi = uo * vo;
     return hvx_emu_pair((HVX_Vector) hi, (HVX_Vector) lo);
 }
+
+// Vd.w = vrmpy(Vu.b, Vv.b): each word lane is the sum of its four signed byte products
+// (|sum| <= 4 * 128 * 128, no overflow).
+HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpy_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
+    const hvx_vb u = (hvx_vb) Vu, v = (hvx_vb) Vv;
+    hvx_vw       d;
+    for (int i = 0; i < 32; i++) {
+        d[i] = u[4 * i] * v[4 * i] + u[4 * i + 1] * v[4 * i + 1] + u[4 * i + 2] * v[4 * i + 2] +
+               u[4 * i + 3] * v[4 * i + 3];
+    }
+    return (HVX_Vector) d;
+}
+
+// Vx.w += vrmpy(Vu.b, Vv.b) (wraps modulo 2^32 like the hardware).
+HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpyacc_VwVbVb(HVX_Vector Vx, HVX_Vector Vu, HVX_Vector Vv) {
+    return (HVX_Vector) ((hvx_vuw) Vx + (hvx_vuw) Q6_Vw_vrmpy_VbVb(Vu, Vv));
+}

@@ -29,3 +29,27 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vunpack_Vh(HVX_Vector Vu) {
 HVX_EMU_INLINE HVX_VectorPair Q6_Wuw_vunpack_Vuh(HVX_Vector Vu) {
     return (HVX_VectorPair) __builtin_convertvector((hvx_vuh) Vu, hvx_emu_wuw);
 }
+
+// Vd.h = vpacke(Vu.w, Vv.w): the low halfword of every word (truncation); Vv's in lanes
+// [0, 32), Vu's in [32, 64).
+HVX_EMU_INLINE HVX_Vector Q6_Vh_vpacke_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    const hvx_vuw u = (hvx_vuw) Vu, v = (hvx_vuw) Vv;
+    hvx_vuh       d;
+    for (int i = 0; i < 32; i++) {
+        d[i]      = (uint16_t) v[i];
+        d[i + 32] = (uint16_t) u[i];
+    }
+    return (HVX_Vector) d;
+}
+
+// Vd.b = vpacke(Vu.h, Vv.h): the low byte of every halfword; Vv's in lanes [0, 64), Vu's in
+// [64, 128).
+HVX_EMU_INLINE HVX_Vector Q6_Vb_vpacke_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    const hvx_vuh u = (hvx_vuh) Vu, v = (hvx_vuh) Vv;
+    hvx_vub       d;
+    for (int i = 0; i < 64; i++) {
+        d[i]      = (uint8_t) v[i];
+        d[i + 64] = (uint8_t) u[i];
+    }
+    return (HVX_Vector) d;
+}

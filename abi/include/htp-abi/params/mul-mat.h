@@ -1,11 +1,72 @@
 // kernel_params of MUL_MAT, MUL_MAT_ID: weights x activations on the HVX (vec-dot) and HMX paths.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT so it joins union htp_kernel_params.
+//
+// MUL_MAT: dst[i0, i1, i2, i3] = sum_k src0[k, i0, i2 / r2, i3 / r3] * src1[k, i1, i2, i3].
+// src0 = weights ("W", ne01 rows of ne00), src1 = activations ("A", F32), dst F32.
+//
+// Flat HVX path (see docs/mul-mat.md). The kernel walks the activation planes (i2, i3) and,
+// inside a plane, chunks of act_rows_per_chunk activation rows. Per chunk:
+//   phase 1 (HTP_TRACE_EVT_QUANT): threads split the chunk's activation rows; each row is
+//     DMA'd into the thread's staging slots (qsplit: rows_per_chunk 1, n_bufs) and prepared
+//     into the shared activation region (Q path: int8 quants, per-lane scales, per-lane sums;
+//     FP path: F32 zero-padded);
+//   phase 2: threads split the weight rows (split); each streams chunks of rows_per_chunk
+//     weight rows with n_bufs buffers (row-stream pipeline), prepares each weight row into its
+//     per-thread scratch, dots it with every activation row of the chunk and writes the
+//     results, a [act rows x weight rows] block, back with one 2-D DMA.
+// A flat weight row is fetched as up to HTP_MM_MAX_FIELDS "fields": field f of every block
+// (field_size[f] bytes at field_src[f] inside each block_bytes block) goes densely to
+// field_vtcm[f] of the row's raw slot, so HVX sees the quants, scales, ... as plain arrays.
 #pragma once
 #include <stdint.h>
 
+#define HTP_MM_MAX_FIELDS   4
+#define HTP_MM_MAX_ACT_ROWS 32  // act_rows_per_chunk limit (results are gathered 32 weight rows x this)
+
+enum htp_mm_path {
+    HTP_MM_PATH_HVX_FP = 0,  // F32 / F16 weights: IEEE sf multiply-add against F32 activations
+    HTP_MM_PATH_HVX_Q8 = 1,  // quantized weights: int8 vrmpy against Q8-quantized activations
+};
+
 struct htp_mul_mat_params {
-    struct htp_split_params split;  // placeholder until the family's kernels land
+    struct htp_split_params split;   // weight rows (total_rows = ne01) over threads and chunks
+    struct htp_split_params qsplit;  // activation rows of one chunk (total_rows = act_rows_per_chunk)
+    uint32_t path;                   // enum htp_mm_path
+    uint32_t wtype;                  // src0 type (enum htp_type)
+    uint32_t ne00;                   // K: elements per row
+    uint32_t k_vecs;                 // Q path: 128-element groups per row (K padded to 128);
+                                     // FP path: 32-element vectors per row (K padded to 32)
+    uint32_t ne11, n_planes;         // activation rows per plane; ne12 * ne13
+    uint32_t ne12;
+    struct htp_fastdiv div_ne12;     // plane -> (i2, i3)
+    struct htp_fastdiv div_r2;       // i02 = i2 / r2 (r2 = ne12 / ne02)
+    struct htp_fastdiv div_r3;       // i03 = i3 / r3
+    struct htp_rows_strides src0;    // nb01, nb02, nb03
+    struct htp_rows_strides src1;    // nb11, nb12, nb13
+    struct htp_rows_strides dst;     // nb1, nb2, nb3
+    uint32_t act_rows_per_chunk;     // activation rows quantized and reused per weight pass
+    uint32_t act_row_bytes;          // ne10 * 4: bytes DMA'd per activation row
+    // Weight row fetch.
+    uint32_t n_blocks;               // blocks per weight row (F32/F16: 1 block = the whole row)
+    uint32_t block_bytes;            // bytes per block (F32/F16: the row's bytes)
+    uint32_t n_fields;
+    uint32_t field_src[HTP_MM_MAX_FIELDS];   // byte offset of the field inside a block
+    uint32_t field_size[HTP_MM_MAX_FIELDS];  // bytes of the field per block
+    uint32_t field_vtcm[HTP_MM_MAX_FIELDS];  // offset of the dense field in the row's raw slot
+    // VTCM layout. Per thread (offsets from the thread's base):
+    struct htp_vtcm_stream vw;       // raw weight rows: n_bufs slots of rows_per_chunk rows
+    struct htp_vtcm_stream vout;     // results: n_bufs slots of act_rows_per_chunk rows of
+                                     // rows_per_chunk floats (row_pitch a multiple of 128)
+    struct htp_vtcm_stream vstage;   // F32 activation staging: qsplit.n_bufs slots of one row
+    uint32_t wprep_offset;           // prepared weight row (Q path: int8 quants, then per-lane
+                                     // scales, then per-lane offsets; FP path: F32 row)
+    uint32_t wprep_bytes;            // bytes of one prepared part (Q: K padded to 128; FP: 4 * K padded to 32)
+    // Shared, from vtcm_base: prepared activation rows (Q path: quants, per-lane scales,
+    // per-lane sums, each act_part_bytes; FP path: one F32 row).
+    uint32_t act_offset;
+    uint32_t act_part_bytes;
+    uint32_t act_row_pitch;
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT struct htp_mul_mat_params mul_mat;

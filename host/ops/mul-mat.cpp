@@ -1,0 +1,195 @@
+// Host side of MUL_MAT (flat weights, HVX path): which weight types the NPU takes, how a flat
+// row splits into DMA fields, and the VTCM plan (see htp-abi/params/mul-mat.h, docs/mul-mat.md).
+#include <algorithm>
+
+#include "encode-util.h"
+
+using namespace htp_enc;
+
+namespace {
+
+struct field {
+    uint32_t src, size;
+};
+
+// How one flat block of a weight type is fetched: fields in the order the kernel expects.
+// Returns false for types the NPU does not take (yet).
+bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_FIELDS]) {
+    switch (t) {
+        case GGML_TYPE_F32:
+        case GGML_TYPE_F16:
+            n_fields = 1;
+            f[0]     = { 0, 0 };  // size: the whole row (set by the caller)
+            return true;
+        case GGML_TYPE_Q8_0:
+            n_fields = 2;
+            f[0]     = { 0, 2 };   // d
+            f[1]     = { 2, 32 };  // qs
+            return true;
+        default:
+            return false;
+    }
+}
+
+struct mm_plan {
+    uint32_t path, k_vecs, n_fields;
+    field    f[HTP_MM_MAX_FIELDS];
+    uint32_t n_blocks, block_bytes;
+    uint32_t raw_pitch, field_vtcm[HTP_MM_MAX_FIELDS];
+    uint32_t wprep_bytes, wprep_total, act_part, act_pitch, stage_pitch;
+    uint32_t n_act, rpc, n_bufs, n_threads, q_threads, per_thread, act_offset;
+};
+
+bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan & pl) {
+    const ggml_tensor * w  = op->src[0];
+    const uint32_t      K  = (uint32_t) w->ne[0];
+    const uint32_t      M  = (uint32_t) w->ne[1];
+    const uint32_t      bs = (uint32_t) ggml_blck_size(w->type);
+    if (!weight_fields(w->type, pl.n_fields, pl.f)) {
+        return false;
+    }
+    const bool fp = w->type == GGML_TYPE_F32 || w->type == GGML_TYPE_F16;
+    pl.path       = fp ? HTP_MM_PATH_HVX_FP : HTP_MM_PATH_HVX_Q8;
+    if (fp) {
+        pl.n_blocks    = 1;
+        pl.block_bytes = (uint32_t) ggml_row_size(w->type, K);
+        pl.f[0].size   = pl.block_bytes;
+        pl.k_vecs      = (K + 31) / 32;
+        pl.wprep_bytes = align_up(K, 64) * 4;  // F16 rows convert 64 elements at a time
+        pl.wprep_total = pl.wprep_bytes;
+        pl.act_part    = pl.k_vecs * 128;
+        pl.act_pitch   = pl.act_part;
+        pl.stage_pitch = pl.k_vecs * 128;
+    } else {
+        pl.n_blocks    = K / bs;
+        pl.block_bytes = (uint32_t) ggml_type_size(w->type);
+        pl.k_vecs      = (K + 127) / 128;
+        pl.wprep_bytes = pl.k_vecs * 128;
+        pl.wprep_total = 3 * pl.wprep_bytes;
+        pl.act_part    = pl.k_vecs * 128;
+        pl.act_pitch   = 3 * pl.act_part;
+        pl.stage_pitch = pl.k_vecs * 512;
+    }
+    pl.raw_pitch = 0;
+    for (uint32_t i = 0; i < pl.n_fields; i++) {
+        pl.field_vtcm[i] = pl.raw_pitch;
+        pl.raw_pitch += align_up(pl.f[i].size * pl.n_blocks, 128);
+    }
+    if (!fp && (K % bs != 0 || !dma_field_ok(caps, pl.n_blocks) || !dma_field_ok(caps, pl.block_bytes))) {
+        return false;
+    }
+    if (!dma_1d_ok(pl.block_bytes) || !dma_1d_ok((uint64_t) K * 4)) {
+        return false;
+    }
+
+    const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
+    // Activation rows per chunk: several only when one 2-D descriptor can write their results.
+    pl.n_act = (uint32_t) std::min<int64_t>(op->src[1]->ne[1], HTP_MM_MAX_ACT_ROWS);
+    if (!dma_field_ok(caps, op->nb[1]) || !dma_field_ok(caps, op->src[1]->ne[1])) {
+        pl.n_act = 1;
+    }
+    pl.n_bufs = 2;
+    pl.rpc    = std::min<uint32_t>(32, (HTP_DMA_INFLIGHT_MAX / pl.n_bufs - 1) / pl.n_fields);
+    pl.rpc    = std::max(1u, std::min(pl.rpc, (M + n_hvx - 1) / n_hvx));
+    // Shrink the activation chunk, then the weight chunk, until both fit VTCM.
+    for (;;) {
+        const uint64_t shared = (uint64_t) pl.n_act * pl.act_pitch;
+        const uint64_t thread = (uint64_t) pl.n_bufs * (pl.rpc * pl.raw_pitch + pl.n_act * 128) + pl.wprep_total +
+                                2ull * pl.stage_pitch;
+        if (shared + n_hvx * thread <= caps.vtcm_size) {
+            pl.per_thread = (uint32_t) ((caps.vtcm_size - shared) / n_hvx / 128 * 128);
+            break;
+        }
+        if (pl.n_act > 1) {
+            pl.n_act = (pl.n_act + 1) / 2;
+        } else if (pl.rpc > 1) {
+            pl.rpc = (pl.rpc + 1) / 2;
+        } else {
+            return false;
+        }
+    }
+    pl.n_threads  = std::min(n_hvx, (M + pl.rpc - 1) / pl.rpc);
+    pl.q_threads  = std::min(n_hvx, pl.n_act);
+    pl.act_offset = n_hvx * pl.per_thread;
+    return true;
+}
+
+bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * w = op->src[0];
+    const ggml_tensor * a = op->src[1];
+    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32) {
+        return false;
+    }
+    if (w->nb[0] != ggml_type_size(w->type) || a->nb[0] != 4 || op->nb[0] != 4 || w->ne[0] != a->ne[0]) {
+        return false;
+    }
+    if (a->ne[2] % w->ne[2] != 0 || a->ne[3] % w->ne[3] != 0) {
+        return false;
+    }
+    if (!fits_u32(w) || !fits_u32(a) || !fits_u32(op)) {
+        return false;
+    }
+    mm_plan pl;
+    return plan_mul_mat(caps, op, pl);
+}
+
+void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+    const ggml_tensor *  w = op->src[0];
+    const ggml_tensor *  a = op->src[1];
+    htp_mul_mat_params & p = desc.params.mul_mat;
+    desc.opcode            = HTP_OP_MUL_MAT;
+    mm_plan pl;
+    plan_mul_mat(caps, op, pl);
+
+    const uint32_t M          = (uint32_t) w->ne[1];
+    p.split.n_threads         = pl.n_threads;
+    p.split.total_rows        = M;
+    p.split.rows_per_thread   = (M + pl.n_threads - 1) / pl.n_threads;
+    p.split.rows_per_chunk    = pl.rpc;
+    p.split.n_bufs            = pl.n_bufs;
+    p.split.vtcm_per_thread   = pl.per_thread;
+    p.qsplit.n_threads        = pl.q_threads;
+    p.qsplit.total_rows       = pl.n_act;
+    p.qsplit.rows_per_thread  = (pl.n_act + pl.q_threads - 1) / pl.q_threads;
+    p.qsplit.rows_per_chunk   = 1;
+    p.qsplit.n_bufs           = 2;
+    p.qsplit.vtcm_per_thread  = pl.per_thread;
+
+    p.path     = pl.path;
+    p.wtype    = w->type;
+    p.ne00     = (uint32_t) w->ne[0];
+    p.k_vecs   = pl.k_vecs;
+    p.ne11     = (uint32_t) a->ne[1];
+    p.ne12     = (uint32_t) a->ne[2];
+    p.n_planes = (uint32_t) (a->ne[2] * a->ne[3]);
+    p.div_ne12 = htp_fastdiv_init(p.ne12);
+    p.div_r2   = htp_fastdiv_init((uint32_t) (a->ne[2] / w->ne[2]));
+    p.div_r3   = htp_fastdiv_init((uint32_t) (a->ne[3] / w->ne[3]));
+    p.src0     = rows_strides(w->nb[1], w->nb[2], w->nb[3]);
+    p.src1     = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
+    p.dst      = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+
+    p.act_rows_per_chunk = pl.n_act;
+    p.act_row_bytes      = (uint32_t) a->ne[0] * 4;
+    p.n_blocks           = pl.n_blocks;
+    p.block_bytes        = pl.block_bytes;
+    p.n_fields           = pl.n_fields;
+    for (uint32_t i = 0; i < HTP_MM_MAX_FIELDS; i++) {
+        p.field_src[i]  = i < pl.n_fields ? pl.f[i].src : 0;
+        p.field_size[i] = i < pl.n_fields ? pl.f[i].size : 0;
+        p.field_vtcm[i] = i < pl.n_fields ? pl.field_vtcm[i] : 0;
+    }
+    uint32_t off   = 0;
+    p.vw           = stream_at(off, p.split, pl.raw_pitch, pl.rpc);
+    p.vout         = stream_at(off, p.split, 128, pl.n_act);
+    p.vstage       = stream_at(off, p.qsplit, pl.stage_pitch, 1);
+    p.wprep_offset = off;
+    p.wprep_bytes  = pl.wprep_bytes;
+    p.act_offset     = pl.act_offset;
+    p.act_part_bytes = pl.act_part;
+    p.act_row_pitch  = pl.act_pitch;
+}
+
+}  // namespace
+
+extern const htp_op_encoder htp_mul_mat_encoder = { mul_mat_supports, mul_mat_encode };

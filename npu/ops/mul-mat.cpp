@@ -1,0 +1,209 @@
+// MUL_MAT, flat weights, HVX path (layout and phases: htp-abi/params/mul-mat.h,
+// docs/mul-mat.md). Activations are prepared once per chunk into shared VTCM (phase 1),
+// then every thread streams its weight rows through its own VTCM buffers and dots each
+// prepared weight row with all prepared activation rows (phase 2).
+#include "hvx-util.h"
+#include "mul-mat-prep.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+// The chunk of activation rows both phases work on: rows i1 in [i1_0, i1_0 + n) of plane (i2, i3).
+struct act_chunk {
+    uint32_t i1_0, n, i2, i3;
+};
+
+static inline HVX_Vector * act_part(const htp_context * ctx, const htp_mul_mat_params * p, uint32_t j, uint32_t part) {
+    return vptr(ctx->vtcm_base + p->act_offset + j * p->act_row_pitch + part * p->act_part_bytes);
+}
+
+// Phase 1: one activation row per pipeline step, F32 DDR -> staging -> prepared (shared VTCM).
+struct act_prep_op {
+    const htp_op_context *      octx;
+    const htp_mul_mat_params *  p;
+    uint32_t                    ith;
+    dma_queue *                 q;
+    act_chunk                   c;
+
+    int fetch(uint32_t r, uint32_t, uint32_t slot) {
+        const dma_addr_t s = octx->src[1].data + row_offset(p->src1, c.i1_0 + r, c.i2, c.i3);
+        return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot), s, p->act_row_bytes) ? 1 : -1;
+    }
+
+    void compute(uint32_t r, uint32_t, uint32_t slot) {
+        htp_trace *  tr  = &octx->ctx->trace[ith];
+        HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
+        htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+        if (p->path == HTP_MM_PATH_HVX_Q8) {
+            // K is a multiple of 32: whole vectors are valid; the rest of the last group is zeroed.
+            for (uint32_t v = p->ne00 / 32; v < 4 * p->k_vecs; v++) {
+                src[v] = Q6_V_vzero();
+            }
+            mm_quantize_act_row(act_part(octx->ctx, p, r, 0), act_part(octx->ctx, p, r, 1), act_part(octx->ctx, p, r, 2),
+                                src, p->k_vecs);
+        } else {
+            mm_copy_f32_row(act_part(octx->ctx, p, r, 0), src, p->k_vecs, p->ne00 % 32);
+        }
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+    }
+
+    int store(uint32_t, uint32_t, uint32_t) { return 0; }
+};
+
+// Phase 2: chunks of weight rows; results [act row j][weight row i] into the out slot.
+struct dot_op {
+    const htp_op_context *     octx;
+    const htp_mul_mat_params * p;
+    uint32_t                   ith;
+    dma_queue *                q;
+    act_chunk                  c;
+    uint32_t                   i02, i03;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vw, slot);
+        for (uint32_t i = 0; i < n; i++) {
+            const dma_addr_t s  = octx->src[0].data + row_offset(p->src0, r + i, i02, i03);
+            const dma_addr_t vi = v + i * p->vw.row_pitch;
+            for (uint32_t f = 0; f < p->n_fields; f++) {
+                if (!dma_queue_push(q, vi + p->field_vtcm[f], s + p->field_src[f], p->field_size[f], p->block_bytes,
+                                    p->field_size[f], p->n_blocks)) {
+                    return -1;
+                }
+            }
+        }
+        return (int) (n * p->n_fields);
+    }
+
+    // Weight row i of the slot -> prepared scratch (wq / ws / wo, or F32 row).
+    void prep_weight(const uint8_t * raw, HVX_Vector * w) {
+        const uint32_t parts = p->wprep_bytes / 128;
+        switch (p->wtype) {
+            case HTP_TYPE_Q8_0:
+                mm_prep_q8_0(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[1]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[0]), p->n_blocks, p->k_vecs);
+                break;
+            case HTP_TYPE_F16: {
+                f16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
+                if (p->ne00 % 32) {
+                    w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
+                                                     Q6_V_vzero());
+                }
+                break;
+            }
+            default:  // F32
+                mm_copy_f32_row(w, (const HVX_Vector *) raw, p->k_vecs, p->ne00 % 32);
+                break;
+        }
+    }
+
+    float dot_q(const HVX_Vector * w, uint32_t j) {
+        const uint32_t     parts = p->wprep_bytes / 128;
+        const HVX_Vector * aq    = act_part(octx->ctx, p, j, 0);
+        const HVX_Vector * as    = act_part(octx->ctx, p, j, 1);
+        const HVX_Vector * ax    = act_part(octx->ctx, p, j, 2);
+        HVX_Vector         acc   = Q6_V_vzero();
+        for (uint32_t g = 0; g < p->k_vecs; g++) {
+            const HVX_Vector f = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(w[g], aq[g])), as[g]);
+            acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(f, w[parts + g]));
+            acc                = Q6_Vsf_vsub_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[2 * parts + g], ax[g]));
+        }
+        return lane0_f32(reduce_sum_sf(acc));
+    }
+
+    float dot_fp(const HVX_Vector * w, uint32_t j) {
+        const HVX_Vector * a   = act_part(octx->ctx, p, j, 0);
+        HVX_Vector         acc = Q6_V_vzero();
+        for (uint32_t v = 0; v < p->k_vecs; v++) {
+            acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[v], a[v]));
+        }
+        return lane0_f32(reduce_sum_sf(acc));
+    }
+
+    void compute(uint32_t, uint32_t n, uint32_t slot) {
+        const uint8_t * raw  = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
+        HVX_Vector *    w    = vptr(vtcm_at(octx->ctx, p->split, ith, p->wprep_offset));
+        HVX_Vector *    out  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vout, slot));
+        const uint32_t  step = p->vout.row_pitch / 128;
+        // Results collect in a register-file copy, one vector (32 weight rows) per act row.
+        float res[HTP_MM_MAX_ACT_ROWS][32] __attribute__((aligned(128)));
+        for (uint32_t i = 0; i < n; i++) {
+            prep_weight(raw + i * p->vw.row_pitch, w);
+            for (uint32_t j = 0; j < c.n; j++) {
+                res[j][i] = p->path == HTP_MM_PATH_HVX_Q8 ? dot_q(w, j) : dot_fp(w, j);
+            }
+        }
+        for (uint32_t j = 0; j < c.n; j++) {
+            out[j * step] = *(const HVX_Vector *) res[j];
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + r * 4;
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vout, slot), p->dst.nb1, p->vout.row_pitch,
+                              n * 4, c.n) ? 1 : -1;
+    }
+};
+
+struct mm_job {
+    htp_op_context *           octx;
+    const htp_mul_mat_params * p;
+    act_chunk                  c;
+    uint32_t                   i02, i03;
+    int                        status[HTP_MAX_HVX_THREADS];
+};
+
+void act_prep_worker(unsigned int, unsigned int ith, void * data) {
+    mm_job *        job = (mm_job *) data;
+    htp_context *   ctx = job->octx->ctx;
+    act_prep_op     op  = { job->octx, job->p, ith, ctx->dma[ith], job->c };
+    // This chunk may be the plane's last, shorter one: its rows end at c.n.
+    htp_split_params sp = job->p->qsplit;
+    sp.total_rows       = job->c.n;
+    const int st        = stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, thread_rows(sp, ith), op);
+    if (st != HTP_STATUS_OK) {
+        job->status[ith] = st;
+    }
+}
+
+void dot_worker(unsigned int, unsigned int ith, void * data) {
+    mm_job *      job = (mm_job *) data;
+    htp_context * ctx = job->octx->ctx;
+    dot_op        op  = { job->octx, job->p, ith, ctx->dma[ith], job->c, job->i02, job->i03 };
+    const int     st  = stream_rows(ctx->dma[ith], &ctx->trace[ith], job->p->split, thread_rows(job->p->split, ith), op);
+    if (st != HTP_STATUS_OK) {
+        job->status[ith] = st;
+    }
+}
+
+}  // namespace
+
+int htp_op_mul_mat(struct htp_op_context * octx) {
+    const htp_mul_mat_params & p = octx->params->mul_mat;
+    mm_job                     job;
+    job.octx = octx;
+    job.p    = &p;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    for (uint32_t plane = 0; plane < p.n_planes; plane++) {
+        job.c.i3 = htp_fastdiv(plane, &p.div_ne12);
+        job.c.i2 = plane - job.c.i3 * p.ne12;
+        job.i02  = htp_fastdiv(job.c.i2, &p.div_r2);
+        job.i03  = htp_fastdiv(job.c.i3, &p.div_r3);
+        for (uint32_t i1 = 0; i1 < p.ne11; i1 += p.act_rows_per_chunk) {
+            job.c.i1_0 = i1;
+            job.c.n    = p.ne11 - i1 < p.act_rows_per_chunk ? p.ne11 - i1 : p.act_rows_per_chunk;
+            work_queue_run(octx->ctx->work_queue, act_prep_worker, &job, p.qsplit.n_threads);
+            work_queue_run(octx->ctx->work_queue, dot_worker, &job, p.split.n_threads);
+            for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
+                if (job.status[t] != HTP_STATUS_OK) {
+                    return job.status[t];
+                }
+            }
+        }
+    }
+    return HTP_STATUS_OK;
+}

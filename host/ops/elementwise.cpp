@@ -19,30 +19,37 @@ int ew_kind(const ggml_tensor * op) {
         case GGML_OP_ADD_ID: return HTP_EW_ADD_ID;
         case GGML_OP_UNARY:
             switch (ggml_get_unary_op(op)) {
-                case GGML_UNARY_OP_ABS:        return HTP_EW_ABS;
-                case GGML_UNARY_OP_NEG:        return HTP_EW_NEG;
-                case GGML_UNARY_OP_EXP:        return HTP_EW_EXP;
-                case GGML_UNARY_OP_TANH:       return HTP_EW_TANH;
-                case GGML_UNARY_OP_SIGMOID:    return HTP_EW_SIGMOID;
-                case GGML_UNARY_OP_SILU:       return HTP_EW_SILU;
-                case GGML_UNARY_OP_GELU:       return HTP_EW_GELU;
-                case GGML_UNARY_OP_GELU_ERF:   return HTP_EW_GELU_ERF;
-                case GGML_UNARY_OP_GELU_QUICK: return HTP_EW_GELU_QUICK;
-                case GGML_UNARY_OP_SOFTPLUS:   return HTP_EW_SOFTPLUS;
-                case GGML_UNARY_OP_RELU:       return HTP_EW_RELU;
-                default:                       return -1;
+                case GGML_UNARY_OP_ABS:         return HTP_EW_ABS;
+                case GGML_UNARY_OP_NEG:         return HTP_EW_NEG;
+                case GGML_UNARY_OP_EXP:         return HTP_EW_EXP;
+                case GGML_UNARY_OP_TANH:        return HTP_EW_TANH;
+                case GGML_UNARY_OP_SIGMOID:     return HTP_EW_SIGMOID;
+                case GGML_UNARY_OP_SILU:        return HTP_EW_SILU;
+                case GGML_UNARY_OP_GELU:        return HTP_EW_GELU;
+                case GGML_UNARY_OP_GELU_ERF:    return HTP_EW_GELU_ERF;
+                case GGML_UNARY_OP_GELU_QUICK:  return HTP_EW_GELU_QUICK;
+                case GGML_UNARY_OP_SOFTPLUS:    return HTP_EW_SOFTPLUS;
+                case GGML_UNARY_OP_RELU:        return HTP_EW_RELU;
+                case GGML_UNARY_OP_SGN:         return HTP_EW_SGN;
+                case GGML_UNARY_OP_STEP:        return HTP_EW_STEP;
+                case GGML_UNARY_OP_ELU:         return HTP_EW_ELU;
+                case GGML_UNARY_OP_HARDSWISH:   return HTP_EW_HARDSWISH;
+                case GGML_UNARY_OP_HARDSIGMOID: return HTP_EW_HARDSIGMOID;
+                case GGML_UNARY_OP_EXPM1:       return HTP_EW_EXPM1;
+                default:                        return -1;
             }
         case GGML_OP_GLU:
             switch (ggml_get_glu_op(op)) {
-                case GGML_GLU_OP_REGLU:       return HTP_EW_REGLU;
-                case GGML_GLU_OP_GEGLU:       return HTP_EW_GEGLU;
-                case GGML_GLU_OP_GEGLU_ERF:   return HTP_EW_GEGLU_ERF;
-                case GGML_GLU_OP_GEGLU_QUICK: return HTP_EW_GEGLU_QUICK;
-                case GGML_GLU_OP_SWIGLU:      return HTP_EW_SWIGLU;
-                case GGML_GLU_OP_SWIGLU_OAI:  return HTP_EW_SWIGLU_OAI;
-                default:                      return -1;
+                case GGML_GLU_OP_REGLU:         return HTP_EW_REGLU;
+                case GGML_GLU_OP_GEGLU:         return HTP_EW_GEGLU;
+                case GGML_GLU_OP_GEGLU_ERF:     return HTP_EW_GEGLU_ERF;
+                case GGML_GLU_OP_GEGLU_QUICK:   return HTP_EW_GEGLU_QUICK;
+                case GGML_GLU_OP_SWIGLU:        return HTP_EW_SWIGLU;
+                case GGML_GLU_OP_SWIGLU_OAI:    return HTP_EW_SWIGLU_OAI;
+                case GGML_GLU_OP_SWIGLU_CLAMP:  return HTP_EW_SWIGLU_CLAMP;
+                default:                        return -1;
             }
-        default: return -1;
+        default:                                return -1;
     }
 }
 
@@ -157,7 +164,7 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     if (op->op == GGML_OP_CLAMP) {
         p.p0 = param_f32(op, 0);
         p.p1 = param_f32(op, 1);
-    } else if (p.kind == HTP_EW_SWIGLU_OAI) {
+    } else if (p.kind == HTP_EW_SWIGLU_OAI || p.kind == HTP_EW_SWIGLU_CLAMP) {
         p.p0 = param_f32(op, 2);  // alpha
         p.p1 = param_f32(op, 3);  // limit
     }

@@ -60,6 +60,12 @@ inline HVX_Vector softplus_sf(HVX_Vector x) {
     return Q6_V_vmux_QVV(sf_gt(x, splat_f32(20.0f)), x, y);
 }
 
+// min(1, max(0, (x + 3) / 6))
+inline HVX_Vector hardsigmoid_sf(HVX_Vector x) {
+    const HVX_Vector t = div_sf(Q6_Vsf_vadd_VsfVsf(x, splat_f32(3.0f)), splat_f32(6.0f));
+    return sf_min(sf_max(t, Q6_V_vzero()), splat_f32(1.0f));
+}
+
 struct ew_consts {
     HVX_Vector p0, p1;
 };
@@ -93,6 +99,20 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
             const HVX_Vector a  = Q6_Vsf_vmpy_VsfVsf(xl, sigmoid_sf(Q6_Vsf_vmpy_VsfVsf(c.p0, xl)));
             return Q6_Vsf_vmpy_VsfVsf(a, Q6_Vsf_vadd_VsfVsf(gl, splat_f32(1.0f)));
         }
+        case HTP_EW_SWIGLU_CLAMP: {
+            const HVX_Vector nl = Q6_V_vxor_VV(c.p1, splat_i32(0x80000000));
+            return Q6_Vsf_vmpy_VsfVsf(silu_sf(sf_min(x, c.p1)), sf_min(sf_max(g, nl), c.p1));
+        }
+        case HTP_EW_SGN: {
+            const HVX_Vector one = splat_f32(1.0f);
+            const HVX_Vector pos = Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), one, Q6_V_vzero());
+            return Q6_V_vmux_QVV(sf_gt(Q6_V_vzero(), x), splat_f32(-1.0f), pos);
+        }
+        case HTP_EW_STEP:        return Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), splat_f32(1.0f), Q6_V_vzero());
+        case HTP_EW_ELU:         return Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), x, expm1_sf(x));
+        case HTP_EW_HARDSWISH:   return Q6_Vsf_vmpy_VsfVsf(x, hardsigmoid_sf(x));
+        case HTP_EW_HARDSIGMOID: return hardsigmoid_sf(x);
+        case HTP_EW_EXPM1:       return expm1_sf(x);
         default:                 return Q6_Vsf_vadd_VsfVsf(x, g);  // ADD_ID
     }
 }
@@ -121,7 +141,9 @@ constexpr compute_fn kCompute[] = {
     compute_rows<HTP_EW_SOFTPLUS>,    compute_rows<HTP_EW_RELU>,       compute_rows<HTP_EW_CLAMP>,
     compute_rows<HTP_EW_REGLU>,       compute_rows<HTP_EW_GEGLU>,      compute_rows<HTP_EW_GEGLU_ERF>,
     compute_rows<HTP_EW_GEGLU_QUICK>, compute_rows<HTP_EW_SWIGLU>,     compute_rows<HTP_EW_SWIGLU_OAI>,
-    compute_rows<HTP_EW_ADD_ID>,
+    compute_rows<HTP_EW_SWIGLU_CLAMP>, compute_rows<HTP_EW_SGN>,      compute_rows<HTP_EW_STEP>,
+    compute_rows<HTP_EW_ELU>,         compute_rows<HTP_EW_HARDSWISH>,  compute_rows<HTP_EW_HARDSIGMOID>,
+    compute_rows<HTP_EW_EXPM1>,       compute_rows<HTP_EW_ADD_ID>,
 };
 static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_ADD_ID + 1, "one compute per htp_ew_kind");
 

@@ -118,6 +118,20 @@ static inline HVX_Vector exp_sf(HVX_Vector x) {
     return Q6_V_vmux_QVV(sf_isnan(x), x, y);
 }
 
+// e^x - 1: a Taylor polynomial for |x| < 0.35 (no cancellation near 0), else exp_sf(x) - 1.
+static inline HVX_Vector expm1_sf(HVX_Vector x) {
+    HVX_Vector p = splat_f32(1.0f / 5040.0f);
+    p = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(p, x), splat_f32(1.0f / 720.0f));
+    p = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(p, x), splat_f32(1.0f / 120.0f));
+    p = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(p, x), splat_f32(1.0f / 24.0f));
+    p = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(p, x), splat_f32(1.0f / 6.0f));
+    p = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(p, x), splat_f32(0.5f));
+    const HVX_Vector small = Q6_Vsf_vadd_VsfVsf(x, Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, x), p));
+    const HVX_Vector big   = Q6_Vsf_vsub_VsfVsf(exp_sf(x), splat_f32(1.0f));
+    const HVX_Vector y     = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(splat_i32(0x3eb33333), sf_abs(x)), small, big);
+    return Q6_V_vmux_QVV(sf_isnan(x), x, y);
+}
+
 // ln x, ~2 ulp: x = 2^e * m with m in [sqrt(1/2), sqrt(2)), ln m by a polynomial in m - 1.
 // x < 0 or NaN: NaN; +-0: -inf; +inf: +inf; subnormals are scaled by 2^25 first.
 static inline HVX_Vector log_sf(HVX_Vector x) {

@@ -27,7 +27,14 @@ enum htp_ew_kind {
     HTP_EW_GEGLU_QUICK,
     HTP_EW_SWIGLU,
     HTP_EW_SWIGLU_OAI,  // x' = min(x, p1), g' = clamp(g, -p1, p1): x' * sigmoid(p0 x') * (g' + 1)
-    HTP_EW_ADD_ID,      // x + src1 row ids[i1, i2]
+    HTP_EW_SWIGLU_CLAMP,  // silu(min(x, p1)) * clamp(g, -p1, p1)
+    HTP_EW_SGN,
+    HTP_EW_STEP,
+    HTP_EW_ELU,         // x > 0 ? x : expm1(x)
+    HTP_EW_HARDSWISH,
+    HTP_EW_HARDSIGMOID,
+    HTP_EW_EXPM1,
+    HTP_EW_ADD_ID,      // x + src1 row ids[i1, i2] (last: the kernel's table has one entry per kind)
 };
 
 // F32 / F16 elementwise ops (ADD_ID: F32 only), one dst row of ne0 elements per row. src0 (and for two-operand kinds
@@ -43,7 +50,7 @@ struct htp_elementwise_params {
     uint32_t has_src1;               // 1: a second operand stream (GLU gate, ADD_ID bias rows)
     uint32_t src1_is_src0;           // 1: the second operand is the other half of src[0] (fused GLU)
     uint32_t src0_off, src1_off;     // bytes added to each operand's row address
-    float p0, p1;                    // CLAMP: min, max; SWIGLU_OAI: alpha, limit
+    float p0, p1;                    // CLAMP: min, max; SWIGLU_OAI: alpha, limit; SWIGLU_CLAMP: -, limit
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides src0, src1, dst;  // ADD_ID: src1.nb1 = bytes between bias rows
     struct htp_rows_strides ids;     // ADD_ID: ids strides nb0 (i1), nb1 (i2), unused

@@ -1,0 +1,88 @@
+// NORM and L2_NORM F32, one row in, one row out (the partial last vector is masked so
+// padding never enters a sum).
+//   NORM:    y = (x - mean) / sqrt(mean((x - mean)^2) + eps)
+//   L2_NORM: y = x / max(sqrt(sum(x^2)), eps)
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+struct norm_op {
+    const htp_op_context *  octx;
+    const htp_norm_params * p;
+    uint32_t                ith;
+    dma_queue *             q;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+
+    // Sum over the row of f(x[i]) with padding lanes zeroed first.
+    static HVX_Vector masked(const HVX_Vector * x, uint32_t i, uint32_t n_full, HVX_VectorPred tail) {
+        return i < n_full ? x[i] : Q6_V_vand_QV(tail, x[i]);
+    }
+
+    void compute(uint32_t, uint32_t n, uint32_t slot) {
+        const HVX_Vector *   x0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *         y0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t       n_full = p->ne0 / 32;
+        const uint32_t       n_vec  = n_full + (p->tail_bytes ? 1 : 0);
+        const HVX_VectorPred tail   = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
+        for (uint32_t j = 0; j < n; j++) {
+            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
+            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
+            if (p->kind == HTP_NORM_L2) {
+                HVX_Vector acc = Q6_V_vzero();
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    const HVX_Vector t = masked(x, i, n_full, tail);
+                    acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(t, t));
+                }
+                const float      s     = __builtin_sqrtf(lane0_f32(reduce_sum_sf(acc)));
+                const HVX_Vector scale = splat_f32(1.0f / __builtin_fmaxf(s, p->eps));
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
+                }
+                continue;
+            }
+            HVX_Vector acc = Q6_V_vzero();
+            for (uint32_t i = 0; i < n_vec; i++) {
+                acc = Q6_Vsf_vadd_VsfVsf(acc, masked(x, i, n_full, tail));
+            }
+            const HVX_Vector mean = splat_f32(lane0_f32(reduce_sum_sf(acc)) * p->inv_ne0);
+            HVX_Vector       acc2 = Q6_V_vzero();
+            for (uint32_t i = 0; i < n_vec; i++) {
+                y[i]               = Q6_Vsf_vsub_VsfVsf(x[i], mean);
+                const HVX_Vector t = masked(y, i, n_full, tail);
+                acc2               = Q6_Vsf_vadd_VsfVsf(acc2, Q6_Vsf_vmpy_VsfVsf(t, t));
+            }
+            const float      var   = lane0_f32(reduce_sum_sf(acc2)) * p->inv_ne0;
+            const HVX_Vector scale = splat_f32(1.0f / __builtin_sqrtf(var + p->eps));
+            for (uint32_t i = 0; i < n_vec; i++) {
+                y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], scale);
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+};
+
+}  // namespace
+
+int htp_op_norm(struct htp_op_context * octx) {
+    return run_rows<norm_op>(octx, octx->params->norm);
+}
+
+int htp_op_l2_norm(struct htp_op_context * octx) {
+    return run_rows<norm_op>(octx, octx->params->norm);
+}

@@ -1,0 +1,115 @@
+// SOFT_MAX F32 with scale, an optional F32 / F16 mask (ALiBi slope per head), optional
+// sinks. Per row: w = x * scale + slope * mask into the dst slot, max over the row (padding
+// lanes masked to -inf), e = exp(w - max) with padding masked to 0 in the sum, then y = e / sum.
+#include "hvx-exp.h"
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+struct soft_max_op {
+    const htp_op_context *      octx;
+    const htp_soft_max_params * p;
+    uint32_t                    ith;
+    dma_queue *                 q;
+
+    dma_addr_t mask_row(uint32_t i1, uint32_t i2, uint32_t i3) const {
+        return octx->src[1].data + i1 * p->mask.nb1 + (i2 - htp_fastdiv(i2, &p->mod_ne12) * p->ne12) * p->mask.nb2 +
+               (i3 - htp_fastdiv(i3, &p->mod_ne13) * p->ne13) * p->mask.nb3;
+    }
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
+        if (!dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
+                            p->ne0 * 4, n)) {
+            return -1;
+        }
+        if (!p->has_mask) {
+            return 1;
+        }
+        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vmask, slot), mask_row(c.i1, c.i2, c.i3),
+                              p->vmask.row_pitch, p->mask.nb1, p->mask_row_bytes, n) ? 2 : -1;
+    }
+
+    float slope(uint32_t h) const {
+        if (p->max_bias <= 0.0f) {
+            return 1.0f;
+        }
+        return h < p->n_head_log2 ? __builtin_powf(p->m0, (float) (h + 1)) :
+                                    __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
+    }
+
+    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos        c      = row_coords(p->shape, r);
+        const HVX_Vector     vscale = splat_f32(p->scale);
+        const HVX_Vector     vslope = splat_f32(slope(c.i2));
+        const HVX_Vector     ninf   = Q6_V_vsplat_R((int32_t) 0xff800000);
+        const uint32_t       nv     = p->n_vec;
+        const HVX_VectorPred tail   = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
+        const bool           sink   = octx->src[2].data != 0;
+        const float          sk     = sink ? *(const float *) htp_va(octx->src[2].data + c.i2 * 4) : 0.0f;
+        const HVX_Vector *   x0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *         y0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        for (uint32_t j = 0; j < n; j++) {
+            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
+            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
+            if (p->has_mask) {
+                const HVX_Vector * m = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vmask, slot)) + j * (p->vmask.row_pitch / 128);
+                if (p->mask_type == HTP_TYPE_F16) {
+                    HVX_Vector * mf = vptr(vtcm_at(octx->ctx, p->split, ith, p->vmask_f32));
+                    f16_to_f32_vectors(mf, m, (p->ne0 + 63) / 64);
+                    m = mf;
+                }
+                for (uint32_t i = 0; i < nv; i++) {
+                    y[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], vscale), Q6_Vsf_vmpy_VsfVsf(m[i], vslope));
+                }
+            } else {
+                for (uint32_t i = 0; i < nv; i++) {
+                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], vscale);
+                }
+            }
+            if (p->tail_bytes) {  // padding lanes never win the max and add 0 to the sum
+                y[nv - 1] = Q6_V_vmux_QVV(tail, y[nv - 1], ninf);
+            }
+            HVX_Vector mx = ninf;
+            for (uint32_t i = 0; i < nv; i++) {
+                mx = hvx_max_sf(mx, y[i]);
+            }
+            float max = lane0_f32(hvx_reduce_max_sf(mx));
+            if (sink && sk > max) {
+                max = sk;
+            }
+            const HVX_Vector vmax = splat_f32(max);
+            HVX_Vector       acc  = Q6_V_vzero();
+            for (uint32_t i = 0; i < nv; i++) {
+                y[i] = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(y[i], vmax));
+                acc  = Q6_Vsf_vadd_VsfVsf(acc, y[i]);
+            }
+            float sum = lane0_f32(reduce_sum_sf(acc));
+            if (sink) {
+                sum += __builtin_expf(sk - max);
+            }
+            const HVX_Vector inv = splat_f32((float) (1.0 / (double) sum));
+            for (uint32_t i = 0; i < nv; i++) {
+                y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], inv);
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                              p->ne0 * 4, n) ? 1 : -1;
+    }
+};
+
+}  // namespace
+
+int htp_op_soft_max(struct htp_op_context * octx) {
+    return run_rows<soft_max_op>(octx, octx->params->soft_max);
+}

@@ -27,7 +27,10 @@ uint64_t extent(uint32_t row_size, uint32_t nrows, uint32_t stride) {
 
 // The copy runs under its own recovery point: a buffer unmapped while its transfer was in
 // flight (a kernel bug) must end as a DMA error, not kill the process.
+// It may also run on an HVX thread that pops its own pending transfer (see dma_queue_pop), so
+// the caller's recovery point is saved and restored rather than cleared.
 __attribute__((noinline)) void guarded_copy(uint8_t * base, const dma_queue::desc & d) {
+    recovery_point * const outer = tls_recovery;
     recovery_point rp(HTP_STATUS_DMA_ERROR);
     if (sigsetjmp(rp.jb, 0) == 0) {
         arm(&rp);
@@ -40,7 +43,7 @@ __attribute__((noinline)) void guarded_copy(uint8_t * base, const dma_queue::des
             }
         }
     }
-    disarm();
+    tls_recovery = outer;
 }
 }  // namespace
 
@@ -63,7 +66,7 @@ void dma_engine::notify() {
 
 bool dma_engine::has_work() const {
     for (uint32_t i = 0; i < n_queues_; ++i) {
-        if (queues_[i].next != queues_[i].head.load(std::memory_order_acquire)) {
+        if (queues_[i].next.load(std::memory_order_relaxed) != queues_[i].head.load(std::memory_order_acquire)) {
             return true;
         }
     }
@@ -83,21 +86,32 @@ void dma_engine::execute(const dma_queue::desc & d) {
     guarded_copy(core_->window.base(), d);
 }
 
+bool dma_engine::step(dma_queue & q) {
+    bool idle = false;
+    if (!q.busy.compare_exchange_strong(idle, true, std::memory_order_acquire)) {
+        return false;  // the engine or the queue's owner is executing it right now
+    }
+    const uint32_t n   = q.next.load(std::memory_order_relaxed);
+    const bool     did = n != q.head.load(std::memory_order_acquire);
+    if (did) {
+        execute(q.ring[n % dma_queue::kCapacity]);
+        q.next.store(n + 1, std::memory_order_relaxed);
+        q.done.store(n + 1, std::memory_order_release);
+    }
+    q.busy.store(false, std::memory_order_release);
+    if (did) {
+        wake(q.done, q.done_waiters);
+    }
+    return did;
+}
+
 void dma_engine::run() {
     bind_thread(core_);
     for (;;) {
         // One descriptor per queue per pass: HVX threads are served fairly, each queue in order.
         bool did = false;
         for (uint32_t i = 0; i < n_queues_; ++i) {
-            dma_queue & q = queues_[i];
-            if (q.next == q.head.load(std::memory_order_acquire)) {
-                continue;
-            }
-            execute(q.ring[q.next % dma_queue::kCapacity]);
-            q.next++;
-            q.done.store(q.next, std::memory_order_release);
-            wake(q.done, q.done_waiters);
-            did = true;
+            did |= step(queues_[i]);
         }
         if (did) {
             continue;
@@ -152,8 +166,13 @@ HTP_DEVICE_API dma_addr_t dma_queue_pop(struct dma_queue * q) {
     }
     const uint32_t want = q->tail + 1;
     auto ready = [q, want] { return static_cast<int32_t>(q->done.load(std::memory_order_acquire) - want) >= 0; };
-    if (!ready()) {
-        vhtp::wait_until(q->done, q->done_waiters, ready);
+    // A popper whose transfer has not run yet runs it (and those before it) itself: on a host
+    // with few cores, waking the engine thread for every transfer costs more than the copy.
+    // Only when the engine holds the queue does the popper wait for it.
+    while (!ready()) {
+        if (!q->engine->step(*q)) {
+            vhtp::wait_until(q->done, q->done_waiters, ready);
+        }
     }
     const dma_addr_t dst = q->ring[q->tail % dma_queue::kCapacity].dst;
     q->tail = want;

@@ -29,7 +29,8 @@ struct dma_queue {
     alignas(64) std::atomic<uint32_t> done{ 0 };  // completed (engine), also the pop futex word
     std::atomic<uint32_t> done_waiters{ 0 };
     alignas(64) uint32_t tail = 0;                 // popped (producer only)
-    uint32_t             next = 0;                 // next to execute (engine only)
+    std::atomic<uint32_t> next{ 0 };               // next to execute (whoever holds `busy`)
+    std::atomic<bool>     busy{ false };           // held while a descriptor of this queue executes
 };
 
 namespace vhtp {
@@ -45,6 +46,9 @@ class dma_engine {
     core *      owner() const { return core_; }
     // Tells the engine thread a descriptor was queued (no syscall unless it sleeps).
     void        notify();
+    // Executes q's oldest pending descriptor unless another thread is executing one of q's;
+    // true when it ran one. Called by the engine thread and by a queue's owner in pop.
+    bool        step(dma_queue & q);
 
   private:
     void run();

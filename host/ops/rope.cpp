@@ -1,4 +1,4 @@
-// Host side of ROPE: normal and neox modes, F32 / F16, freq_factors, ext / yarn parameters as
+// Host side of ROPE: normal, neox and multi-section (MROPE / IMROPE) modes, F32 / F16, freq_factors, ext / yarn parameters as
 // ggml's CPU computes them (theta_scale, corr dims and mscale are made here once).
 #include <cmath>
 #include <cstring>
@@ -14,6 +14,7 @@ constexpr int kMaxDims = 512;  // kMaxPairs * 2 of npu/ops/rope.cpp
 
 struct rope_args {
     int   n_dims, mode, n_ctx_orig, n_offs;
+    int   sections[4];
     float freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
 };
 
@@ -29,6 +30,7 @@ rope_args read_args(const ggml_tensor * op) {
     std::memcpy(&a.attn_factor, ip + 8, sizeof(float));
     std::memcpy(&a.beta_fast, ip + 9, sizeof(float));
     std::memcpy(&a.beta_slow, ip + 10, sizeof(float));
+    std::memcpy(a.sections, ip + 11, sizeof(a.sections));
     a.n_offs = ip[15];
     return a;
 }
@@ -66,7 +68,13 @@ bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     if ((a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16) || op->type != a->type || !ggml_are_same_shape(a, op)) {
         return false;
     }
-    if (r.mode != GGML_ROPE_TYPE_NORMAL && r.mode != GGML_ROPE_TYPE_NEOX) {
+    const bool mrope = r.mode == GGML_ROPE_TYPE_MROPE || r.mode == GGML_ROPE_TYPE_IMROPE;
+    if (r.mode != GGML_ROPE_TYPE_NORMAL && r.mode != GGML_ROPE_TYPE_NEOX && !mrope) {
+        return false;  // VISION rotates pairs n_dims apart over ne0: not yet
+    }
+    if (mrope && (r.sections[0] < 0 || r.sections[1] < 0 || r.sections[2] < 0 || r.sections[3] < 0 ||
+                  r.sections[0] + r.sections[1] + r.sections[2] + r.sections[3] <= 0 ||
+                  pos->ne[0] < 4 * a->ne[2])) {
         return false;
     }
     if (r.n_offs != 0 || r.n_dims <= 0 || r.n_dims % 2 != 0 || r.n_dims > a->ne[0] || r.n_dims > kMaxDims ||
@@ -97,7 +105,12 @@ void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_de
     const uint32_t es    = (uint32_t) ggml_type_size(a->type);
     const uint32_t pitch = align_up((uint32_t) a->ne[0] * es, 128);
     p.type               = a->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_F32;
-    p.mode               = r.mode == GGML_ROPE_TYPE_NEOX ? HTP_ROPE_NEOX : HTP_ROPE_NORMAL;
+    p.mode               = r.mode == GGML_ROPE_TYPE_NORMAL ? HTP_ROPE_NORMAL : HTP_ROPE_NEOX;
+    p.mrope              = r.mode == GGML_ROPE_TYPE_MROPE || r.mode == GGML_ROPE_TYPE_IMROPE;
+    p.imrope             = r.mode == GGML_ROPE_TYPE_IMROPE;
+    std::memcpy(p.sections, r.sections, sizeof(p.sections));
+    p.sect_dims  = r.sections[0] + r.sections[1] + r.sections[2] + r.sections[3];
+    p.pos_sec_nb = (uint32_t) (a->ne[2] * op->src[1]->nb[0]);
     p.ne0                = (uint32_t) a->ne[0];
     p.n_dims             = (uint32_t) r.n_dims;
     p.n_vec              = n_vec_of(op);

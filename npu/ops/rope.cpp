@@ -1,4 +1,5 @@
-// ROPE F32 / F16, modes normal and neox (ggml's rope_yarn numerics). Per chunk (all rows of a
+// ROPE F32 / F16, modes normal, neox and multi-section (MROPE / IMROPE; ggml's rope_yarn
+// numerics). Per chunk (all rows of a
 // chunk share one plane i2, hence one position) the scalar core computes cos / sin once per
 // pair, into a stack copy, and writes per-lane tables C and S to VTCM a whole vector at a
 // time; HVX then computes y = x * C + partner(x) * S where partner(x) is x[i ^ 1] (normal)
@@ -33,28 +34,73 @@ struct rope_op {
                               p->ne0 * elem_size(), n) ? 1 : -1;
     }
 
-    // cos / sin of every pair for position pos, as ggml_rope_cache_init + rope_yarn compute them.
-    void pair_angles(int32_t pos, float * cs, float * sn) {
-        const float * ff    = octx->src[2].data ? (const float *) htp_va(octx->src[2].data) : nullptr;
-        float         theta = (float) pos;
+    // Position theta of pair k (the section's position for mrope) times theta_scale^k.
+    struct plane_pos {
+        float t, h, w, e;
+    };
+
+    float section_theta(const plane_pos & th, int32_t sector) const {
+        const int32_t * sec = p->sections;
+        if (p->imrope) {
+            if (sector % 3 == 1 && sector < 3 * sec[1]) {
+                return th.h;
+            }
+            if (sector % 3 == 2 && sector < 3 * sec[2]) {
+                return th.w;
+            }
+            if (sector % 3 == 0 && sector < 3 * sec[0]) {
+                return th.t;
+            }
+            return th.e;
+        }
+        const int32_t sec_w = sec[0] + sec[1];
+        if (sector >= sec[0] && sector < sec_w) {
+            return th.h;
+        }
+        if (sector >= sec_w && sector < sec_w + sec[2]) {
+            return th.w;
+        }
+        return sector >= sec_w + sec[2] ? th.e : th.t;
+    }
+
+    // cos / sin of every pair of plane i2, as ggml_rope_cache_init / ggml_mrope_cache_init
+    // and rope_yarn compute them.
+    void pair_angles(uint32_t i2, float * cs, float * sn) {
+        const float *    ff  = octx->src[2].data ? (const float *) htp_va(octx->src[2].data) : nullptr;
+        const dma_addr_t pa  = octx->src[1].data + i2 * p->pos_nb;
+        plane_pos        th  = {};
+        th.t                 = (float) *(const int32_t *) htp_va(pa);
+        if (p->mrope) {
+            th.h = (float) *(const int32_t *) htp_va(pa + p->pos_sec_nb);
+            th.w = (float) *(const int32_t *) htp_va(pa + 2 * p->pos_sec_nb);
+            th.e = (float) *(const int32_t *) htp_va(pa + 3 * p->pos_sec_nb);
+        }
+        int32_t sector = 0;  // k % sect_dims, kept incrementally
         for (uint32_t k = 0; k < p->n_dims / 2; k++) {
-            const float te = ff ? theta / ff[k] : theta;
-            const float ti = p->freq_scale * te;
-            float       th = ti;
+            const float theta = p->mrope ? section_theta(th, sector) : th.t;
+            const float te    = ff ? theta / ff[k] : theta;
+            const float ti    = p->freq_scale * te;
+            float       t     = ti;
             if (p->ext_factor != 0.0f) {
                 const float y    = ((float) k - p->corr_low) * p->inv_corr_span;
                 const float ramp = (1.0f - __builtin_fminf(1.0f, __builtin_fmaxf(0.0f, y))) * p->ext_factor;
-                th               = ti * (1.0f - ramp) + te * ramp;
+                t                = ti * (1.0f - ramp) + te * ramp;
             }
-            cs[k] = __builtin_cosf(th) * p->mscale;
-            sn[k] = __builtin_sinf(th) * p->mscale;
-            theta *= p->theta_scale;
+            cs[k] = __builtin_cosf(t) * p->mscale;
+            sn[k] = __builtin_sinf(t) * p->mscale;
+            th.t *= p->theta_scale;
+            th.h *= p->theta_scale;
+            th.w *= p->theta_scale;
+            th.e *= p->theta_scale;
+            if (++sector == p->sect_dims) {
+                sector = 0;
+            }
         }
     }
 
     void build_tables(uint32_t i2) {
         float cs[kMaxPairs], sn[kMaxPairs];
-        pair_angles(*(const int32_t *) htp_va(octx->src[1].data + i2 * p->pos_nb), cs, sn);
+        pair_angles(i2, cs, sn);
         HVX_Vector *   ct   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
         HVX_Vector *   st   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));
         const uint32_t nd   = p->n_dims;

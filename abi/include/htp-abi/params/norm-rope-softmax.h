@@ -23,7 +23,7 @@ struct htp_norm_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
-enum htp_rope_mode { HTP_ROPE_NORMAL = 0, HTP_ROPE_NEOX = 1 };
+enum htp_rope_mode { HTP_ROPE_NORMAL = 0, HTP_ROPE_NEOX = 1 };  // rotation pattern
 
 // ROPE F32 / F16 (src0 and dst the same type), forward. Pair k (k < n_dims / 2) of a row of
 // plane i2 turns by theta_k = pos[i2] * theta_scale^k (an iterated float product, as ggml's
@@ -45,6 +45,11 @@ struct htp_rope_params {
     float corr_low;                  // yarn ramp: y = (k - corr_low) * inv_corr_span
     float inv_corr_span;             // 1 / max(0.001, corr_high - corr_low)
     uint32_t pos_nb;                 // bytes between positions (I32)
+    uint32_t mrope;                  // 1: multi-section (MROPE / IMROPE): 4 positions per plane, neox rotation
+    uint32_t imrope;                 // 1: interleaved sections (IMROPE)
+    uint32_t pos_sec_nb;             // mrope: bytes between a plane's t, h, w, e positions (ne2 * pos_nb)
+    int32_t sections[4];             // mrope: pairs per section (t, h, w, e)
+    int32_t sect_dims;               // sum of sections
     struct htp_rows_shape shape;
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;

@@ -53,8 +53,7 @@ bool soft_max_supports(const htp_device_caps & caps, const ggml_tensor * op) {
             return false;
         }
     }
-    // graph.cpp passes sources up to the first null one, so sinks arrive only with a mask.
-    if (sk && (!m || sk->type != GGML_TYPE_F32 || sk->ne[0] < a->ne[2] || !ggml_is_contiguous(sk))) {
+    if (sk && (sk->type != GGML_TYPE_F32 || sk->ne[0] < a->ne[2] || !ggml_is_contiguous(sk))) {
         return false;
     }
     htp_split_params sp;

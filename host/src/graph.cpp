@@ -35,7 +35,11 @@ class htp_batch {
         for (int i = 0; i < HTP_MAX_SRC; i++) {
             desc.src[i].buf = HTP_NO_BUF;
         }
-        for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
+        // Optional sources may be absent in the middle (SOFT_MAX: sinks without a mask).
+        for (int i = 0; i < GGML_MAX_SRC; i++) {
+            if (!node->src[i]) {
+                continue;
+            }
             if (i >= HTP_MAX_SRC) {
                 error = "more than " + std::to_string(HTP_MAX_SRC) + " sources";
                 return false;

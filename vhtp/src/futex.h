@@ -56,8 +56,13 @@ inline void wait_until(std::atomic<uint32_t> & word, std::atomic<uint32_t> & wai
     }
 }
 
-// Call after changing `word` itself.
+// Call after changing `word` itself. The fence orders that change before the read of `waiters`
+// (Dekker with the waiter's increment-then-recheck): without it a release store can still sit
+// in this core's store buffer while the waiter checks the word and sleeps, and with this core
+// reading waiters == 0 nobody wakes it. That lost wake-up was seen as generation stalling for
+// seconds per token on a loaded 2-vCPU VM.
 inline void wake(std::atomic<uint32_t> & word, std::atomic<uint32_t> & waiters, bool shared = false) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (waiters.load(std::memory_order_seq_cst) != 0) {
         futex_wake_all(&word, shared);
     }

@@ -1,15 +1,31 @@
-// Host side of SET_ROWS: F32 rows into F32 / F16 rows named by I32 / I64 indices.
+// Host side of SET_ROWS: F32 rows into F32 / F16 / Q8_0 rows named by I32 / I64 indices.
 #include "encode-util.h"
 
 using namespace htp_enc;
 
 namespace {
 
+// Q8_0 vdst row: quants (32 per block, whole vectors of 4 blocks), fp16 scales (64 per
+// vector), fp32 scale scratch (an even number of vectors for the fp16 conversion).
+struct q8_layout {
+    uint32_t scale_offset, dscratch_offset, pitch;
+};
+
+q8_layout set_rows_q8_layout(uint32_t ne0) {
+    const uint32_t nb    = ne0 / 32;
+    const uint32_t n_out = (nb + 63) / 64;
+    q8_layout      l;
+    l.scale_offset    = align_up(nb * 32, 128);
+    l.dscratch_offset = l.scale_offset + n_out * 128;
+    l.pitch           = l.dscratch_offset + n_out * 256;
+    return l;
+}
+
 void set_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd) {
     const uint32_t ne0 = (uint32_t) op->src[0]->ne[0];
     const bool     f16 = op->type == GGML_TYPE_F16;
     ps                 = align_up(ne0 * 4, f16 ? 256 : 128);
-    pd                 = align_up(ne0 * (f16 ? 2 : 4), 128);
+    pd                 = op->type == GGML_TYPE_Q8_0 ? set_rows_q8_layout(ne0).pitch : align_up(ne0 * (f16 ? 2 : 4), 128);
 }
 
 stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) {
@@ -21,7 +37,7 @@ stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
     need.chunk_divides  = (uint32_t) s->ne[1];
     need.bytes_per_row  = ps + pd;
     need.desc_per_chunk = 1;
-    need.desc_per_row   = 1;
+    need.desc_per_row   = op->type == GGML_TYPE_Q8_0 ? 2 : 1;
     need.multi_row_ok   = dma_field_ok(caps, (uint64_t) s->ne[0] * 4) && dma_field_ok(caps, ps) &&
                         dma_field_ok(caps, s->nb[1]) && dma_field_ok(caps, (uint64_t) s->ne[1]);
     return need;
@@ -30,7 +46,11 @@ stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
 bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * s = op->src[0];
     const ggml_tensor * i = op->src[1];
-    if (s->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16)) {
+    if (s->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16 && op->type != GGML_TYPE_Q8_0)) {
+        return false;
+    }
+    // Q8_0: whole blocks; the interleaving descriptors step 34 bytes over n_blocks rows
+    if (op->type == GGML_TYPE_Q8_0 && (s->ne[0] % 32 != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
         return false;
     }
     if ((i->type != GGML_TYPE_I32 && i->type != GGML_TYPE_I64) || op->ne[0] != s->ne[0]) {
@@ -71,6 +91,10 @@ void set_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     uint32_t off    = 0;
     p.vsrc          = stream_at(off, p.split, ps, p.split.rows_per_chunk);
     p.vdst          = stream_at(off, p.split, pd, p.split.rows_per_chunk);
+    const q8_layout l = set_rows_q8_layout(p.ne0);
+    p.n_blocks           = p.ne0 / 32;
+    p.q8_scale_offset    = op->type == GGML_TYPE_Q8_0 ? l.scale_offset : 0;
+    p.q8_dscratch_offset = op->type == GGML_TYPE_Q8_0 ? l.dscratch_offset : 0;
 }
 
 }  // namespace

@@ -458,4 +458,57 @@ TEST_F(NpuOps, SetRows) {
     }
 }
 
+// ggml-cpu's quantize_row_q8_0 (the x86 SIMD one test-backend-ops compares with): d = amax / 127
+// as fp16, q = round-half-even(x * (127 / amax)). Bit for bit, ties included.
+TEST_F(NpuOps, SetRowsQ8_0) {
+    for (const Caps & c : kCaps) {
+        for (int64_t ne0 : { 32, 96, 2080 }) {
+            ggml_tensor * dst = ggml_new_tensor_4d(ctx, GGML_TYPE_Q8_0, ne0, 9, 2, 1);
+            std::memset(dst->data, 0x11, ggml_nbytes(dst));
+            ggml_tensor * src = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, 4, 2, 1);
+            fill_f32(src, -3, 3);
+            float * x = (float *) src->data;
+            for (int64_t i = 0; i < 32; i++) {  // block 0 of row 0: amax 127, halves everywhere (ties)
+                x[i] = (float) (i - 16) + 0.5f;
+            }
+            x[0] = 127.0f;
+            for (int64_t i = 32; i < 64 && i < ne0; i++) {  // block 1: all zero
+                x[i] = 0.0f;
+            }
+            ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 4);
+            for (int i = 0; i < 4; i++) {
+                ((int32_t *) idx->data)[i] = (i * 5 + 2) % 9;
+            }
+            ggml_tensor * y = ggml_set_rows(ctx, dst, src, idx);
+            if (!htp_find_op_encoder(y)->supports(c.caps, y)) {
+                EXPECT_GT(ne0 * 4, 4096) << c.name << ": only rows too long for the tiny VTCM may be refused";
+                continue;
+            }
+            ASSERT_TRUE(run(c.caps, y)) << c.name;
+            for (int64_t i2 = 0; i2 < 2; i2++) {
+                for (int64_t i1 = 0; i1 < 4; i1++) {
+                    const int64_t   r  = ((int32_t *) idx->data)[i1];
+                    const float *   xr = (const float *) ((const uint8_t *) src->data + i1 * src->nb[1] + i2 * src->nb[2]);
+                    const uint8_t * yr = (const uint8_t *) dst->data + r * dst->nb[1] + i2 * dst->nb[2];
+                    for (int64_t b = 0; b < ne0 / 32; b++) {
+                        float amax = 0.0f;
+                        for (int k = 0; k < 32; k++) {
+                            amax = std::max(amax, std::fabs(xr[b * 32 + k]));
+                        }
+                        const ggml_fp16_t d  = ggml_fp32_to_fp16(amax / 127.f);
+                        const float       id = amax != 0.0f ? 127.f / amax : 0.0f;
+                        ggml_fp16_t       got_d;
+                        std::memcpy(&got_d, yr + b * 34, 2);
+                        ASSERT_EQ(got_d, d) << c.name << " ne0=" << ne0 << " block " << b;
+                        for (int k = 0; k < 32; k++) {
+                            const int8_t e = (int8_t) std::nearbyint(xr[b * 32 + k] * id);
+                            ASSERT_EQ((int8_t) yr[b * 34 + 2 + k], e) << c.name << " ne0=" << ne0 << " block " << b << " k " << k;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 }  // namespace

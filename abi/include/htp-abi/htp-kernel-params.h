@@ -116,7 +116,7 @@ struct htp_get_rows_params {
 // Rows are src0 rows.
 struct htp_set_rows_params {
     struct htp_split_params split;
-    uint32_t dst_type;               // HTP_TYPE_F32 / F16
+    uint32_t dst_type;               // HTP_TYPE_F32 / F16 / Q8_0
     uint32_t idx_i64;                // 1: indices are I64, 0: I32
     uint32_t ne0;
     struct htp_rows_shape shape;     // src0 rows
@@ -127,6 +127,12 @@ struct htp_set_rows_params {
     struct htp_rows_strides dst;     // nb1 (index), nb2 (i02), nb3 (i03)
     uint32_t dst_row_bytes;
     struct htp_vtcm_stream vsrc, vdst;
+    // Q8_0: a vdst row holds n_blocks * 32 quants (at 0), the fp16 scales (at q8_scale_offset)
+    // and an fp32 scale scratch (at q8_dscratch_offset); two 2-D descriptors interleave
+    // scales and quants into the 34-byte blocks of the dst row.
+    uint32_t n_blocks;
+    uint32_t q8_scale_offset;
+    uint32_t q8_dscratch_offset;
 };
 
 // Op families with a header of their own under params/ (one file per family, so the

@@ -10,6 +10,9 @@ namespace {
 
 struct field {
     uint32_t src, size;
+    uint32_t dst_stride;  // 0: dense (the field's size)
+    int32_t  same_as;     // >= 0: shares that field's VTCM area, dst_off bytes further
+    uint32_t dst_off;
 };
 
 // How one flat block of a weight type is fetched: fields in the order the kernel expects.
@@ -19,12 +22,39 @@ bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_FIELDS])
         case GGML_TYPE_F32:
         case GGML_TYPE_F16:
             n_fields = 1;
-            f[0]     = { 0, 0 };  // size: the whole row (set by the caller)
+            f[0]     = { 0, 0, 0, -1, 0 };  // size: the whole row (set by the caller)
             return true;
         case GGML_TYPE_Q8_0:
             n_fields = 2;
-            f[0]     = { 0, 2 };   // d
-            f[1]     = { 2, 32 };  // qs
+            f[0]     = { 0, 2, 0, -1, 0 };   // d
+            f[1]     = { 2, 32, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_Q4_0:
+            n_fields = 2;
+            f[0]     = { 0, 2, 0, -1, 0 };   // d
+            f[1]     = { 2, 16, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_Q5_0:
+            n_fields = 3;
+            f[0]     = { 0, 2, 0, -1, 0 };   // d
+            f[1]     = { 2, 4, 0, -1, 0 };   // qh
+            f[2]     = { 6, 16, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_Q4_K:
+            n_fields = 2;
+            f[0]     = { 0, 16, 0, -1, 0 };    // d, dmin, scales[12]
+            f[1]     = { 16, 128, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_Q6_K:
+            // qh goes twice per half, so that a 128-byte qh vector lines up with the ql vector.
+            n_fields = 7;
+            f[0]     = { 0, 128, 0, -1, 0 };      // ql
+            f[1]     = { 128, 32, 128, -1, 0 };   // qh[0..31]   -> [0, 32) of each 128
+            f[2]     = { 128, 32, 128, 1, 32 };   // qh[0..31]   -> [32, 64)
+            f[3]     = { 160, 32, 128, 1, 64 };   // qh[32..63]  -> [64, 96)
+            f[4]     = { 160, 32, 128, 1, 96 };   // qh[32..63]  -> [96, 128)
+            f[5]     = { 192, 16, 0, -1, 0 };     // scales
+            f[6]     = { 208, 2, 0, -1, 0 };      // d
             return true;
         default:
             return false;
@@ -35,7 +65,8 @@ struct mm_plan {
     uint32_t path, k_vecs, n_fields;
     field    f[HTP_MM_MAX_FIELDS];
     uint32_t n_blocks, block_bytes;
-    uint32_t raw_pitch, field_vtcm[HTP_MM_MAX_FIELDS];
+    uint32_t raw_pitch, field_vtcm[HTP_MM_MAX_FIELDS], field_stride[HTP_MM_MAX_FIELDS];
+    uint32_t split_elems, b_offset, n_lo;
     uint32_t wprep_bytes, wprep_total, act_part, act_pitch, stage_pitch;
     uint32_t n_act, rpc, n_bufs, n_threads, q_threads, per_thread, act_offset;
 };
@@ -64,16 +95,38 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
         pl.n_blocks    = K / bs;
         pl.block_bytes = (uint32_t) ggml_type_size(w->type);
         pl.k_vecs      = (K + 127) / 128;
+        // Elements per activation chunk that one nibble plane of a packed vector covers.
+        pl.split_elems = w->type == GGML_TYPE_Q4_0 || w->type == GGML_TYPE_Q5_0 ? 16
+                         : w->type == GGML_TYPE_Q4_K                               ? 32
+                         : w->type == GGML_TYPE_Q6_K                               ? 64
+                                                                                    : 0;
+        if (pl.split_elems) {
+            pl.n_lo   = (K / 2 + 127) / 128;
+            pl.k_vecs = 2 * pl.n_lo;
+        }
         pl.wprep_bytes = pl.k_vecs * 128;
         pl.wprep_total = 3 * pl.wprep_bytes;
         pl.act_part    = pl.k_vecs * 128;
         pl.act_pitch   = 3 * pl.act_part;
         pl.stage_pitch = pl.k_vecs * 512;
     }
+    if (fp) {
+        pl.split_elems = 0;
+        pl.n_lo        = 0;
+    }
+    pl.b_offset  = pl.split_elems ? pl.n_lo * 512 : 0;
     pl.raw_pitch = 0;
     for (uint32_t i = 0; i < pl.n_fields; i++) {
+        pl.field_stride[i] = pl.f[i].dst_stride ? pl.f[i].dst_stride : pl.f[i].size;
+        if (pl.f[i].same_as >= 0) {
+            pl.field_vtcm[i] = pl.field_vtcm[pl.f[i].same_as] + pl.f[i].dst_off;
+            continue;
+        }
         pl.field_vtcm[i] = pl.raw_pitch;
-        pl.raw_pitch += align_up(pl.f[i].size * pl.n_blocks, 128);
+        pl.raw_pitch += align_up(pl.field_stride[i] * pl.n_blocks, 128);
+    }
+    if (pl.split_elems && (!dma_field_ok(caps, K / (2 * pl.split_elems)) || !dma_field_ok(caps, 8 * pl.split_elems))) {
+        return false;
     }
     if (!fp && (K % bs != 0 || !dma_field_ok(caps, pl.n_blocks) || !dma_field_ok(caps, pl.block_bytes))) {
         return false;
@@ -178,7 +231,11 @@ void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
         p.field_src[i]  = i < pl.n_fields ? pl.f[i].src : 0;
         p.field_size[i] = i < pl.n_fields ? pl.f[i].size : 0;
         p.field_vtcm[i] = i < pl.n_fields ? pl.field_vtcm[i] : 0;
+        p.field_dst_stride[i] = i < pl.n_fields ? pl.field_stride[i] : 0;
     }
+    p.act_split_elems = pl.split_elems;
+    p.act_b_offset    = pl.b_offset;
+    p.n_lo            = pl.n_lo;
     uint32_t off   = 0;
     p.vw           = stream_at(off, p.split, pl.raw_pitch, pl.rpc);
     p.vout         = stream_at(off, p.split, 128, pl.n_act);

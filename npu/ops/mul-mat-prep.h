@@ -90,4 +90,170 @@ static inline void mm_prep_q8_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
     }
 }
 
+// Split types (Q4_0, Q5_0, Q4_K, q6_K): a packed quant vector m unpacks into a "lo" vector (low
+// nibbles) and a "hi" vector (high nibbles) without any lane shuffle; wq[m] = lo, wq[n_lo + m] =
+// hi. The activation row is DMA'd in the matching order (even chunks of act_split_elems
+// elements first, odd chunks from act_b_offset), so lanes of both line up for vrmpy. Per-lane
+// scales come from a register-file copy of the block headers.
+
+static inline HVX_Vector mm_lanes(const float * e32) {
+    return *(const HVX_Vector *) e32;
+}
+
+// Q4_0: fields d (FP16, dense) and qs (16 B per block, dense). w = d*q - 8d, q = 0..15.
+static inline void mm_prep_q4_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
+                                const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo) {
+    const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
+    float            d[64] __attribute__((aligned(128)));
+    float            es[32] __attribute__((aligned(128)));
+    float            eo[32] __attribute__((aligned(128)));
+    for (uint32_t m = 0; m < n_lo; m++) {
+        const uint32_t b0 = 8 * m;  // 8 blocks per packed vector, 4 lanes per block
+        if ((b0 & 63) == 0) {
+            f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+        }
+        for (int l = 0; l < 32; l++) {
+            const uint32_t b = b0 + (uint32_t) l / 4;
+            es[l]            = b < n_blocks ? d[b & 63] : 0.0f;
+            eo[l]            = 8.0f * es[l];
+        }
+        const HVX_Vector v = quants[m];
+        q[m]               = Q6_V_vand_VV(v, m4);
+        q[n_lo + m]        = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4);
+        s[m] = s[n_lo + m] = mm_lanes(es);
+        o[m] = o[n_lo + m] = mm_lanes(eo);
+    }
+}
+
+// Q4_K: fields hdr (d, dmin, scales[12]: 16 B per super-block, dense) and qs (128 B, dense).
+// Packed vector m = super-block m; byte 32j + l: low nibble = sub-block 2j, high = 2j + 1.
+static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
+                                const HVX_Vector * hdrs, uint32_t n_sb) {
+    const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
+    float            dd[64] __attribute__((aligned(128)));   // d, dmin at 8i, 8i + 1 (FP16 index)
+    uint8_t          raw[128] __attribute__((aligned(128)));
+    float            es[2][32] __attribute__((aligned(128)));
+    float            eo[2][32] __attribute__((aligned(128)));
+    for (uint32_t m = 0; m < n_sb; m++) {
+        if ((m & 7) == 0) {
+            *(HVX_Vector *) raw = hdrs[m / 8];
+            f16_to_f32_vectors((HVX_Vector *) dd, hdrs + m / 8, 1);
+        }
+        const uint8_t * sc   = raw + 16 * (m & 7) + 4;
+        const float     d    = dd[8 * (m & 7)];
+        const float     dmin = dd[8 * (m & 7) + 1];
+        for (int j = 0; j < 8; j++) {
+            uint32_t scv, mnv;
+            if (j < 4) {
+                scv = sc[j] & 63;
+                mnv = sc[j + 4] & 63;
+            } else {
+                scv = (sc[j + 4] & 0xF) | ((sc[j - 4] >> 6) << 4);
+                mnv = (sc[j + 4] >> 4) | ((sc[j] >> 6) << 4);
+            }
+            for (int l = 0; l < 8; l++) {  // sub-block j: lanes 8 * (j / 2) .. + 7 of lo (j even) / hi
+                es[j & 1][8 * (j / 2) + l] = d * (float) scv;
+                eo[j & 1][8 * (j / 2) + l] = dmin * (float) mnv;
+            }
+        }
+        const HVX_Vector v = quants[m];
+        q[m]               = Q6_V_vand_VV(v, m4);
+        q[n_sb + m]        = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4);
+        s[m]               = mm_lanes(es[0]);
+        s[n_sb + m]        = mm_lanes(es[1]);
+        o[m]               = mm_lanes(eo[0]);
+        o[n_sb + m]        = mm_lanes(eo[1]);
+    }
+}
+
+// q6_K: fields ql (128 B, dense), qh (arranged by DMA as [qh0..31, qh0..31, qh32..63,
+// qh32..63] per super-block), sc (16 int8, dense), d (FP16, dense). Packed byte b = 64n + c of
+// ql: low nibble = element 128n + c, high = 128n + 64 + c; its 2 high bits are bits
+// 2 * (c / 32) (+4 for the high nibble) of the qh byte DMA'd to the same position.
+// w = ds * q - 32 ds, q = 0..63.
+static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * ql,
+                                const HVX_Vector * qh, const HVX_Vector * scs, const HVX_Vector * ds, uint32_t n_sb) {
+    const HVX_Vector     m4 = Q6_V_vsplat_R(0x0F0F0F0F);
+    const HVX_Vector     m2 = Q6_V_vsplat_R(0x03030303);
+    // Bytes whose c = b % 64 is >= 32 take the next 2-bit field of their qh byte.
+    const HVX_VectorPred up = Q6_Q_or_QQ(Q6_Q_and_QQ(Q6_Q_vsetq_R(64), Q6_Q_not_Q(Q6_Q_vsetq_R(32))),
+                                         Q6_Q_not_Q(Q6_Q_vsetq_R(96)));
+    float  dd[64] __attribute__((aligned(128)));
+    int8_t sc[128] __attribute__((aligned(128)));
+    float  es[2][32] __attribute__((aligned(128)));
+    float  eo[2][32] __attribute__((aligned(128)));
+    for (uint32_t m = 0; m < n_sb; m++) {
+        if ((m & 63) == 0) {
+            f16_to_f32_vectors((HVX_Vector *) dd, ds + m / 64, 1);
+        }
+        if ((m & 7) == 0) {
+            *(HVX_Vector *) sc = scs[m / 8];
+        }
+        const int8_t * scm = sc + 16 * (m & 7);
+        const float    d   = dd[m & 63];
+        for (int l = 0; l < 32; l++) {
+            const int n = l / 16, c = (4 * l) % 64;
+            const int is = 8 * n + (c % 32) / 16 + 2 * (c / 32);
+            es[0][l]     = d * (float) scm[is];
+            es[1][l]     = d * (float) scm[is + 4];
+            eo[0][l]     = 32.0f * es[0][l];
+            eo[1][l]     = 32.0f * es[1][l];
+        }
+        const HVX_Vector L    = ql[m];
+        const HVX_Vector H    = qh[m];
+        const HVX_Vector h_lo = Q6_V_vmux_QVV(up, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(H, 2), m2), Q6_V_vand_VV(H, m2));
+        const HVX_Vector h_hi = Q6_V_vmux_QVV(up, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(H, 6), m2),
+                                              Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(H, 4), m2));
+        q[m]        = Q6_V_vor_VV(Q6_V_vand_VV(L, m4), Q6_Vh_vasl_VhR(h_lo, 4));
+        q[n_sb + m] = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(L, 4), m4), Q6_Vh_vasl_VhR(h_hi, 4));
+        s[m]        = mm_lanes(es[0]);
+        s[n_sb + m] = mm_lanes(es[1]);
+        o[m]        = mm_lanes(eo[0]);
+        o[n_sb + m] = mm_lanes(eo[1]);
+    }
+}
+
+// Q5_0: fields d (FP16), qh (4 B per block), qs (16 B per block), all dense; as Q4_0 plus a
+// fifth bit: element j (< 16) of a block takes qh bit j, element j + 16 bit j + 16.
+// w = d*q - 16d, q = 0..31.
+static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
+                                const HVX_Vector * qhs, const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo) {
+    const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
+    float            d[64] __attribute__((aligned(128)));
+    uint32_t         qh[32] __attribute__((aligned(128)));
+    uint32_t         vb[2][32] __attribute__((aligned(128)));
+    float            es[32] __attribute__((aligned(128)));
+    float            eo[32] __attribute__((aligned(128)));
+    for (uint32_t m = 0; m < n_lo; m++) {
+        const uint32_t b0 = 8 * m;
+        if ((b0 & 63) == 0) {
+            f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+        }
+        if ((b0 & 31) == 0) {
+            *(HVX_Vector *) qh = qhs[b0 / 32];
+        }
+        for (int l = 0; l < 32; l++) {  // word l: bytes 4l..4l+3 = elements 4(l%4).. of block b0 + l/4
+            const uint32_t b = b0 + (uint32_t) l / 4;
+            const uint32_t h = qh[b & 31];
+            vb[0][l]         = h >> (4 * (l % 4));
+            vb[1][l]         = h >> (16 + 4 * (l % 4));
+            es[l]            = b < n_blocks ? d[b & 63] : 0.0f;
+            eo[l]            = 16.0f * es[l];
+        }
+        HVX_Vector fifth[2];
+        for (int h = 0; h < 2; h++) {  // bit k of word -> bit 4 of its byte k
+            const HVX_Vector v = *(const HVX_Vector *) vb[h];
+            HVX_Vector       r = Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 4), Q6_V_vsplat_R(0x10));
+            r = Q6_V_vor_VV(r, Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 11), Q6_V_vsplat_R(0x1000)));
+            r = Q6_V_vor_VV(r, Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 18), Q6_V_vsplat_R(0x100000)));
+            fifth[h] = Q6_V_vor_VV(r, Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 25), Q6_V_vsplat_R(0x10000000)));
+        }
+        const HVX_Vector v = quants[m];
+        q[m]               = Q6_V_vor_VV(Q6_V_vand_VV(v, m4), fifth[0]);
+        q[n_lo + m]        = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), fifth[1]);
+        s[m] = s[n_lo + m] = mm_lanes(es);
+        o[m] = o[n_lo + m] = mm_lanes(eo);
+    }
+}
+
 }  // namespace htp_ops

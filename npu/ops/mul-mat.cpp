@@ -30,7 +30,25 @@ struct act_prep_op {
 
     int fetch(uint32_t r, uint32_t, uint32_t slot) {
         const dma_addr_t s = octx->src[1].data + row_offset(p->src1, c.i1_0 + r, c.i2, c.i3);
-        return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot), s, p->act_row_bytes) ? 1 : -1;
+        const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot);
+        if (p->act_split_elems == 0) {
+            return dma_queue_push_1d(q, v, s, p->act_row_bytes) ? 1 : -1;
+        }
+        const uint32_t cb = p->act_split_elems * 4;  // even chunks -> [0, ...), odd -> [act_b_offset, ...)
+        const uint32_t nc = p->ne00 / (2 * p->act_split_elems);
+        return dma_queue_push(q, v, s, cb, 2 * cb, cb, nc) && dma_queue_push(q, v + p->act_b_offset, s + cb, cb, 2 * cb, cb, nc) ?
+                   2 : -1;
+    }
+
+    // Zeroes staging bytes [from, to) (from a multiple of 4): what the DMA did not write.
+    static void zero_bytes(HVX_Vector * v, uint32_t from, uint32_t to) {
+        if (from % 128) {
+            v[from / 128] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (from % 128)), v[from / 128], Q6_V_vzero());
+            from          = (from / 128 + 1) * 128;
+        }
+        for (; from < to; from += 128) {
+            v[from / 128] = Q6_V_vzero();
+        }
     }
 
     void compute(uint32_t r, uint32_t, uint32_t slot) {
@@ -38,9 +56,12 @@ struct act_prep_op {
         HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
         htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         if (p->path == HTP_MM_PATH_HVX_Q8) {
-            // K is a multiple of 32: whole vectors are valid; the rest of the last group is zeroed.
-            for (uint32_t v = p->ne00 / 32; v < 4 * p->k_vecs; v++) {
-                src[v] = Q6_V_vzero();
+            const uint32_t end = 4 * p->k_vecs * 128;
+            if (p->act_split_elems == 0) {
+                zero_bytes(src, p->act_row_bytes, end);
+            } else {
+                zero_bytes(src, p->act_row_bytes / 2, p->act_b_offset);
+                zero_bytes(src, p->act_b_offset + p->act_row_bytes / 2, end);
             }
             mm_quantize_act_row(act_part(octx->ctx, p, r, 0), act_part(octx->ctx, p, r, 1), act_part(octx->ctx, p, r, 2),
                                 src, p->k_vecs);
@@ -68,7 +89,7 @@ struct dot_op {
             const dma_addr_t s  = octx->src[0].data + row_offset(p->src0, r + i, i02, i03);
             const dma_addr_t vi = v + i * p->vw.row_pitch;
             for (uint32_t f = 0; f < p->n_fields; f++) {
-                if (!dma_queue_push(q, vi + p->field_vtcm[f], s + p->field_src[f], p->field_size[f], p->block_bytes,
+                if (!dma_queue_push(q, vi + p->field_vtcm[f], s + p->field_src[f], p->field_dst_stride[f], p->block_bytes,
                                     p->field_size[f], p->n_blocks)) {
                     return -1;
                 }
@@ -84,6 +105,24 @@ struct dot_op {
             case HTP_TYPE_Q8_0:
                 mm_prep_q8_0(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[1]),
                              (const HVX_Vector *) (raw + p->field_vtcm[0]), p->n_blocks, p->k_vecs);
+                break;
+            case HTP_TYPE_Q4_0:
+                mm_prep_q4_0(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[1]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[0]), p->n_blocks, p->n_lo);
+                break;
+            case HTP_TYPE_Q5_0:
+                mm_prep_q5_0(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[2]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[1]), (const HVX_Vector *) (raw + p->field_vtcm[0]),
+                             p->n_blocks, p->n_lo);
+                break;
+            case HTP_TYPE_Q4_K:
+                mm_prep_q4_k(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[1]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[0]), p->n_blocks);
+                break;
+            case HTP_TYPE_Q6_K:
+                mm_prep_q6_k(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[0]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[1]), (const HVX_Vector *) (raw + p->field_vtcm[5]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[6]), p->n_blocks);
                 break;
             case HTP_TYPE_F16: {
                 f16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);

@@ -16,12 +16,17 @@
 //     per-thread scratch, dots it with every activation row of the chunk and writes the
 //     results, a [act rows x weight rows] block, back with one 2-D DMA.
 // A flat weight row is fetched as up to HTP_MM_MAX_FIELDS "fields": field f of every block
-// (field_size[f] bytes at field_src[f] inside each block_bytes block) goes densely to
-// field_vtcm[f] of the row's raw slot, so HVX sees the quants, scales, ... as plain arrays.
+// (field_size[f] bytes at field_src[f] inside each block_bytes block) goes to
+// field_vtcm[f] + block * field_dst_stride[f] of the row's raw slot, so HVX sees the quants,
+// scales, ... as plain arrays.
+// Split weight types (Q4_0, Q5_0, Q4_K, Q6_K) unpack a packed quant vector into a low-nibble
+// and a high-nibble vector; the activation row then arrives in the same order: its even chunks
+// of act_split_elems elements densely at the staging slot's start, its odd chunks at
+// act_b_offset.
 #pragma once
 #include <stdint.h>
 
-#define HTP_MM_MAX_FIELDS   4
+#define HTP_MM_MAX_FIELDS   8
 #define HTP_MM_MAX_ACT_ROWS 32  // act_rows_per_chunk limit (results are gathered 32 weight rows x this)
 
 enum htp_mm_path {
@@ -53,7 +58,11 @@ struct htp_mul_mat_params {
     uint32_t n_fields;
     uint32_t field_src[HTP_MM_MAX_FIELDS];   // byte offset of the field inside a block
     uint32_t field_size[HTP_MM_MAX_FIELDS];  // bytes of the field per block
-    uint32_t field_vtcm[HTP_MM_MAX_FIELDS];  // offset of the dense field in the row's raw slot
+    uint32_t field_vtcm[HTP_MM_MAX_FIELDS];  // offset of the field's first block in the row's raw slot
+    uint32_t field_dst_stride[HTP_MM_MAX_FIELDS];  // VTCM bytes between blocks of the field
+    uint32_t act_split_elems;        // 0: activation row in natural order; else the chunk size above
+    uint32_t act_b_offset;           // staging bytes where the odd chunks start (multiple of 128)
+    uint32_t n_lo;                   // split types: low-nibble vectors per row (k_vecs = 2 * n_lo)
     // VTCM layout. Per thread (offsets from the thread's base):
     struct htp_vtcm_stream vw;       // raw weight rows: n_bufs slots of rows_per_chunk rows
     struct htp_vtcm_stream vout;     // results: n_bufs slots of act_rows_per_chunk rows of

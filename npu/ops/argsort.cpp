@@ -25,10 +25,7 @@ struct argsort_op {
     dma_queue *                q;
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        const row_pos    c = row_coords(p->shape, r);
-        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
-        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
-                              p->ne0 * 4, n) ? 1 : -1;
+        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 
     // One compare-exchange stage (block size k, distance d) over the row's n_vec vectors.
@@ -108,10 +105,7 @@ struct argsort_op {
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
-        const row_pos    c = row_coords(p->shape, r);
-        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
-        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
-                              p->ne0 * 4, n) ? 1 : -1;
+        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 };
 

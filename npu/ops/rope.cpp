@@ -28,10 +28,7 @@ struct rope_op {
     uint32_t elem_size() const { return p->type == HTP_TYPE_F16 ? 2 : 4; }
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        const row_pos    c = row_coords(p->shape, r);
-        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
-        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
-                              p->ne0 * elem_size(), n) ? 1 : -1;
+        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * elem_size());
     }
 
     // Position theta of pair k (the section's position for mrope) times theta_scale^k.
@@ -180,10 +177,7 @@ struct rope_op {
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
-        const row_pos    c = row_coords(p->shape, r);
-        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
-        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
-                              p->ne0 * elem_size(), n) ? 1 : -1;
+        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * elem_size());
     }
 };
 

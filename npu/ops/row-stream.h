@@ -70,6 +70,27 @@ static inline void dma_pop_n(dma_queue * q, htp_trace * tr, uint32_t n, uint16_t
     htp_trace_event_stop(tr, HTP_TRACE_EVT_DMA, info);
 }
 
+// The usual fetch and write-back of a chunk for ops whose params have `split`, `shape`,
+// `src0` / `dst` strides and `vsrc` / `vdst` streams: rows [r, r + n) of src0 into the src
+// slot, or of the dst slot into dst, as one 2-D descriptor of row_bytes per row.
+template <class P>
+static inline int fetch_chunk(const htp_op_context * octx, const P * p, uint32_t ith, dma_queue * q, uint32_t r,
+                              uint32_t n, uint32_t slot, uint32_t row_bytes) {
+    const row_pos    c = row_coords(p->shape, r);
+    const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
+    return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, p->vsrc.row_pitch, p->src0.nb1,
+                          row_bytes, n) ? 1 : -1;
+}
+
+template <class P>
+static inline int store_chunk(const htp_op_context * octx, const P * p, uint32_t ith, dma_queue * q, uint32_t r,
+                              uint32_t n, uint32_t slot, uint32_t row_bytes) {
+    const row_pos    c = row_coords(p->shape, r);
+    const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+    return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
+                          row_bytes, n) ? 1 : -1;
+}
+
 // Runs the pipeline over rows [rr.begin, rr.end) in chunks of sp.rows_per_chunk rows.
 // Op provides (r = first row, n = rows in the chunk, slot = buffer slot):
 //   int  fetch(r, n, slot)   push DDR -> VTCM descriptors; returns how many, or -1

@@ -101,10 +101,7 @@ struct soft_max_op {
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
-        const row_pos    c = row_coords(p->shape, r);
-        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
-        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot), p->dst.nb1, p->vdst.row_pitch,
-                              p->ne0 * 4, n) ? 1 : -1;
+        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 };
 

@@ -94,6 +94,18 @@ bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split
     return true;
 }
 
+stream_need rows_in_out_need(const htp_device_caps & caps, const ggml_tensor * op, uint32_t pitch) {
+    const ggml_tensor * a    = op->src[0];
+    stream_need         need = {};
+    need.total_rows          = (uint32_t) ggml_nrows(a);
+    need.chunk_divides       = (uint32_t) a->ne[1];
+    need.bytes_per_row       = 2 * pitch;
+    need.desc_per_chunk      = 2;
+    need.multi_row_ok = dma_field_ok(caps, (uint64_t) a->ne[0] * 4) && dma_field_ok(caps, pitch) &&
+                        dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) a->ne[1]);
+    return need;
+}
+
 htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32_t row_pitch, uint32_t rows) {
     htp_vtcm_stream st;
     st.offset    = offset;

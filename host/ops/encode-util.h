@@ -47,6 +47,10 @@ struct stream_need {
 bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split_params & sp);
 
 // Fills stream `st` at *offset (advanced past it): n_bufs slots of rows_per_chunk rows.
+// The need of an op that streams F32 rows of src0 through VTCM into rows of dst (one fetch
+// and one write-back descriptor per chunk; src and dst slots of `pitch` bytes per row).
+stream_need rows_in_out_need(const htp_device_caps & caps, const ggml_tensor * op, uint32_t pitch);
+
 htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32_t row_pitch, uint32_t rows);
 
 }  // namespace htp_enc

@@ -12,16 +12,7 @@ static bool rowwise_f32_ok(const ggml_tensor * op) {
 }
 
 static stream_need rowwise_need(const htp_device_caps & caps, const ggml_tensor * op) {
-    const ggml_tensor * a     = op->src[0];
-    const uint32_t      pitch = align_up((uint32_t) a->ne[0] * 4, 128);
-    stream_need         need  = {};
-    need.total_rows           = (uint32_t) ggml_nrows(op);
-    need.chunk_divides        = (uint32_t) a->ne[1];
-    need.bytes_per_row        = 2 * pitch;
-    need.desc_per_chunk       = 2;
-    need.multi_row_ok = dma_field_ok(caps, (uint64_t) a->ne[0] * 4) && dma_field_ok(caps, pitch) &&
-                        dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) a->ne[1]);
-    return need;
+    return rows_in_out_need(caps, op, align_up((uint32_t) op->src[0]->ne[0] * 4, 128));
 }
 
 static bool rowwise_supports(const htp_device_caps & caps, const ggml_tensor * op) {

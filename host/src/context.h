@@ -54,6 +54,8 @@ const htp_buffer * htp_tensor_buffer(const ggml_tensor * t);
 // Devices (device.cpp).
 void htp_device_init_iface(htp_registry & reg, htp_device & d);
 bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op);
+// VIEW, RESHAPE, PERMUTE, TRANSPOSE, NONE: nothing to run.
+bool htp_op_is_view(const ggml_tensor * op);
 
 // Backend streams (backend.cpp).
 ggml_backend_t htp_backend_init(htp_device & d);

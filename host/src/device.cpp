@@ -91,7 +91,7 @@ void htp_device_init_iface(htp_registry & reg, htp_device & d) {
 }
 
 // Ops that only reinterpret their input: nothing runs for them, on any device.
-static bool htp_op_is_view(const ggml_tensor * op) {
+bool htp_op_is_view(const ggml_tensor * op) {
     switch (op->op) {
         case GGML_OP_NONE:
         case GGML_OP_VIEW:

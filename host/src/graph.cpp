@@ -123,16 +123,7 @@ class htp_batch {
 };
 
 bool htp_node_is_noop(const ggml_tensor * node) {
-    switch (node->op) {
-        case GGML_OP_NONE:
-        case GGML_OP_VIEW:
-        case GGML_OP_RESHAPE:
-        case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE:
-            return true;
-        default:
-            return ggml_is_empty(node);
-    }
+    return htp_op_is_view(node) || ggml_is_empty(node);
 }
 
 std::string htp_shape(const ggml_tensor * t) {

@@ -1,6 +1,6 @@
 // Host side of CPY / CONT / DUP between F32 and F16. Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
-// different shapes are accepted when both sides are contiguous, as one flat row list.
+// different shapes are accepted when one side is contiguous (walked with the other's shape).
 #include "encode-util.h"
 
 using namespace htp_enc;
@@ -22,13 +22,22 @@ bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
         }
         return true;
     }
-    if (!ggml_is_contiguous(s) || !ggml_is_contiguous(op)) {
+    // Different shapes copy in logical element order. When one side is contiguous it can be
+    // walked with the other side's shape (e.g. CONT of a permuted [256,4,512] into [1024,512]).
+    const size_t es = ggml_type_size(s->type), ed = ggml_type_size(op->type);
+    const bool   s_flat = ggml_is_contiguous(s), d_flat = ggml_is_contiguous(op);
+    if (!s_flat && !d_flat) {
         return false;
     }
-    const uint32_t ne0 = (uint32_t) s->ne[0];
-    const uint64_t n   = (uint64_t) ggml_nelements(s);
-    const size_t   es = ggml_type_size(s->type), ed = ggml_type_size(op->type);
-    w = { ne0, (uint32_t) (n / ne0), 1, 1, { es, es * ne0, es * n, es * n }, { ed, ed * ne0, ed * n, ed * n } };
+    const ggml_tensor * shape = d_flat ? s : op;  // the side whose strides are kept
+    w = { (uint32_t) shape->ne[0], (uint32_t) shape->ne[1], (uint32_t) shape->ne[2], (uint32_t) shape->ne[3], {}, {} };
+    uint64_t flat_s = es, flat_d = ed;
+    for (int i = 0; i < 4; i++) {
+        w.src_nb[i] = s_flat ? flat_s : s->nb[i];
+        w.dst_nb[i] = d_flat ? flat_d : op->nb[i];
+        flat_s *= (uint64_t) shape->ne[i];
+        flat_d *= (uint64_t) shape->ne[i];
+    }
     return true;
 }
 

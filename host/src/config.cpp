@@ -20,7 +20,7 @@ static bool env_int(const char * name, long lo, long hi, long & out, std::string
 
 bool htp_config_from_env(htp_config & cfg, std::string & error) {
     long v = 0;
-    if (!env_int("GGML_HEXAGON_HOSTBUF", 0, 1, v = 0, error)) return false;
+    if (!env_int("GGML_HEXAGON_HOSTBUF", 0, 1, v = 1, error)) return false;
     cfg.hostbuf = v != 0;
     if (!env_int("GGML_HEXAGON_VERBOSE", 0, 9, v = 0, error)) return false;
     cfg.verbose = (int) v;

@@ -113,5 +113,14 @@ bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, cons
         return false;
     }
     const htp_op_encoder * enc = htp_find_op_encoder(op);
-    return enc && enc->supports(d.caps, op);
+    const bool             ok  = enc && enc->supports(d.caps, op);
+    if (!ok && reg.cfg.verbose >= 2) {
+        // Why a graph splits: every refusal, with what the scheduler asked about.
+        HTP_LOG_REQUESTED("%s: refused %s (%s) %s [%lld,%lld,%lld,%lld] src0 %s src1 %s", d.spec.name.c_str(),
+                          ggml_op_desc(op), op->name, ggml_type_name(op->type), (long long) op->ne[0],
+                          (long long) op->ne[1], (long long) op->ne[2], (long long) op->ne[3],
+                          op->src[0] ? ggml_type_name(op->src[0]->type) : "-",
+                          op->src[1] ? ggml_type_name(op->src[1]->type) : "-");
+    }
+    return ok;
 }

@@ -40,6 +40,9 @@ bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split
 
     // Rows per chunk: as many as VTCM (with 2 buffers) and the DMA queue allow, a divisor of
     // chunk_divides, and small enough that every thread gets at least one chunk.
+    if (need.bytes_per_row == 0 || need.total_rows == 0) {
+        return false;  // empty tensors never reach an encoder; refuse rather than divide by 0
+    }
     uint32_t n_bufs = 2;
     auto     max_rows = [&](uint32_t nb) -> uint64_t {
         const uint64_t fixed = need.bytes_fixed + (uint64_t) nb * need.bytes_per_slot;

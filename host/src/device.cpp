@@ -106,8 +106,8 @@ bool htp_op_is_view(const ggml_tensor * op) {
 
 // Decided from static tensor properties only (spec: "supports_op Independence").
 bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op) {
-    if (htp_op_is_view(op)) {
-        return true;
+    if (htp_op_is_view(op) || ggml_is_empty(op)) {
+        return true;  // nothing runs for them (graph.cpp skips them)
     }
     if (reg.cfg.has_opfilter && std::regex_search(ggml_op_desc(op), reg.cfg.opfilter)) {
         return false;

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "encode-util.h"
+#include "mul-mat-paths.h"
+#include "htp-abi/htp-tile-formats.h"
 
 using namespace htp_enc;
 
@@ -183,10 +185,19 @@ bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
         return false;
     }
     mm_plan pl;
-    return plan_mul_mat(caps, op, pl);
+    if (!plan_mul_mat(caps, op, pl)) {
+        return false;
+    }
+    // The weight may be tiled (supports_op cannot know): then some tiled path must take the
+    // shape. Checked on the tiled layout w would have, never on buffer state.
+    htp_tiled_weight tw;
+    if (htp_tiled_weight_of_shape(w, tw) && (mm_tiled_hvx_plan || mm_hmx_plan)) {
+        return htp_mm_route_tiled(caps, op, tw) != HTP_MM_ROUTE_NONE;
+    }
+    return true;
 }
 
-void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void mul_mat_encode_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
     const ggml_tensor *  w = op->src[0];
     const ggml_tensor *  a = op->src[1];
     htp_mul_mat_params & p = desc.params.mul_mat;
@@ -247,6 +258,68 @@ void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
     p.act_row_pitch  = pl.act_pitch;
 }
 
+// Tiled weights go to a tiled path (mul-mat-paths.h); the graph has already turned weights
+// no tiled path takes flat again (htp_mm_route_tiled), so a tiled weight always has a route.
+void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+    htp_tiled_weight tw;
+    if (htp_weight_tiled && htp_weight_tiled(op->src[0], tw)) {
+        const htp_mm_route r = htp_mm_route_tiled(caps, op, tw);
+        desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
+        desc.src[0].flags |= HTP_TENSOR_TILED;
+        if (r == HTP_MM_ROUTE_TILED_HVX) {
+            mm_tiled_hvx_encode(caps, op, tw, desc);
+            return;
+        }
+        if (r == HTP_MM_ROUTE_HMX) {
+            mm_hmx_encode(caps, op, tw, desc);
+            return;
+        }
+        desc.opcode = HTP_OP_NONE;  // unreachable when the graph checked the route; fails loudly on the NPU
+        return;
+    }
+    mul_mat_encode_flat(caps, op, desc);
+}
+
 }  // namespace
+
+htp_mm_settings & htp_mm_config() {
+    static htp_mm_settings s;
+    return s;
+}
+
+bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw) {
+    const htp_type ty = (htp_type) w->type;
+    const uint32_t kc = htp_tile_k_cols(ty);
+    if (kc == 0 || w->ne[0] % kc != 0 || w->nb[1] != ggml_row_size(w->type, w->ne[0])) {
+        return false;
+    }
+    const uint64_t pflat = (uint64_t) w->nb[1] * (uint64_t) w->ne[1];
+    if ((w->ne[2] > 1 && w->nb[2] % pflat != 0) || (w->ne[3] > 1 && w->nb[3] % pflat != 0)) {
+        return false;
+    }
+    tw.format      = w->type;
+    tw.k_cols      = kc;
+    tw.n_k_tiles   = (uint32_t) htp_tile_n_k_tiles(ty, w->ne[0]);
+    tw.n_col_tiles = (uint32_t) htp_tile_n_col_tiles(w->ne[1]);
+    tw.tile_bytes  = htp_tile_size(ty);
+    tw.plane_bytes = htp_tiled_matrix_size(ty, w->ne[0], w->ne[1]);
+    tw.nb2         = w->ne[2] > 1 ? w->nb[2] / pflat * tw.plane_bytes : tw.plane_bytes;
+    tw.nb3         = w->ne[3] > 1 ? w->nb[3] / pflat * tw.plane_bytes : tw.plane_bytes * (uint64_t) w->ne[2];
+    tw.data_offset = 0;
+    return true;
+}
+
+htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
+    const htp_mm_settings & s = htp_mm_config();
+    const bool hvx_ok = mm_tiled_hvx_plan && mm_tiled_hvx_encode && s.select != HTP_MM_SELECT_HMX &&
+                        mm_tiled_hvx_plan(caps, op, tw);
+    const bool hmx_ok = mm_hmx_plan && mm_hmx_encode && s.hmx && s.select != HTP_MM_SELECT_HVX &&
+                        mm_hmx_plan(caps, op, tw);
+    const bool few    = op->src[1]->ne[1] <= HTP_MM_TILED_HVX_MAX_ROWS;
+    if (hvx_ok && (few || !hmx_ok || s.select == HTP_MM_SELECT_HVX)) {
+        return HTP_MM_ROUTE_TILED_HVX;
+    }
+    return hmx_ok ? HTP_MM_ROUTE_HMX : HTP_MM_ROUTE_NONE;
+}
 
 extern const htp_op_encoder htp_mul_mat_encoder = { mul_mat_supports, mul_mat_encode };

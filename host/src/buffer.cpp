@@ -2,9 +2,11 @@
 // GGML_HEXAGON_HOSTBUF=1, a host type (the same shared DDR, flagged is_host so the CPU uses it
 // directly for staging). Both hand the NPU an fd + offset per tensor.
 #include <cstring>
+#include <vector>
 
 #include "context.h"
 #include "log.h"
+#include "weight-repack.h"
 
 static constexpr size_t HTP_BUFFER_ALIGNMENT = 128;  // HVX vector and L2 line size
 
@@ -12,6 +14,7 @@ static void htp_buffer_free(ggml_backend_buffer_t buffer) {
     auto * b = (htp_buffer *) buffer->context;
     htp_unmap_everywhere(b->fd, b->size);
     vhtp_ddr_free(b->fd, b->base, b->size);
+    htp_repack_state_free(b->repack);
     if (b->device) {
         b->device->allocated -= b->size;
     }
@@ -22,31 +25,48 @@ static void * htp_buffer_get_base(ggml_backend_buffer_t buffer) {
     return ((htp_buffer *) buffer->context)->base;
 }
 
-static void htp_buffer_memset_tensor(ggml_backend_buffer_t, ggml_tensor * tensor, uint8_t value, size_t offset,
+static void htp_buffer_memset_tensor(ggml_backend_buffer_t buffer, ggml_tensor * tensor, uint8_t value, size_t offset,
                                      size_t size) {
+    htp_repack_flatten((htp_buffer *) buffer->context, (const uint8_t *) tensor->data + offset, size);
     memset((uint8_t *) tensor->data + offset, value, size);
 }
 
-static void htp_buffer_set_tensor(ggml_backend_buffer_t, ggml_tensor * tensor, const void * data, size_t offset,
-                                  size_t size) {
-    memcpy((uint8_t *) tensor->data + offset, data, size);
+// Weight types with a tiled format are repacked here (weight-repack.h, GGML_HEXAGON_REPACK).
+static void htp_buffer_set_tensor(ggml_backend_buffer_t buffer, ggml_tensor * tensor, const void * data,
+                                  size_t offset, size_t size) {
+    if (!htp_repack_set(buffer, tensor, data, offset, size)) {
+        memcpy((uint8_t *) tensor->data + offset, data, size);
+    }
 }
 
-static void htp_buffer_get_tensor(ggml_backend_buffer_t, const ggml_tensor * tensor, void * data, size_t offset,
-                                  size_t size) {
-    memcpy(data, (const uint8_t *) tensor->data + offset, size);
+static void htp_buffer_get_tensor(ggml_backend_buffer_t buffer, const ggml_tensor * tensor, void * data,
+                                  size_t offset, size_t size) {
+    if (!htp_repack_get(buffer, tensor, data, offset, size)) {
+        memcpy(data, (const uint8_t *) tensor->data + offset, size);
+    }
 }
 
-static bool htp_buffer_cpy_tensor(ggml_backend_buffer_t, const ggml_tensor * src, ggml_tensor * dst) {
-    if (src->buffer && (ggml_backend_buffer_is_host(src->buffer) || htp_tensor_buffer(src))) {
-        memcpy(dst->data, src->data, ggml_nbytes(src));
+// Raw copies see flat bytes: a tiled source is read through get_tensor, and the
+// destination is written through set_tensor (which may repack it).
+static bool htp_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const ggml_tensor * src, ggml_tensor * dst) {
+    if (!src->buffer || !(ggml_backend_buffer_is_host(src->buffer) || htp_tensor_buffer(src))) {
+        return false;
+    }
+    const size_t n = ggml_nbytes(src);
+    if (ggml_backend_buffer_is_host(src->buffer) && !htp_tensor_buffer(src)) {
+        htp_buffer_set_tensor(buffer, dst, src->data, 0, n);
         return true;
     }
-    return false;
+    std::vector<uint8_t> tmp(n);
+    ggml_backend_buffer_t sb = src->view_src ? src->view_src->buffer : src->buffer;
+    htp_buffer_get_tensor(sb, src, tmp.data(), 0, n);
+    htp_buffer_set_tensor(buffer, dst, tmp.data(), 0, n);
+    return true;
 }
 
 static void htp_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
     auto * b = (htp_buffer *) buffer->context;
+    htp_repack_forget_all(b);
     memset(b->base, value, b->size);
 }
 
@@ -80,7 +100,7 @@ static ggml_backend_buffer_t htp_buft_alloc_buffer(ggml_backend_buffer_type_t bu
         HTP_LOG_ERROR("%s: cannot allocate %zu bytes of shared DDR: %s", name.c_str(), size, err);
         return nullptr;
     }
-    auto * b = new htp_buffer{ d, fd, (uint8_t *) base, size };
+    auto * b = new htp_buffer{ d, fd, (uint8_t *) base, size, d ? htp_repack_state_new() : nullptr };
     if (d) {
         d->allocated += size;
     }
@@ -100,6 +120,10 @@ static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
     return (size_t) d->info.vmem_budget / 2;
 }
 
+static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor * tensor) {
+    return htp_repack_alloc_size(tensor);
+}
+
 static bool htp_buft_is_host_false(ggml_backend_buffer_type_t) {
     return false;
 }
@@ -113,7 +137,7 @@ static const ggml_backend_buffer_type_i htp_device_buft_iface = {
     /* .alloc_buffer   = */ htp_buft_alloc_buffer,
     /* .get_alignment  = */ htp_buft_get_alignment,
     /* .get_max_size   = */ htp_buft_get_max_size,
-    /* .get_alloc_size = */ nullptr,
+    /* .get_alloc_size = */ htp_buft_get_alloc_size,
     /* .is_host        = */ htp_buft_is_host_false,
 };
 

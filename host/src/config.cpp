@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <initializer_list>
 
 static bool env_int(const char * name, long lo, long hi, long & out, std::string & error) {
     const char * v = std::getenv(name);
@@ -16,6 +18,27 @@ static bool env_int(const char * name, long lo, long hi, long & out, std::string
     }
     out = x;
     return true;
+}
+
+// A value out of a fixed list: out = its index (unchanged when the variable is unset).
+static bool env_choice(const char * name, std::initializer_list<const char *> choices, int & out,
+                       std::string & error) {
+    const char * v = std::getenv(name);
+    if (!v || !*v) {
+        return true;
+    }
+    int i = 0;
+    std::string list;
+    for (const char * c : choices) {
+        if (std::strcmp(v, c) == 0) {
+            out = i;
+            return true;
+        }
+        list += (i ? ", " : "") + std::string(c);
+        i++;
+    }
+    error = std::string(name) + "=" + v + ": expected one of " + list;
+    return false;
 }
 
 bool htp_config_from_env(htp_config & cfg, std::string & error) {
@@ -41,6 +64,10 @@ bool htp_config_from_env(htp_config & cfg, std::string & error) {
         cfg.opfilter_text = f;
         cfg.has_opfilter = true;
     }
+    if (!env_int("GGML_HEXAGON_NHMX", 0, 1, v = 1, error)) return false;
+    cfg.hmx = v != 0;
+    if (!env_choice("GGML_HEXAGON_REPACK", { "0", "1", "all" }, cfg.repack, error)) return false;
+    if (!env_choice("GGML_HEXAGON_MM_SELECT", { "auto", "hvx", "hmx" }, cfg.mm_select, error)) return false;
     if (const char * d = std::getenv("GGML_HEXAGON_TRACE_DIR"); d && *d) {
         cfg.trace_dir = d;
     }

@@ -36,11 +36,13 @@ struct htp_registry {
 };
 
 // A buffer of shared DDR (memfd), host-mapped; sessions map it by fd on first use.
+struct htp_repack_state;
 struct htp_buffer {
     htp_device * device;
     int      fd;
     uint8_t * base;
     size_t   size;
+    htp_repack_state * repack;  // tiled tensors (weight-repack.h); null in the host buffer type
 };
 
 htp_registry & htp_get_registry();

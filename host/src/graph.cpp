@@ -9,6 +9,7 @@
 
 #include "context.h"
 #include "log.h"
+#include "weight-repack.h"
 
 namespace {
 
@@ -202,6 +203,7 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
 }  // namespace
 
 ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph) {
+    htp_repack_graph_prepare(d.caps, graph);
     htp_batch batch;
     const int n_nodes = ggml_graph_n_nodes(graph);
     for (int i = 0; i < n_nodes; i++) {

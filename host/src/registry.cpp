@@ -8,6 +8,7 @@
 #include <string>
 
 #include "context.h"
+#include "mul-mat-paths.h"
 #include "log.h"
 
 static const char * htp_reg_get_name(ggml_backend_reg_t) {
@@ -80,6 +81,8 @@ static void htp_registry_open_devices(htp_registry & reg) {
         HTP_LOG_ERROR("%s; no HTP device registered", error.c_str());
         return;
     }
+    htp_mm_config().select = (htp_mm_select) reg.cfg.mm_select;
+    htp_mm_config().hmx    = reg.cfg.hmx;
 
     struct vhtp_device_info info = {};
     char err[512] = "";

@@ -1,0 +1,82 @@
+// The contract between MUL_MAT's host-side paths (docs/mul-mat.md, "Paths"):
+//   - flat HVX path      host/ops/mul-mat.cpp       (weights in ggml's flat layout)
+//   - tiled HVX path     host/ops/mul-mat-tiled.cpp (token generation: vrmpy over tiles)
+//   - HMX path           host/ops/mul-mat-hmx.cpp   (prompts: FP16 32x32 tiles on HMX)
+// A weight tensor is tiled when its device buffer repacked it at set_tensor
+// (host/src/weight-repack.cpp, docs/tiled-formats.md). supports_op never looks at that state
+// (spec "supports_op Independence"): mul_mat_supports accepts a weight type only if the flat
+// path and every tiled path handle it; encode then picks the path from the repack state:
+//   tiled weight: tiled HVX when its hooks exist, its plan succeeds and the activation rows
+//                 per plane are <= HTP_MM_TILED_HVX_MAX_ROWS; else HMX.
+//                 GGML_HEXAGON_MM_SELECT=hvx / hmx forces one; GGML_HEXAGON_NHMX=0 removes HMX.
+//   flat weight:  the flat HVX path.
+#pragma once
+#include <cstdint>
+
+#include "ggml.h"
+#include "htp-abi/htp-abi.h"
+#include "op-encoders.h"
+
+// Activation rows per plane (src1->ne[1]) up to which a tiled weight goes the tiled HVX way.
+#define HTP_MM_TILED_HVX_MAX_ROWS 8
+
+// Where a tiled weight's bytes are. A "plane" is one (i2, i3) matrix of the weight: a grid of
+// n_col_tiles x n_k_tiles tiles (tile (ct, kt) at (ct * n_k_tiles + kt) * tile_bytes from the
+// plane's start, layouts in htp-abi/htp-tile-formats.h); rows padded to n_col_tiles * 32.
+// When the encoders run, desc.src[0].offset already points at plane (0, 0) of the weight as
+// the op sees it (views covering whole planes are resolved), and desc.src[0].flags has
+// HTP_TENSOR_TILED; plane (i2, i3) of the weight starts at i2 * nb2 + i3 * nb3 from there.
+// desc.src[0].ne/nb stay those of the flat ggml view (nb are meaningless for tiled data).
+struct htp_tiled_weight {
+    uint32_t format;       // enum htp_type (== ggml_type) of the weight
+    uint32_t k_cols;       // K columns per tile (htp_tile_k_cols)
+    uint32_t n_k_tiles;    // tiles along K: ne00 / k_cols
+    uint32_t n_col_tiles;  // row tiles: ceil(ne01 / 32)
+    uint32_t tile_bytes;   // bytes per tile (htp_tile_size)
+    uint64_t plane_bytes;  // n_col_tiles * n_k_tiles * tile_bytes
+    uint64_t nb2;          // bytes between planes i2 and i2 + 1 (of the weight as the op sees it)
+    uint64_t nb3;          // bytes between planes i3 and i3 + 1
+    int64_t  data_offset;  // bytes from w->data (the flat address) to plane (0, 0)'s first tile
+};
+
+// True when w (or w->view_src, when w covers whole planes of it with the same row layout)
+// holds tiled data; fills tw. False for flat data. Implemented in host/src/weight-repack.cpp
+// from the buffer's repack records. Only the MUL_MAT / MUL_MAT_ID encoders may call it.
+// Weak so that host/ops links without host/src (the kernel tests): absent = nothing is tiled.
+bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) __attribute__((weak));
+
+// The tiled layout w would have if it were tiled (for supports_op, which must not look at
+// buffers): false when w's type or row layout has none.
+bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw);
+
+// Path hooks. plan: true when the path can run op with this tiled weight on this device;
+// encode: sets desc.opcode and desc.params (called only after plan returned true).
+// The tiled HVX hooks are weak: null until host/ops/mul-mat-tiled.cpp defines them.
+bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
+    __attribute__((weak));
+void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
+                         htp_op_desc & desc) __attribute__((weak));
+bool mm_hmx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
+    __attribute__((weak));
+void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
+                   htp_op_desc & desc) __attribute__((weak));
+
+// Which tiled path op's encode will take for this tiled weight (GGML_HEXAGON_MM_SELECT /
+// NHMX honoured), or HTP_MM_ROUTE_NONE when none can: the graph then turns the weight flat
+// (un-repacks it in place) before encoding. Implemented in host/ops/mul-mat.cpp.
+enum htp_mm_route { HTP_MM_ROUTE_NONE = 0, HTP_MM_ROUTE_TILED_HVX = 1, HTP_MM_ROUTE_HMX = 2 };
+htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
+
+// MUL_MAT_ID: defined (non-null) and true when its encoder takes this tiled expert stack;
+// otherwise the graph un-repacks the weight before a MUL_MAT_ID uses it.
+bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
+    __attribute__((weak));
+
+// Path choice settings (GGML_HEXAGON_MM_SELECT, GGML_HEXAGON_NHMX), set by the backend from
+// its config before any encode.
+enum htp_mm_select { HTP_MM_SELECT_AUTO = 0, HTP_MM_SELECT_HVX = 1, HTP_MM_SELECT_HMX = 2 };
+struct htp_mm_settings {
+    htp_mm_select select = HTP_MM_SELECT_AUTO;
+    bool          hmx    = true;  // GGML_HEXAGON_NHMX=0 -> false
+};
+htp_mm_settings & htp_mm_config();

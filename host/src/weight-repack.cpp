@@ -1,0 +1,310 @@
+// Weight repacking in HTP device buffers: records of which tensors hold tiled bytes, the
+// set/get paths that (un)repack, in-place un-repack for every other user, and the lookup the
+// MUL_MAT encoders use (mul-mat-paths.h). Rules in docs/tiled-formats.md, "In the backend".
+#include "weight-repack.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "context.h"
+#include "log.h"
+#include "mul-mat-paths.h"
+#include "repack.h"
+
+namespace {
+
+// One tensor whose bytes are tiled: n_mat matrices [ne0, ne1], matrix i's tiles at
+// start + i * mat_tiled.
+struct record {
+    const ggml_tensor * owner;
+    ggml_type type;
+    int64_t   ne[4];
+    size_t    flat;       // ggml_nbytes of the flat tensor
+    size_t    tiled;      // bytes of all its tiled matrices
+    size_t    row_bytes;  // flat row size
+};
+
+}  // namespace
+
+struct htp_repack_state {
+    std::mutex mu;
+    std::map<size_t, record> recs;  // by offset of the tensor in the buffer; extents never overlap
+};
+
+htp_repack_state * htp_repack_state_new() {
+    return new htp_repack_state;
+}
+
+void htp_repack_state_free(htp_repack_state * s) {
+    delete s;
+}
+
+namespace {
+
+int64_t n_mat(const ggml_tensor * t) {
+    return t->ne[2] * t->ne[3];
+}
+
+// The type has a tiled format and t's shape takes it (static properties only).
+bool tileable(const ggml_tensor * t) {
+    const htp_type ty = (htp_type) t->type;
+    return htp_repack_supported(ty) && !t->view_src && ggml_is_contiguous(t) && ggml_nelements(t) > 0 &&
+           t->ne[0] % htp_tile_k_cols(ty) == 0 && htp_repack_flat_row_size(ty, t->ne[0]) == t->nb[1];
+}
+
+size_t tiled_size(const ggml_tensor * t) {
+    return (size_t) htp_tiled_matrix_size((htp_type) t->type, t->ne[0], t->ne[1]) * (size_t) n_mat(t);
+}
+
+bool same_tensor(const record & r, const ggml_tensor * t) {
+    return r.owner == t && r.type == t->type && r.ne[0] == t->ne[0] && r.ne[1] == t->ne[1] && r.ne[2] == t->ne[2] &&
+           r.ne[3] == t->ne[3];
+}
+
+// Whether set_tensor repacks t (a tensor with no view_src) in this buffer.
+bool eligible(ggml_backend_buffer_t buffer, const htp_buffer * b, const ggml_tensor * t) {
+    const int mode = htp_get_registry().cfg.repack;
+    if (mode == 0 || ggml_backend_buffer_is_host(buffer) || !tileable(t)) {
+        return false;
+    }
+    if (mode == 1 && buffer->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS) {
+        return false;
+    }
+    const uint8_t * p = (const uint8_t *) t->data;
+    return p >= b->base && p + tiled_size(t) <= b->base + b->size;
+}
+
+using rec_it = std::map<size_t, record>::iterator;
+
+// Records whose tiled extent overlaps [lo, hi).
+std::vector<rec_it> overlapping(htp_repack_state & s, size_t lo, size_t hi) {
+    std::vector<rec_it> out;
+    auto it = s.recs.upper_bound(lo);
+    if (it != s.recs.begin()) {
+        --it;
+    }
+    for (; it != s.recs.end() && it->first < hi; ++it) {
+        if (it->first + it->second.tiled > lo) {
+            out.push_back(it);
+        }
+    }
+    return out;
+}
+
+// Un-repacks flat rows [r0, r1) of the record at base + start into dst.
+void unrepack(const htp_buffer * b, size_t start, const record & r, int64_t r0, int64_t r1, void * dst) {
+    htp_unrepack_rows_stacked((htp_type) r.type, dst, b->base + start, r.ne[0], r.ne[1], r0, r1);
+}
+
+// Repacks flat rows [r0, r1) from src into the record.
+void repack(htp_buffer * b, size_t start, const record & r, int64_t r0, int64_t r1, const void * src) {
+    htp_repack_rows_stacked((htp_type) r.type, b->base + start, src, r.ne[0], r.ne[1], r0, r1);
+}
+
+// Turns the record flat in place and forgets it.
+void flatten_locked(htp_buffer * b, htp_repack_state & s, rec_it it) {
+    const record & r = it->second;
+    std::vector<uint8_t> flat(r.flat);
+    unrepack(b, it->first, r, 0, r.ne[1] * r.ne[2] * r.ne[3], flat.data());
+    memcpy(b->base + it->first, flat.data(), r.flat);
+    HTP_LOG_DEBUG("repack: tensor at +%zu (%s) turned flat", it->first, ggml_type_name(r.type));
+    s.recs.erase(it);
+}
+
+// Writes the flat bytes [off, off + size) of the record's tensor (off from its start).
+void write_locked(htp_buffer * b, size_t start, const record & r, size_t off, const void * data, size_t size) {
+    const size_t  R  = r.row_bytes;
+    const int64_t r0 = (int64_t) (off / R);
+    const int64_t r1 = (int64_t) ((off + size + R - 1) / R);
+    if (off % R == 0 && (off + size) % R == 0) {
+        repack(b, start, r, r0, r1, data);
+        return;
+    }
+    // Partial rows at either end: read-modify-write through a staging copy of the rows.
+    std::vector<uint8_t> rows((size_t) (r1 - r0) * R);
+    unrepack(b, start, r, r0, r1, rows.data());
+    memcpy(rows.data() + (off - (size_t) r0 * R), data, size);
+    repack(b, start, r, r0, r1, rows.data());
+}
+
+htp_buffer * buf_of(ggml_backend_buffer_t buffer) {
+    return (htp_buffer *) buffer->context;
+}
+
+}  // namespace
+
+size_t htp_repack_alloc_size(const ggml_tensor * t) {
+    const size_t n = ggml_nbytes(t);
+    if (htp_get_registry().cfg.repack == 0 || !tileable(t)) {
+        return n;
+    }
+    return std::max(n, tiled_size(t));
+}
+
+bool htp_repack_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * data, size_t offset, size_t size) {
+    htp_buffer * b = buf_of(buffer);
+    if (!b->repack || size == 0) {
+        return false;
+    }
+    htp_repack_state & s    = *b->repack;
+    const ggml_tensor * base = t->view_src ? t->view_src : t;
+    const size_t lo = (size_t) ((const uint8_t *) t->data + offset - b->base), hi = lo + size;
+    const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
+    std::lock_guard<std::mutex> lock(s.mu);
+    rec_it mine = s.recs.end();
+    for (rec_it it : overlapping(s, lo, hi)) {
+        if (it->first == bstart && same_tensor(it->second, base) && hi <= bstart + it->second.flat) {
+            mine = it;
+        } else {
+            flatten_locked(b, s, it);
+        }
+    }
+    if (mine == s.recs.end()) {
+        if (!eligible(buffer, b, base) || hi > bstart + ggml_nbytes(base)) {
+            return false;
+        }
+        record r = { base, base->type, { base->ne[0], base->ne[1], base->ne[2], base->ne[3] }, ggml_nbytes(base),
+                     tiled_size(base), base->nb[1] };
+        for (rec_it it : overlapping(s, bstart, bstart + r.tiled)) {
+            flatten_locked(b, s, it);
+        }
+        // The tensor's bytes so far were flat: keep them unless this write replaces them all.
+        std::vector<uint8_t> old;
+        if (lo != bstart || hi != bstart + r.flat) {
+            old.assign(b->base + bstart, b->base + bstart + r.flat);
+        }
+        mine = s.recs.emplace(bstart, r).first;
+        for (int64_t i = 0; i < n_mat(base); i++) {
+            htp_repack_fill_padding((htp_type) r.type, b->base + bstart + i * (r.tiled / n_mat(base)), r.ne[0],
+                                    r.ne[1]);
+        }
+        if (!old.empty()) {
+            repack(b, bstart, r, 0, r.ne[1] * r.ne[2] * r.ne[3], old.data());
+        }
+    }
+    write_locked(b, bstart, mine->second, lo - bstart, data, size);
+    return true;
+}
+
+bool htp_repack_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * data, size_t offset, size_t size) {
+    htp_buffer * b = buf_of(buffer);
+    if (!b->repack || size == 0) {
+        return false;
+    }
+    htp_repack_state & s    = *b->repack;
+    const ggml_tensor * base = t->view_src ? t->view_src : t;
+    const size_t lo = (size_t) ((const uint8_t *) t->data + offset - b->base), hi = lo + size;
+    const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
+    std::lock_guard<std::mutex> lock(s.mu);
+    std::vector<rec_it> ov = overlapping(s, lo, hi);
+    if (ov.empty()) {
+        return false;
+    }
+    if (ov.size() == 1 && ov[0]->first == bstart && same_tensor(ov[0]->second, base) &&
+        hi <= bstart + ov[0]->second.flat) {
+        const record & r  = ov[0]->second;
+        const size_t   R  = r.row_bytes, off = lo - bstart;
+        const int64_t  r0 = (int64_t) (off / R), r1 = (int64_t) ((off + size + R - 1) / R);
+        if (off % R == 0 && (off + size) % R == 0) {
+            unrepack(b, bstart, r, r0, r1, data);
+        } else {
+            std::vector<uint8_t> rows((size_t) (r1 - r0) * R);
+            unrepack(b, bstart, r, r0, r1, rows.data());
+            memcpy(data, rows.data() + (off - (size_t) r0 * R), size);
+        }
+        return true;
+    }
+    for (rec_it it : ov) {
+        flatten_locked(b, s, it);
+    }
+    return false;
+}
+
+void htp_repack_flatten(htp_buffer * b, const uint8_t * p, size_t size) {
+    if (!b->repack) {
+        return;
+    }
+    htp_repack_state & s = *b->repack;
+    std::lock_guard<std::mutex> lock(s.mu);
+    const size_t lo = (size_t) (p - b->base);
+    for (rec_it it : overlapping(s, lo, lo + size)) {
+        flatten_locked(b, s, it);
+    }
+}
+
+void htp_repack_forget_all(htp_buffer * b) {
+    if (b->repack) {
+        std::lock_guard<std::mutex> lock(b->repack->mu);
+        b->repack->recs.clear();
+    }
+}
+
+bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) {
+    const htp_buffer * b = htp_tensor_buffer(w);
+    if (!b || !b->repack) {
+        return false;
+    }
+    htp_repack_state & s    = *b->repack;
+    const ggml_tensor * base = w->view_src ? w->view_src : w;
+    const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.recs.find(bstart);
+    if (it == s.recs.end() || !same_tensor(it->second, base)) {
+        return false;
+    }
+    const record & r     = it->second;
+    const htp_type ty    = (htp_type) r.type;
+    const uint64_t pflat = (uint64_t) r.row_bytes * (uint64_t) r.ne[1];  // flat bytes per matrix
+    const uint64_t ptile = htp_tiled_matrix_size(ty, r.ne[0], r.ne[1]);
+    const int64_t  voff  = (const uint8_t *) w->data - (const uint8_t *) base->data;
+    // w must see whole matrices of base with base's row layout.
+    if (w->type != base->type || w->ne[0] != r.ne[0] || w->ne[1] != r.ne[1] || w->nb[0] != base->nb[0] ||
+        w->nb[1] != base->nb[1] || voff < 0 || (uint64_t) voff % pflat != 0 ||
+        (w->ne[2] > 1 && w->nb[2] % pflat != 0) || (w->ne[3] > 1 && w->nb[3] % pflat != 0)) {
+        return false;
+    }
+    tw.format      = (uint32_t) r.type;
+    tw.k_cols      = htp_tile_k_cols(ty);
+    tw.n_k_tiles   = (uint32_t) htp_tile_n_k_tiles(ty, r.ne[0]);
+    tw.n_col_tiles = (uint32_t) htp_tile_n_col_tiles(r.ne[1]);
+    tw.tile_bytes  = htp_tile_size(ty);
+    tw.plane_bytes = ptile;
+    tw.nb2         = w->ne[2] > 1 ? w->nb[2] / pflat * ptile : ptile;
+    tw.nb3         = w->ne[3] > 1 ? w->nb[3] / pflat * ptile : ptile * (uint64_t) w->ne[2];
+    tw.data_offset = (int64_t) ((uint64_t) voff / pflat * ptile) - voff;
+    return true;
+}
+
+void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph) {
+    const int n = ggml_graph_n_nodes(graph);
+    for (int i = 0; i < n; i++) {
+        ggml_tensor * node = ggml_graph_node(graph, i);
+        if (htp_op_is_view(node) || ggml_is_empty(node)) {
+            continue;
+        }
+        for (int j = -1; j < GGML_MAX_SRC; j++) {
+            const ggml_tensor * t = j < 0 ? node : node->src[j];
+            if (!t) {
+                continue;
+            }
+            auto * b = (htp_buffer *) htp_tensor_buffer(t);
+            if (!b || !b->repack || b->repack->recs.empty()) {
+                continue;
+            }
+            htp_tiled_weight tw;
+            if (j == 0 && node->op == GGML_OP_MUL_MAT && htp_weight_tiled(t, tw) &&
+                htp_mm_route_tiled(caps, node, tw) != HTP_MM_ROUTE_NONE) {
+                continue;
+            }
+            if (j == 0 && node->op == GGML_OP_MUL_MAT_ID && mm_id_tiled_ok && htp_weight_tiled(t, tw) &&
+                mm_id_tiled_ok(caps, node, tw)) {
+                continue;
+            }
+            htp_repack_flatten(b, (const uint8_t *) t->data, ggml_nbytes(t));
+        }
+    }
+}

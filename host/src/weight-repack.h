@@ -1,0 +1,33 @@
+// Weight repacking in HTP device buffers (docs/tiled-formats.md, "In the backend").
+// A device buffer keeps a record per tensor whose bytes it holds tiled; set_tensor repacks
+// into it, get_tensor un-repacks out of it, and anything else that would see the bytes
+// (another op, a raw copy, memset) first turns the tensor flat again (un-repack in place).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "ggml-backend-impl.h"
+#include "op-encoders.h"
+
+struct htp_buffer;
+struct htp_repack_state;
+
+htp_repack_state * htp_repack_state_new();
+void htp_repack_state_free(htp_repack_state * s);
+
+// Bytes the buffer type allocates for t: its tiled size when it may be repacked.
+size_t htp_repack_alloc_size(const ggml_tensor * t);
+
+// set_tensor / get_tensor: true when they moved the bytes (the range touched tiled data or
+// created a record); false: the caller does a plain memcpy.
+bool htp_repack_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * data, size_t offset, size_t size);
+bool htp_repack_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * data, size_t offset, size_t size);
+
+// Turns every tiled record overlapping [p, p + size) of the buffer flat (un-repack in place).
+void htp_repack_flatten(htp_buffer * b, const uint8_t * p, size_t size);
+// Forgets all records (the buffer's bytes are about to be overwritten as a whole).
+void htp_repack_forget_all(htp_buffer * b);
+
+// Before a graph runs: tiled weights stay tiled only where a MUL_MAT (or MUL_MAT_ID that
+// declares it) reads them through a path that takes them; everything else is turned flat.
+void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph);

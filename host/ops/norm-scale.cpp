@@ -2,6 +2,8 @@
 #include <cstring>
 
 #include "encode-util.h"
+#include "fusions.h"
+#include "ggml-impl.h"
 
 using namespace htp_enc;
 
@@ -15,38 +17,84 @@ static stream_need rowwise_need(const htp_device_caps & caps, const ggml_tensor 
     return rows_in_out_need(caps, op, align_up((uint32_t) op->src[0]->ne[0] * 4, 128));
 }
 
+// RMS_NORM fused with MUL by a weight row: one more fixed row per thread, one more descriptor.
+static stream_need rms_norm_mul_need(const htp_device_caps & caps, const ggml_tensor * norm) {
+    stream_need need = rowwise_need(caps, norm);
+    need.bytes_fixed += align_up((uint32_t) norm->ne[0] * 4, 128);
+    need.desc_per_chunk += 1;
+    return need;
+}
+
 static bool rowwise_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     htp_split_params sp;
     return rowwise_f32_ok(op) && plan_rows(caps, rowwise_need(caps, op), sp);
 }
 
-// Common fields; returns the row pitch.
-template <class P> static void rowwise_fill(const htp_device_caps & caps, const ggml_tensor * op, P & p) {
+// Common fields; returns the VTCM offset after the two streams. `dst` is op itself, or the
+// last node of a fusion (same shape, its own strides).
+template <class P>
+static uint32_t rowwise_fill(const htp_device_caps & caps, const ggml_tensor * op, const ggml_tensor * dst,
+                             const stream_need & need, P & p) {
     const ggml_tensor * a = op->src[0];
-    plan_rows(caps, rowwise_need(caps, op), p.split);
+    plan_rows(caps, need, p.split);
     const uint32_t pitch = align_up((uint32_t) a->ne[0] * 4, 128);
     p.ne0                = (uint32_t) a->ne[0];
     p.shape              = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
     p.src0               = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst                = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    p.dst                = rows_strides(dst->nb[1], dst->nb[2], dst->nb[3]);
     uint32_t off         = 0;
     p.vsrc               = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
     p.vdst               = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    return off;
 }
 
 static void rms_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
     htp_rms_norm_params & p = desc.params.rms_norm;
     desc.opcode             = HTP_OP_RMS_NORM;
-    rowwise_fill(caps, op, p);
+    rowwise_fill(caps, op, op, rowwise_need(caps, op), p);
     std::memcpy(&p.eps, op->op_params, sizeof(float));
     p.inv_ne0    = 1.0f / (float) p.ne0;
     p.tail_bytes = p.ne0 * 4 % 128;
 }
 
+// RMS_NORM -> MUL(norm, w) with w one contiguous F32 row of ne0 (the norm weight of every
+// transformer layer): the normalized rows never go back to DDR before being scaled.
+bool htp_fuse_rms_norm_mul(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f) {
+    static const ggml_op ops[] = { GGML_OP_RMS_NORM, GGML_OP_MUL };
+    if (!ggml_can_fuse(graph, i, ops, 2)) {
+        return false;
+    }
+    const ggml_tensor * norm = graph->nodes[i];
+    const ggml_tensor * mul  = graph->nodes[i + 1];
+    const ggml_tensor * w    = mul->src[0] == norm ? mul->src[1] : mul->src[0];
+    if (!rowwise_f32_ok(norm) || mul->type != GGML_TYPE_F32 || mul->nb[0] != 4 || !fits_u32(mul) ||
+        w->type != GGML_TYPE_F32 || w->ne[0] != norm->ne[0] || ggml_nrows(w) != 1 || w->nb[0] != 4) {
+        return false;
+    }
+    const stream_need need = rms_norm_mul_need(caps, norm);
+    htp_split_params  sp;
+    if (!plan_rows(caps, need, sp)) {
+        return false;
+    }
+    htp_rms_norm_params & p = f.desc.params.rms_norm;
+    f.desc.opcode           = HTP_OP_RMS_NORM;
+    p.vmul                  = rowwise_fill(caps, norm, mul, need, p);
+    std::memcpy(&p.eps, norm->op_params, sizeof(float));
+    p.inv_ne0    = 1.0f / (float) p.ne0;
+    p.tail_bytes = p.ne0 * 4 % 128;
+    p.has_mul    = 1;
+    f.n_nodes    = 2;
+    f.name       = "RMS_NORM+MUL";
+    f.dst        = mul;
+    f.src[0]     = norm->src[0];
+    f.src[1]     = w;
+    return true;
+}
+
 static void scale_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
     htp_scale_params & p = desc.params.scale;
     desc.opcode          = HTP_OP_SCALE;
-    rowwise_fill(caps, op, p);
+    rowwise_fill(caps, op, op, rowwise_need(caps, op), p);
     float sb[2];
     std::memcpy(sb, op->op_params, sizeof(sb));
     p.scale    = sb[0];

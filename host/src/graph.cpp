@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "context.h"
+#include "fusions.h"
 #include "log.h"
 #include "weight-repack.h"
 
@@ -20,11 +21,13 @@ class htp_batch {
         fd_index_.clear();
         ops_.clear();
         nodes_.clear();
+        names_.clear();
     }
 
     bool empty() const { return ops_.empty(); }
     size_t size() const { return ops_.size(); }
     const std::vector<const ggml_tensor *> & nodes() const { return nodes_; }
+    const char * op_name(size_t i) const { return names_[i]; }  // "RMS_NORM+MUL" for a fusion
 
     // Adds a node; false with a reason when a tensor cannot be described to the NPU.
     bool add(const htp_device & d, const ggml_tensor * node, std::string & error) {
@@ -53,6 +56,29 @@ class htp_batch {
         htp_find_op_encoder(node)->encode(d.caps, node, desc);
         ops_.push_back(desc);
         nodes_.push_back(node);
+        names_.push_back(ggml_op_desc(node));
+        return true;
+    }
+
+    // Adds a fused op (host/ops/fusions.h): its own sources and destination, params ready.
+    bool add_fused(const htp_fused_op & f, std::string & error) {
+        htp_op_desc desc = f.desc;
+        if (!describe(f.dst, desc.dst, error)) {
+            return false;
+        }
+        desc.n_src = 0;
+        for (int i = 0; i < HTP_MAX_SRC; i++) {
+            desc.src[i].buf = HTP_NO_BUF;
+            if (f.src[i]) {
+                if (!describe(f.src[i], desc.src[i], error)) {
+                    return false;
+                }
+                desc.n_src = (uint32_t) i + 1;
+            }
+        }
+        ops_.push_back(desc);
+        nodes_.push_back(f.dst);
+        names_.push_back(f.name);
         return true;
     }
 
@@ -120,7 +146,8 @@ class htp_batch {
     std::vector<htp_buf_desc> bufs_;
     std::unordered_map<int, uint32_t> fd_index_;
     std::vector<htp_op_desc> ops_;
-    std::vector<const ggml_tensor *> nodes_;
+    std::vector<const ggml_tensor *> nodes_;  // the node each op writes
+    std::vector<const char *> names_;
 };
 
 bool htp_node_is_noop(const ggml_tensor * node) {
@@ -134,13 +161,13 @@ std::string htp_shape(const ggml_tensor * t) {
     return buf;
 }
 
-void htp_log_op(const htp_device & d, const ggml_tensor * node) {
+void htp_log_op(const htp_device & d, const char * op_name, const ggml_tensor * node) {
     std::string srcs;
     for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
         srcs += (i ? ", " : "") + htp_shape(node->src[i]);
     }
-    HTP_LOG_REQUESTED("%s: op %s '%s' %s <- %s", d.spec.name.c_str(), ggml_op_desc(node), node->name,
-                 htp_shape(node).c_str(), srcs.c_str());
+    HTP_LOG_REQUESTED("%s: op %s '%s' %s <- %s", d.spec.name.c_str(), op_name, node->name, htp_shape(node).c_str(),
+                      srcs.c_str());
 }
 
 // Sends the batch and checks the answer.
@@ -156,8 +183,8 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
         d.trace->arm();
     }
     if (reg.cfg.verbose >= 1) {
-        for (const ggml_tensor * node : batch.nodes()) {
-            htp_log_op(d, node);
+        for (size_t i = 0; i < batch.size(); i++) {
+            htp_log_op(d, batch.op_name(i), batch.nodes()[i]);
         }
     }
 
@@ -186,7 +213,7 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
     if (r.status != HTP_STATUS_OK) {
         const ggml_tensor * node = r.failed_op < batch.size() ? batch.nodes()[r.failed_op] : nullptr;
         HTP_LOG_ERROR("%s: op %u (%s '%s') failed on the NPU: %s", d.spec.name.c_str(), r.failed_op,
-                      node ? ggml_op_desc(node) : "?", node ? node->name : "?", htp_status_name(r.status));
+                      node ? batch.op_name(r.failed_op) : "?", node ? node->name : "?", htp_status_name(r.status));
         return GGML_STATUS_FAILED;
     }
     if (reg.cfg.profile >= 1 && resp.size() >= htp_response_size(r.n_ops)) {
@@ -194,7 +221,7 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
         for (uint32_t i = 0; i < r.n_ops && i < batch.size(); i++) {
             const ggml_tensor * node = batch.nodes()[i];
             HTP_LOG_REQUESTED("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads", d.spec.name.c_str(),
-                         ggml_op_desc(node), node->name, t[i].usecs, t[i].cycles, t[i].n_threads);
+                         batch.op_name(i), node->name, t[i].usecs, t[i].cycles, t[i].n_threads);
         }
     }
     return GGML_STATUS_SUCCESS;
@@ -211,8 +238,16 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         if (htp_node_is_noop(node)) {
             continue;
         }
-        std::string error;
-        if (!batch.add(d, node, error)) {
+        std::string  error;
+        htp_fused_op fused;
+        if (htp_find_fusion(d.caps, graph, i, fused)) {
+            if (!batch.add_fused(fused, error)) {
+                HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), fused.name, fused.dst->name,
+                              error.c_str());
+                return GGML_STATUS_FAILED;
+            }
+            i += fused.n_nodes - 1;
+        } else if (!batch.add(d, node, error)) {
             HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), ggml_op_desc(node), node->name,
                           error.c_str());
             return GGML_STATUS_FAILED;

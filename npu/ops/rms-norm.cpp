@@ -1,5 +1,6 @@
 // RMS_NORM F32: y = x / sqrt(mean(x^2) + eps) per row. The sum of squares accumulates in 32
 // sf lanes; the partial last vector is masked so padding never enters the sum.
+// Fused RMS_NORM+MUL (has_mul): y *= w, the norm weight row, fetched with the first chunk.
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -13,9 +14,19 @@ struct rms_norm_op {
     const htp_rms_norm_params * p;
     uint32_t                    ith;
     dma_queue *                 q;
+    bool                        w_fetched = false;
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
+        int k = 0;
+        if (p->has_mul && !w_fetched) {  // rides with the first chunk: its pop covers both
+            if (!dma_queue_push(q, vtcm_at(octx->ctx, p->split, ith, p->vmul), octx->src[1].data, p->ne0 * 4, p->ne0 * 4, p->ne0 * 4, 1)) {
+                return -1;
+            }
+            w_fetched = true;
+            k         = 1;
+        }
+        const int kc = fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
+        return kc < 0 ? -1 : kc + k;
     }
 
     void compute(uint32_t, uint32_t n, uint32_t slot) {
@@ -37,8 +48,15 @@ struct rms_norm_op {
             const float      mean  = lane0_f32(reduce_sum_sf(acc)) * p->inv_ne0;
             const HVX_Vector scale = splat_f32(1.0f / __builtin_sqrtf(mean + p->eps));
             const uint32_t   n_vec = n_full + (p->tail_bytes ? 1 : 0);
-            for (uint32_t i = 0; i < n_vec; i++) {
-                y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
+            if (p->has_mul) {
+                const HVX_Vector * w = vptr(vtcm_at(octx->ctx, p->split, ith, p->vmul));
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[i] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], scale), w[i]);
+                }
+            } else {
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
+                }
             }
         }
     }

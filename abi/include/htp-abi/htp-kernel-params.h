@@ -58,6 +58,8 @@ struct htp_binary_params {
 };
 
 // RMS_NORM F32: dst = x * 1 / sqrt(mean(x^2) + eps), per row.
+// Fused RMS_NORM+MUL (has_mul): dst = that * w, w = src[1], one F32 row of ne0 (the norm
+// weight), DMA'd once per thread with the first chunk into the thread's VTCM at vmul.
 struct htp_rms_norm_params {
     struct htp_split_params split;
     uint32_t ne0;
@@ -67,6 +69,8 @@ struct htp_rms_norm_params {
     struct htp_rows_shape shape;
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;
+    uint32_t has_mul;
+    uint32_t vmul;                   // per-thread VTCM offset of w (row padded to 128 bytes)
 };
 
 // SCALE F32: dst = x * scale + bias.

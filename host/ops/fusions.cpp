@@ -1,0 +1,20 @@
+// The fusers the graph walker tries at each node, in order. Weak: a family not built yet has none.
+#include "fusions.h"
+
+#include <cstring>
+
+bool htp_fuse_rms_norm_mul(const htp_device_caps &, const ggml_cgraph *, int, htp_fused_op &) __attribute__((weak));
+
+bool htp_find_fusion(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f) {
+    static const htp_fuser_fn fusers[] = { htp_fuse_rms_norm_mul };
+    for (htp_fuser_fn fuse : fusers) {
+        if (!fuse) {
+            continue;
+        }
+        memset(&f, 0, sizeof(f));
+        if (fuse(caps, graph, i, f)) {
+            return true;
+        }
+    }
+    return false;
+}

@@ -1,7 +1,12 @@
-// Host side of ADD / SUB / MUL / DIV (F32, ggml broadcasting of src1 over src0).
+// Host side of ADD / SUB / MUL / DIV (F32 or F16, ggml broadcasting of src1 over src0).
 #include "encode-util.h"
 
 using namespace htp_enc;
+
+// F16 rows convert 64 elements (one F16 vector, two F32 vectors) at a time.
+static uint32_t conv_pitch(uint32_t ne0) {
+    return (ne0 + 63) / 64 * 256;
+}
 
 static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * a  = op->src[0];
@@ -15,6 +20,9 @@ static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor *
     need.bytes_per_row       = 2 * p0 + (b->ne[1] > 1 ? p1 : 0);
     need.bytes_per_slot      = b->ne[1] > 1 ? 0 : p1;
     need.bytes_fixed         = a->ne[0] != b->ne[0] ? p0 + 128 : 0;
+    if (op->type == GGML_TYPE_F16) {
+        need.bytes_fixed += 3 * conv_pitch((uint32_t) a->ne[0]);
+    }
     need.desc_per_chunk      = 3;
     need.multi_row_ok        = dma_field_ok(caps, (uint64_t) a->ne[0] * 4) && dma_field_ok(caps, p0) &&
                         dma_field_ok(caps, p1) && dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, b->nb[1]) &&
@@ -25,13 +33,14 @@ static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor *
 static bool binary_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
-    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || b->type != GGML_TYPE_F32) {
+    if ((op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) || a->type != op->type || b->type != op->type) {
         return false;
     }
     if (!ggml_are_same_shape(a, op) || !ggml_can_repeat(b, a)) {
         return false;
     }
-    if (a->nb[0] != 4 || b->nb[0] != 4 || op->nb[0] != 4) {
+    const size_t es = ggml_type_size(op->type);
+    if (a->nb[0] != es || b->nb[0] != es || op->nb[0] != es) {
         return false;
     }
     if (!fits_u32(a) || !fits_u32(b) || !fits_u32(op) || !dma_1d_ok((uint64_t) a->ne[0] * 4)) {
@@ -72,6 +81,11 @@ static void binary_encode(const htp_device_caps & caps, const ggml_tensor * op, 
     p.vsrc1               = stream_at(off, p.split, p1, p.src1_rows_per_chunk);
     p.vdst                = stream_at(off, p.split, p0, p.split.rows_per_chunk);
     p.vbcast              = off;
+    if (op->type == GGML_TYPE_F16) {
+        p.f16        = 1;
+        p.conv_pitch = conv_pitch(p.ne0);
+        p.vconv      = off + (a->ne[0] != b->ne[0] ? p0 + 128 : 0);
+    }
 }
 
 extern const htp_op_encoder htp_binary_encoder = { binary_supports, binary_encode };

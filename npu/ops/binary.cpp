@@ -1,5 +1,6 @@
-// ADD / SUB / MUL / DIV on F32 with ggml broadcasting: src1 repeats along dims 1..3
-// (i1x = i1 % ne1x) and along dim 0 (nr0 = ne0 / ne10 copies per row).
+// ADD / SUB / MUL / DIV on F32 or F16 with ggml broadcasting: src1 repeats along dims 1..3
+// (i1x = i1 % ne1x) and along dim 0 (nr0 = ne0 / ne10 copies per row). F16 rows are widened
+// to F32 per row, computed like F32 rows and narrowed back (as ggml's CPU does).
 // DIV: HVX has no divide; 1/d comes from an exponent-flip estimate refined by Newton steps
 // x' = x * (2 - d * x), then q = n * x gets one residual correction, giving ~1 ulp
 // (div_sf in hvx-math.h).
@@ -63,12 +64,13 @@ struct binary_op {
         const dma_addr_t s1  = octx->src[1].data + row_offset(p->src1, i11, i12, i13);
         const uint32_t   n1  = n < p->src1_rows_per_chunk ? n : p->src1_rows_per_chunk;
         const htp_context * ctx = octx->ctx;
+        const uint32_t      es  = p->f16 ? 2 : 4;
         if (!dma_queue_push(q, vtcm_slot(ctx, p->split, ith, p->vsrc0, slot), s0, p->vsrc0.row_pitch, p->src0.nb1,
-                            p->ne0 * 4, n)) {
+                            p->ne0 * es, n)) {
             return -1;
         }
         if (!dma_queue_push(q, vtcm_slot(ctx, p->split, ith, p->vsrc1, slot), s1, p->vsrc1.row_pitch, p->src1.nb1,
-                            p->ne10 * 4, n1)) {
+                            p->ne10 * es, n1)) {
             return -1;  // stream_rows flushes what was queued
         }
         return 2;
@@ -84,11 +86,22 @@ struct binary_op {
         const uint32_t      p0   = p->vsrc0.row_pitch / 128;
         uint32_t            step = p->src1_vtcm_row_step / 128;
         uint32_t            rows_per_call = n;
-        if (p->nr0 > 1) {  // dim-0 broadcast: expand each src1 row, one dst row at a time
+        if (p->nr0 > 1 || p->f16) {  // dim-0 broadcast or F16: one dst row at a time
             rows_per_call = 1;
         }
+        HVX_Vector * conv = p->f16 ? vptr(vtcm_at(ctx, p->split, ith, p->vconv)) : nullptr;
+        const uint32_t cv = p->conv_pitch / 128;
         for (uint32_t j = 0; j < n; j += rows_per_call) {
             const HVX_Vector * bj = b + j * step;
+            HVX_Vector *       yj = y + j * pd;
+            const HVX_Vector * aj = a + j * p0;
+            if (p->f16) {  // widen a and b into scratch rows 0 and 1, compute into row 2
+                f16_to_f32_vectors(conv, aj, (p->ne0 + 63) / 64);
+                f16_to_f32_vectors(conv + cv, bj, (p->ne10 + 63) / 64);
+                aj = conv;
+                bj = conv + cv;
+                yj = conv + 2 * cv;
+            }
             if (p->nr0 > 1) {
                 HVX_Vector * e = vptr(vtcm_at(ctx, p->split, ith, p->vbcast));
                 expand_row(e, bj, p->ne10, p->nr0);
@@ -97,23 +110,26 @@ struct binary_op {
             const uint32_t s1step = p->nr0 > 1 ? 0 : step;
             switch (p->kind) {
                 case HTP_BINARY_ADD:
-                    compute_rows<HTP_BINARY_ADD>(y + j * pd, pd, a + j * p0, p0, bj, s1step, rows_per_call, nvec);
+                    compute_rows<HTP_BINARY_ADD>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
                     break;
                 case HTP_BINARY_SUB:
-                    compute_rows<HTP_BINARY_SUB>(y + j * pd, pd, a + j * p0, p0, bj, s1step, rows_per_call, nvec);
+                    compute_rows<HTP_BINARY_SUB>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
                     break;
                 case HTP_BINARY_MUL:
-                    compute_rows<HTP_BINARY_MUL>(y + j * pd, pd, a + j * p0, p0, bj, s1step, rows_per_call, nvec);
+                    compute_rows<HTP_BINARY_MUL>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
                     break;
                 default:
-                    compute_rows<HTP_BINARY_DIV>(y + j * pd, pd, a + j * p0, p0, bj, s1step, rows_per_call, nvec);
+                    compute_rows<HTP_BINARY_DIV>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
                     break;
+            }
+            if (p->f16) {
+                f32_to_f16_vectors(y + j * pd, yj, (p->ne0 + 63) / 64);
             }
         }
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
+        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * (p->f16 ? 2 : 4));
     }
 };
 

@@ -149,6 +149,7 @@ struct htp_set_rows_params {
 #include "params/elementwise.h"
 #include "params/mul-mat.h"
 #include "params/norm-rope-softmax.h"
+#include "params/sequence.h"
 
 #define HTP_KERNEL_PARAMS_MEMBERS                \
     struct htp_binary_params   binary;           \
@@ -160,4 +161,5 @@ struct htp_set_rows_params {
     HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT            \
     HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE        \
     HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX  \
-    HTP_KERNEL_PARAMS_MEMBERS_DATA
+    HTP_KERNEL_PARAMS_MEMBERS_DATA               \
+    HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE

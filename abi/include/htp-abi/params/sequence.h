@@ -1,0 +1,99 @@
+// kernel_params of the sequence / convolution ops: IM2COL, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET.
+// Each struct starts with struct htp_split_params `split`; list every struct of this family
+// in HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE so it joins union htp_kernel_params.
+#pragma once
+#include <stdint.h>
+
+// Largest kernel width IM2COL accepts (the kernel keeps per-kw bounds on its stack).
+#define HTP_IM2COL_MAX_KW 64u
+
+enum htp_im2col_mode {
+    HTP_IM2COL_GATHER_OW = 0,  // one DMA descriptor per (ic, kh, kw): the chunk's dst rows (ow)
+    HTP_IM2COL_GATHER_IC = 1,  // one DMA descriptor per (dst row, kh, kw): all ic at once
+};
+
+// IM2COL (1-D and 2-D), F32 image -> F32 / F16 dst. A dst row is (ow = i1, i2, i3) of K =
+// IC * KH * KW elements; 2-D: oh = i2, image = i3; 1-D: oh = 0, image = i2 (IH = KH = 1).
+// Per chunk (rows_per_chunk consecutive ow of one (oh, image)), HVX zeroes an F32 staging
+// slot, DMA descriptors gather the image elements into it (padding stays zero), then HVX
+// copies / converts it into the dst slot that one 2-D descriptor writes back.
+struct htp_im2col_params {
+    struct htp_split_params split;
+    uint32_t dst_type;               // HTP_TYPE_F32 / HTP_TYPE_F16
+    uint32_t mode;                   // enum htp_im2col_mode
+    uint32_t is_2d;
+    uint32_t K;                      // elements per dst row
+    uint32_t IC, IH, IW, KH, KW;
+    int32_t  s0, s1, p0, p1, d0, d1;
+    uint32_t nb_img, nb_ic, nb_ih;   // image strides (bytes) of src1
+    struct htp_rows_shape shape;     // dst rows
+    struct htp_rows_strides dst;
+    uint32_t dst_row_bytes;          // K * dst element size
+    struct htp_vtcm_stream vstage;   // F32 rows, row_pitch a multiple of 256
+    struct htp_vtcm_stream vdst;     // dst-typed rows (F16: vstage.row_pitch / 2)
+};
+
+// SSM_CONV F32: dst[ch, t, s] = sum_k sx[t + k, ch, s] * c[k, ch]. A dst row is (t = i1,
+// s = i2) of d_inner channels. The kernel taps c are gathered once per thread, transposed, into
+// d_conv VTCM rows (vc at `vc_offset`); each chunk of n tokens gathers the n + d_conv - 1 sx
+// columns it needs, transposed into rows over channels (one 2-D descriptor per column), and
+// HVX sums d_conv products per vector of channels.
+struct htp_ssm_conv_params {
+    struct htp_split_params split;
+    uint32_t d_conv, d_inner;
+    uint32_t nb_sx1, nb_sx2;         // sx strides: channel, sequence (element stride is 4)
+    uint32_t nb_c1;                  // c stride between channels
+    struct htp_rows_shape shape;     // dst rows
+    struct htp_rows_strides dst;
+    uint32_t pitch;                  // VTCM bytes per channel row (align 128 of d_inner * 4)
+    struct htp_vtcm_stream vsrc;     // per slot: rows_per_chunk + d_conv - 1 rows of `pitch`
+    struct htp_vtcm_stream vdst;
+    uint32_t vc_offset;              // d_conv rows of `pitch`
+};
+
+// SOLVE_TRI F32 (left, lower, non-unit): A X = B per batch (i2, i3); A is n x n, B and X are
+// n x k. A chunk is one batch: A and B fetched with one 2-D descriptor each, X solved row by
+// row in VTCM (vectors over the k columns), written back with one descriptor.
+struct htp_solve_tri_params {
+    struct htp_split_params split;
+    uint32_t n, k;
+    struct htp_rows_shape shape;     // batches: ne1 = ne2 of the tensors, ne2 = their ne3
+    struct htp_rows_strides a, b, x; // nb1 (row), nb2, nb3 (batch)
+    struct htp_vtcm_stream va;       // n rows of align(n * 4, 128)
+    struct htp_vtcm_stream vb, vx;   // n rows of align(k * 4, 128)
+};
+
+// GATED_DELTA_NET F32. A "row" is one (head iv1, sequence iv3) pair: r = iv1 + H * iv3.
+// Per pair the S_v x S_v state is gathered transposed into VTCM (row i holds S[i][:], the
+// vector over j) and tokens are processed in blocks of tok_block: q, k, v, g, beta of a block
+// are fetched with one 2-D descriptor each (two slots, so the next block loads during the
+// compute), the attention rows are written with one descriptor per block, and the state (the
+// final one, or the last K snapshots) is scattered back transposed.
+struct htp_gdn_params {
+    struct htp_split_params split;
+    uint32_t S_v, H, T, n_seqs;
+    uint32_t K;                      // snapshot slots
+    uint32_t kda;                    // 1: g has S_v gates per token, 0: one
+    float scale;                     // 1 / sqrt(S_v)
+    uint32_t neq1, nek1;             // q / k heads (iq1 = iv1 % neq1)
+    uint32_t rq3, rk3;               // iq3 = iv3 / rq3
+    struct htp_rows_strides q, k, v; // nb1 (head), nb2 (token), nb3 (sequence)
+    struct htp_rows_strides g, beta;
+    uint32_t state_nb3;              // src state bytes between sequences
+    uint32_t attn_elems;             // dst floats before the states
+    uint32_t snap_elems;             // dst floats per snapshot slot
+    uint32_t tok_block;              // tokens per block (per slot)
+    uint32_t n_blocks;               // ceil(T / tok_block)
+    uint32_t pitch;                  // align(S_v * 4, 128)
+    // VTCM offsets in the thread's region; slot s of a per-block stream at off + s * size.
+    uint32_t v_state[2];             // working state of pairs of even / odd parity
+    uint32_t v_q, v_k, v_v, v_g, v_beta, v_attn, v_snap;
+    uint32_t q_size, k_size, v_size, g_size, beta_size, attn_size, snap_size;
+    uint32_t g_pitch;                // KDA: pitch; else 4 (packed scalars)
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE       \
+    struct htp_im2col_params    im2col;          \
+    struct htp_ssm_conv_params  ssm_conv;        \
+    struct htp_solve_tri_params solve_tri;       \
+    struct htp_gdn_params       gdn;

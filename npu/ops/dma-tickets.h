@@ -1,0 +1,57 @@
+// DMA with tickets, for ops whose chunks need many descriptors (gathers, transposes): every
+// push gets a ticket number; wait(t) pops in FIFO order until ticket t has completed. A push
+// that would exceed HTP_DMA_INFLIGHT_MAX first pops the oldest transfer (which the op waits
+// for later anyway), so any number of descriptors per chunk keeps the queue within bounds
+// and every push still has exactly one pop.
+#pragma once
+#include "htp-abi/htp-abi.h"
+#include "op-context.h"
+
+namespace htp_ops {
+
+struct dma_tickets {
+    dma_queue * q;
+    htp_trace * tr;
+    uint32_t    pushed;  // tickets handed out (ticket of the last push = pushed)
+    uint32_t    popped;  // transfers popped
+    bool        failed;
+
+    void init(dma_queue * queue, htp_trace * trace) {
+        q      = queue;
+        tr     = trace;
+        pushed = 0;
+        popped = 0;
+        failed = false;
+    }
+
+    // Queue one transfer (nrows == 1: 1-D); returns its ticket.
+    uint32_t push(dma_addr_t dst, dma_addr_t src, uint32_t dst_stride, uint32_t src_stride, uint32_t row_size,
+                  uint32_t nrows) {
+        if (pushed - popped >= HTP_DMA_INFLIGHT_MAX) {
+            dma_queue_pop(q);
+            popped++;
+        }
+        if (!dma_queue_push(q, dst, src, dst_stride, src_stride, row_size, nrows)) {
+            failed = true;
+            return popped;  // nothing queued; waiting for it is a no-op
+        }
+        return ++pushed;
+    }
+
+    // Pops until transfer number t (and all before it) completed.
+    void wait(uint32_t t, uint16_t info) {
+        if (popped >= t) {
+            return;
+        }
+        htp_trace_event_start(tr, HTP_TRACE_EVT_DMA, info);
+        while (popped < t) {
+            dma_queue_pop(q);
+            popped++;
+        }
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_DMA, info);
+    }
+
+    void drain(uint16_t info) { wait(pushed, info); }
+};
+
+}  // namespace htp_ops

@@ -1,0 +1,101 @@
+// SSM_CONV F32: dst[ch, t, s] = sum_k sx[t + k, ch, s] * c[k, ch]. Vectors run over channels:
+// the taps c and, per chunk, the sx columns t0 .. t0 + n + d_conv - 2 are gathered transposed
+// into VTCM rows over channels (one 2-D DMA descriptor of d_inner one-element rows each);
+// HVX then forms each dst row as d_conv multiply-adds in ggml's order (k = 0 first).
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+struct ssm_conv_op {
+    const htp_op_context *      octx;
+    const htp_ssm_conv_params * p;
+    uint32_t                    ith;
+    dma_queue *                 q;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c    = row_coords(p->shape, r);
+        const dma_addr_t v    = vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot);
+        const dma_addr_t s    = octx->src[0].data + c.i2 * p->nb_sx2 + c.i1 * 4;
+        const uint32_t   cols = n + p->d_conv - 1;
+        for (uint32_t m = 0; m < cols; m++) {
+            if (!dma_queue_push(q, v + m * p->pitch, s + m * 4, 4, p->nb_sx1, 4, p->d_inner)) {
+                return -1;
+            }
+        }
+        return (int) cols;
+    }
+
+    void compute(uint32_t, uint32_t n, uint32_t slot) {
+        const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        const HVX_Vector * cv = vptr(vtcm_at(octx->ctx, p->split, ith, p->vc_offset));
+        HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t     nv = p->pitch / 128;
+        for (uint32_t j = 0; j < n; j++) {
+            for (uint32_t i = 0; i < nv; i++) {
+                HVX_Vector acc = Q6_V_vzero();
+                for (uint32_t k = 0; k < p->d_conv; k++) {
+                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(x0[(j + k) * nv + i], cv[k * nv + i]));
+                }
+                y0[j * nv + i] = acc;
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        return store_chunk(octx, p, ith, q, r, n, slot, p->d_inner * 4);
+    }
+};
+
+struct ssm_conv_job {
+    htp_op_context *            octx;
+    const htp_ssm_conv_params * p;
+    int                         status[HTP_MAX_HVX_THREADS];
+};
+
+void ssm_conv_worker(unsigned int, unsigned int ith, void * data) {
+    ssm_conv_job *              job = (ssm_conv_job *) data;
+    htp_context *               ctx = job->octx->ctx;
+    const htp_ssm_conv_params * p   = job->p;
+    const row_range             rr  = thread_rows(p->split, ith);
+    if (rr.begin >= rr.end) {
+        job->status[ith] = HTP_STATUS_OK;
+        return;
+    }
+    // The taps, transposed: row k holds c[k, :].
+    const dma_addr_t vc = vtcm_at(ctx, p->split, ith, p->vc_offset);
+    uint32_t         n  = 0;
+    for (uint32_t k = 0; k < p->d_conv; k++) {
+        if (!dma_queue_push(ctx->dma[ith], vc + k * p->pitch, job->octx->src[1].data + k * 4, 4, p->nb_c1, 4,
+                            p->d_inner)) {
+            dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
+            job->status[ith] = HTP_STATUS_DMA_ERROR;
+            return;
+        }
+        n++;
+    }
+    dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
+    ssm_conv_op op = { job->octx, p, ith, ctx->dma[ith] };
+    job->status[ith] = stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, rr, op);
+}
+
+}  // namespace
+
+int htp_op_ssm_conv(struct htp_op_context * octx) {
+    ssm_conv_job job;
+    job.octx = octx;
+    job.p    = &octx->params->ssm_conv;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    work_queue_run(octx->ctx->work_queue, ssm_conv_worker, &job, job.p->split.n_threads);
+    for (uint32_t i = 0; i < job.p->split.n_threads; i++) {
+        if (job.status[i] != HTP_STATUS_OK) {
+            return job.status[i];
+        }
+    }
+    return HTP_STATUS_OK;
+}

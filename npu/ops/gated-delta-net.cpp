@@ -1,0 +1,227 @@
+// GATED_DELTA_NET F32. Per (head, sequence) pair the S_v x S_v state S is kept in VTCM with
+// row i holding S[i][:] (the DDR state is stored transposed, so it is gathered / scattered by
+// S_v descriptors of one-element rows). Per token, with vectors over j:
+//   pass 1 (row i):  S[i] *= exp(g)  (g[i] for KDA);  acc += k[i] * S[i]
+//   delta = (v - acc) * beta
+//   pass 2 (row i):  S[i] += k[i] * delta;             out += q[i] * S[i]
+//   attn = out / sqrt(S_v)
+// which is ggml-cpu's decay, delta rule, rank-1 update and readout. Tokens come in blocks
+// (q, k, v, g, beta: one 2-D descriptor each per block, two slots: the next block loads while
+// this one computes); the states of the last K tokens are copied into snapshot buffers and
+// scattered to their dst slots after the block. k, q and the gates of a token are read as
+// scalars from a stack copy made with HVX stores (no scalar VTCM reads).
+#include "dma-tickets.h"
+#include "hvx-exp.h"
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+constexpr uint32_t kMaxVec = 8;  // S_v <= 256
+
+struct gdn_thread {
+    const htp_op_context * octx;
+    const htp_gdn_params * p;
+    uint32_t               ith;
+    dma_tickets            t;
+
+    dma_addr_t at(uint32_t off) const { return vtcm_at(octx->ctx, p->split, ith, off); }
+
+    struct unit {
+        uint32_t pair, iv1, iv3, block, t0, nt, state;
+    };
+
+    unit make_unit(uint32_t pair_idx, uint32_t pair, uint32_t block) const {
+        unit u;
+        u.pair  = pair;
+        u.iv3   = pair / p->H;
+        u.iv1   = pair - u.iv3 * p->H;
+        u.block = block;
+        u.t0    = block * p->tok_block;
+        u.nt    = p->T - u.t0 < p->tok_block ? p->T - u.t0 : p->tok_block;
+        u.state = pair_idx & 1;
+        return u;
+    }
+
+    uint32_t fetch(const unit & u, uint32_t slot) {
+        const uint32_t S   = p->S_v;
+        uint32_t       last = t.pushed;
+        if (u.block == 0) {  // S[i][j] = M[j][i]: column i of the stored matrix into row i
+            const dma_addr_t src = octx->src[5].data + u.iv3 * p->state_nb3 + u.iv1 * S * S * 4;
+            const dma_addr_t dst = at(p->v_state[u.state]);
+            for (uint32_t i = 0; i < S; i++) {
+                last = t.push(dst + i * p->pitch, src + i * 4, 4, S * 4, 4, S);
+            }
+        }
+        const uint32_t   iq1 = u.iv1 % p->neq1, ik1 = u.iv1 % p->nek1;
+        const uint32_t   iq3 = u.iv3 / p->rq3, ik3 = u.iv3 / p->rk3;
+        const dma_addr_t qs  = octx->src[0].data + iq3 * p->q.nb3 + u.t0 * p->q.nb2 + iq1 * p->q.nb1;
+        const dma_addr_t ks  = octx->src[1].data + ik3 * p->k.nb3 + u.t0 * p->k.nb2 + ik1 * p->k.nb1;
+        const dma_addr_t vs  = octx->src[2].data + u.iv3 * p->v.nb3 + u.t0 * p->v.nb2 + u.iv1 * p->v.nb1;
+        const dma_addr_t gs  = octx->src[3].data + u.iv3 * p->g.nb3 + u.t0 * p->g.nb2 + u.iv1 * p->g.nb1;
+        const dma_addr_t bs  = octx->src[4].data + u.iv3 * p->beta.nb3 + u.t0 * p->beta.nb2 + u.iv1 * p->beta.nb1;
+        last = t.push(at(p->v_q + slot * p->q_size), qs, p->pitch, p->q.nb2, S * 4, u.nt);
+        last = t.push(at(p->v_k + slot * p->k_size), ks, p->pitch, p->k.nb2, S * 4, u.nt);
+        last = t.push(at(p->v_v + slot * p->v_size), vs, p->pitch, p->v.nb2, S * 4, u.nt);
+        last = t.push(at(p->v_g + slot * p->g_size), gs, p->g_pitch, p->g.nb2, p->kda ? S * 4 : 4, u.nt);
+        last = t.push(at(p->v_beta + slot * p->beta_size), bs, 4, p->beta.nb2, 4, u.nt);
+        return last;
+    }
+
+    void compute(const unit & u, uint32_t slot) {
+        const uint32_t     S     = p->S_v;
+        const uint32_t     nv    = p->pitch / 128;
+        HVX_Vector *       W     = vptr(at(p->v_state[u.state]));
+        const HVX_Vector * Q     = vptr(at(p->v_q + slot * p->q_size));
+        const HVX_Vector * Kv    = vptr(at(p->v_k + slot * p->k_size));
+        const HVX_Vector * V     = vptr(at(p->v_v + slot * p->v_size));
+        const HVX_Vector * G     = vptr(at(p->v_g + slot * p->g_size));
+        const HVX_Vector * Bt    = vptr(at(p->v_beta + slot * p->beta_size));
+        HVX_Vector *       O     = vptr(at(p->v_attn + slot * p->attn_size));
+        HVX_Vector *       snaps = vptr(at(p->v_snap + slot * p->snap_size));
+        const HVX_Vector   vscale = splat_f32(p->scale);
+
+        HVX_Vector    kbuf[kMaxVec], qbuf[kMaxVec], gbuf[kMaxVec];
+        const float * ks = (const float *) kbuf;
+        const float * qs = (const float *) qbuf;
+        const float * gs = (const float *) gbuf;
+        for (uint32_t tt = 0; tt < u.nt; tt++) {
+            for (uint32_t m = 0; m < nv; m++) {
+                kbuf[m] = Kv[tt * nv + m];
+                qbuf[m] = Q[tt * nv + m];
+            }
+            float eg = 1.0f;
+            if (p->kda) {
+                for (uint32_t m = 0; m < nv; m++) {
+                    gbuf[m] = hvx_exp_sf(G[tt * nv + m]);
+                }
+            } else {
+                eg = __builtin_expf(lane0_f32(Q6_V_vror_VR(G[tt / 32], (tt % 32) * 4)));
+            }
+            const float beta = lane0_f32(Q6_V_vror_VR(Bt[tt / 32], (tt % 32) * 4));
+            HVX_Vector   acc[kMaxVec];
+            for (uint32_t m = 0; m < nv; m++) {
+                acc[m] = Q6_V_vzero();
+            }
+            // pass 1: decay and S^T k
+            for (uint32_t i = 0; i < S; i++) {
+                const HVX_Vector e  = splat_f32(p->kda ? gs[i] : eg);
+                const HVX_Vector ki = splat_f32(ks[i]);
+                HVX_Vector *     w  = W + i * nv;
+                for (uint32_t m = 0; m < nv; m++) {
+                    const HVX_Vector x = Q6_Vsf_vmpy_VsfVsf(w[m], e);
+                    w[m]               = x;
+                    acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, ki));
+                }
+            }
+            HVX_Vector       delta[kMaxVec];
+            const HVX_Vector vbeta = splat_f32(beta);
+            for (uint32_t m = 0; m < nv; m++) {
+                delta[m] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(V[tt * nv + m], acc[m]), vbeta);
+                acc[m]   = Q6_V_vzero();
+            }
+            // pass 2: rank-1 update and readout
+            for (uint32_t i = 0; i < S; i++) {
+                const HVX_Vector ki = splat_f32(ks[i]);
+                const HVX_Vector qi = splat_f32(qs[i]);
+                HVX_Vector *     w  = W + i * nv;
+                for (uint32_t m = 0; m < nv; m++) {
+                    const HVX_Vector x = Q6_Vsf_vadd_VsfVsf(w[m], Q6_Vsf_vmpy_VsfVsf(ki, delta[m]));
+                    w[m]               = x;
+                    acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, qi));
+                }
+            }
+            for (uint32_t m = 0; m < nv; m++) {
+                O[tt * nv + m] = Q6_Vsf_vmpy_VsfVsf(acc[m], vscale);
+            }
+            const uint32_t target = p->T - 1 - (u.t0 + tt);  // snapshot slot: 0 = the last token
+            if (target < p->K) {
+                copy_vectors(snaps + target * S * nv, W, S * nv);
+            }
+        }
+    }
+
+    uint32_t store(const unit & u, uint32_t slot) {
+        const uint32_t   S    = p->S_v;
+        const dma_addr_t attn = octx->dst.data + ((u.iv3 * p->T + u.t0) * p->H + u.iv1) * S * 4;
+        uint32_t         last = t.push(attn, at(p->v_attn + slot * p->attn_size), p->H * S * 4, p->pitch, S * 4, u.nt);
+        for (uint32_t tt = 0; tt < u.nt; tt++) {
+            const uint32_t target = p->T - 1 - (u.t0 + tt);
+            if (target >= p->K) {
+                continue;
+            }
+            const dma_addr_t d = octx->dst.data +
+                                 (p->attn_elems + target * p->snap_elems + (u.iv3 * p->H + u.iv1) * S * S) * 4;
+            const dma_addr_t s = at(p->v_snap + slot * p->snap_size) + target * S * p->pitch;
+            for (uint32_t i = 0; i < S; i++) {  // row i of VTCM -> column i of the stored matrix
+                last = t.push(d + i * 4, s + i * p->pitch, S * 4, 4, 4, S);
+            }
+        }
+        return last;
+    }
+
+    int run(row_range rr) {
+        if (rr.begin >= rr.end) {
+            return HTP_STATUS_OK;
+        }
+        const uint32_t nb      = p->n_blocks;
+        const uint32_t n_units = (rr.end - rr.begin) * nb;
+        uint32_t       fetched[2] = { 0, 0 }, stored[2] = { 0, 0 };
+        fetched[0] = fetch(make_unit(0, rr.begin, 0), 0);
+        for (uint32_t ui = 0; ui < n_units; ui++) {
+            const uint32_t slot = ui & 1;
+            const uint16_t info = (uint16_t) ui;
+            if (ui + 1 < n_units) {  // next unit into the other slot, once its last store is done
+                const uint32_t nx = ui + 1;
+                t.wait(stored[slot ^ 1], info);
+                fetched[slot ^ 1] = fetch(make_unit(nx / nb, rr.begin + nx / nb, nx % nb), slot ^ 1);
+            }
+            const unit u = make_unit(ui / nb, rr.begin + ui / nb, ui % nb);
+            t.wait(fetched[slot], info);
+            htp_trace_event_start(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
+            compute(u, slot);
+            htp_trace_event_stop(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
+            stored[slot] = store(u, slot);
+        }
+        t.drain(0xffff);
+        return t.failed ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
+    }
+};
+
+struct gdn_job {
+    htp_op_context *       octx;
+    const htp_gdn_params * p;
+    int                    status[HTP_MAX_HVX_THREADS];
+};
+
+void gdn_worker(unsigned int, unsigned int ith, void * data) {
+    gdn_job *     job = (gdn_job *) data;
+    htp_context * ctx = job->octx->ctx;
+    gdn_thread    th;
+    th.octx = job->octx;
+    th.p    = job->p;
+    th.ith  = ith;
+    th.t.init(ctx->dma[ith], &ctx->trace[ith]);
+    job->status[ith] = th.run(thread_rows(job->p->split, ith));
+}
+
+}  // namespace
+
+int htp_op_gated_delta_net(struct htp_op_context * octx) {
+    gdn_job job;
+    job.octx = octx;
+    job.p    = &octx->params->gdn;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    work_queue_run(octx->ctx->work_queue, gdn_worker, &job, job.p->split.n_threads);
+    for (uint32_t i = 0; i < job.p->split.n_threads; i++) {
+        if (job.status[i] != HTP_STATUS_OK) {
+            return job.status[i];
+        }
+    }
+    return HTP_STATUS_OK;
+}

@@ -342,7 +342,7 @@ def npu_used_names():
     for path in glob.glob(os.path.join(NPU_DIR, "**", "*"), recursive=True):
         if not path.endswith((".c", ".cpp", ".h", ".hpp", ".inc")):
             continue
-        for name in re.findall(r"\bQ6_\w+", open(path, errors="replace").read()):
+        for name in re.findall(r"\bQ6_[A-Z][A-Za-z0-9]*_[a-z]\w*", open(path, errors="replace").read()):
             used.setdefault(name, set()).add(os.path.relpath(path, ROOT))
     return used
 

@@ -16,7 +16,7 @@
 #define HTP_ABI_VERSION   1u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
-#define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state */
+#define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state (FLASH_ATTN_EXT: 5) */
 #define HTP_NO_BUF        0xffffffffu
 #define HTP_MAX_BATCH_OPS 1024u
 

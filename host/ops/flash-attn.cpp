@@ -1,0 +1,245 @@
+// Host side of FLASH_ATTN_EXT (docs/flash-attn.md): Q F32; K, V F32 / F16 / Q8_0; optional
+// F16 mask (broadcast over heads / sequences), sinks, ALiBi, logit softcap; K/V heads
+// broadcast over q heads. Splits the q rows into tiles of one K/V head each, spreads the
+// tiles over the HVX threads and lays out each thread's VTCM.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "encode-util.h"
+#include "htp-abi/htp-types.h"
+
+using namespace htp_enc;
+
+namespace {
+
+constexpr uint32_t kKvChunk  = 64;  // K/V rows per chunk: one vector of F16 mask per q row
+constexpr uint32_t kMaxTile  = 12;  // q rows per tile: keeps the DMA queue within 64 (see fa_plan)
+
+bool kv_type_ok(ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_Q8_0;
+}
+
+uint32_t kv_htp_type(ggml_type t) {
+    return t == GGML_TYPE_F32 ? HTP_TYPE_F32 : t == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_Q8_0;
+}
+
+// VTCM for one K or V stream: raw slot bytes, its row pitch, Q8_0 scale / quant offsets,
+// and the F32 row pitch of the converted chunk (0: F32 rows are used in place).
+struct kv_layout {
+    uint32_t slot, pitch, scales, quants, f_pitch, f_bytes;
+};
+
+kv_layout kv_plan(ggml_type t, uint32_t d) {
+    kv_layout l   = {};
+    const uint32_t C = kKvChunk;
+    if (t == GGML_TYPE_F32) {
+        l.pitch = align_up(d * 4, 128);
+        l.slot  = C * l.pitch;
+    } else if (t == GGML_TYPE_F16) {
+        l.pitch   = align_up(d * 2, 128);
+        l.slot    = C * l.pitch;
+        l.f_pitch = align_up(d, 64) * 4;  // f16 -> f32 converts 64 lanes at a time
+        l.f_bytes = C * l.f_pitch;
+    } else {
+        const uint32_t nb = d / 32;       // Q8_0 blocks per row
+        const uint32_t B  = C * nb;       // blocks per chunk
+        l.pitch           = nb * 34;      // dense copy of the rows
+        l.scales          = align_up(C * l.pitch, 128);
+        l.quants          = l.scales + align_up(B, 64) * 2;
+        l.slot            = l.quants + align_up(B, 4) * 32;
+        l.f_pitch         = d * 4;
+        l.f_bytes         = align_up(B, 4) * 128;  // dequant writes 4 blocks at a time
+    }
+    return l;
+}
+
+struct fa_plan {
+    uint32_t  tile_rows, rows_per_group, tiles_per_group, n_groups, total_tiles;
+    uint32_t  n_threads, tiles_per_thread, budget;
+    kv_layout k, v;
+    uint32_t  q_pitch, acc_pitch, mask_slot;
+    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, bytes;
+};
+
+bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
+    const ggml_tensor * q = op->src[0];
+    const ggml_tensor * k = op->src[1];
+    const ggml_tensor * v = op->src[2];
+    const uint32_t      n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
+    const uint32_t      dk = (uint32_t) k->ne[0], dv = (uint32_t) v->ne[0];
+    const uint32_t      rk2 = (uint32_t) (q->ne[2] / k->ne[2]);
+
+    pl.rows_per_group = rk2 * (uint32_t) q->ne[1];
+    pl.n_groups       = (uint32_t) k->ne[2] * (uint32_t) q->ne[3];
+    // Enough tiles for every thread when the groups are few (decode: one group of rk2 rows).
+    const uint32_t want_tpg = (n_hvx + pl.n_groups - 1) / pl.n_groups;
+    pl.tile_rows = std::min(kMaxTile, std::max(1u, (pl.rows_per_group + want_tpg - 1) / want_tpg));
+    pl.tiles_per_group  = (pl.rows_per_group + pl.tile_rows - 1) / pl.tile_rows;
+    pl.total_tiles      = pl.n_groups * pl.tiles_per_group;
+    pl.n_threads        = std::min(n_hvx, pl.total_tiles);
+    pl.tiles_per_thread = (pl.total_tiles + pl.n_threads - 1) / pl.n_threads;
+    pl.n_threads        = (pl.total_tiles + pl.tiles_per_thread - 1) / pl.tiles_per_thread;
+    pl.budget           = caps.vtcm_size / n_hvx / 128 * 128;
+
+    pl.k         = kv_plan(k->type, dk);
+    pl.v         = kv_plan(v->type, dv);
+    pl.q_pitch   = align_up(dk, 64) * 4;
+    pl.acc_pitch = align_up(dv * 4, 128);
+    pl.mask_slot = pl.tile_rows * 128;
+    uint32_t off = 0;
+    pl.vq        = off;
+    off += pl.tile_rows * pl.q_pitch;
+    pl.vacc = off;
+    off += pl.tile_rows * pl.acc_pitch;
+    pl.vmask = off;
+    off += 2 * pl.mask_slot;
+    pl.vk = off;
+    off += 2 * pl.k.slot;
+    pl.vv = off;
+    off += 2 * pl.v.slot;
+    pl.vkf = off;
+    off += pl.k.f_bytes;
+    pl.vvf = off;
+    off += pl.v.f_bytes;
+    pl.bytes = off;
+    return off <= pl.budget;
+}
+
+bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * q  = op->src[0];
+    const ggml_tensor * k  = op->src[1];
+    const ggml_tensor * v  = op->src[2];
+    const ggml_tensor * m  = op->src[3];
+    const ggml_tensor * sk = op->src[4];
+    if (!q || !k || !v || q->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || !kv_type_ok(k->type) ||
+        !kv_type_ok(v->type)) {
+        return false;
+    }
+    if (q->nb[0] != 4 || k->nb[0] != ggml_type_size(k->type) || v->nb[0] != ggml_type_size(v->type) ||
+        !ggml_is_contiguous(op) || !fits_u32(q) || !fits_u32(k) || !fits_u32(v) || !fits_u32(op)) {
+        return false;
+    }
+    const int64_t dk = k->ne[0], dv = v->ne[0];
+    if (q->ne[0] != dk || dk < 1 || dv < 1 || k->ne[1] < 1 || v->ne[1] != k->ne[1] || k->ne[2] != v->ne[2] ||
+        k->ne[3] != v->ne[3] || q->ne[2] % k->ne[2] != 0 || q->ne[3] % k->ne[3] != 0 || op->ne[0] != dv ||
+        op->ne[1] != q->ne[2] || op->ne[2] != q->ne[1] || op->ne[3] != q->ne[3]) {
+        return false;
+    }
+    if ((k->type == GGML_TYPE_Q8_0 && dk % 32 != 0) || (v->type == GGML_TYPE_Q8_0 && dv % 32 != 0)) {
+        return false;
+    }
+    if (m) {
+        if (m->type != GGML_TYPE_F16 || m->nb[0] != 2 || m->ne[0] < k->ne[1] || m->ne[1] < q->ne[1] ||
+            m->ne[2] == 0 || m->ne[3] == 0 || q->ne[2] % m->ne[2] != 0 || q->ne[3] % m->ne[3] != 0 || !fits_u32(m)) {
+            return false;
+        }
+    }
+    if (sk && (sk->type != GGML_TYPE_F32 || sk->ne[0] < q->ne[2] || !ggml_is_contiguous(sk))) {
+        return false;
+    }
+    // 2-D DMA of a K / V chunk (rows k->nb[1] apart into rows of the VTCM pitch) and the Q8_0
+    // split of a chunk's blocks (one row per block).
+    fa_plan pl;
+    if (!plan(caps, op, pl)) {
+        return false;
+    }
+    if (!dma_field_ok(caps, k->nb[1]) || !dma_field_ok(caps, v->nb[1]) || !dma_field_ok(caps, pl.k.pitch) ||
+        !dma_field_ok(caps, pl.v.pitch) || !dma_field_ok(caps, ggml_row_size(k->type, dk)) ||
+        !dma_field_ok(caps, ggml_row_size(v->type, dv)) || !dma_field_ok(caps, (uint64_t) kKvChunk * (dk / 32 + 1)) ||
+        !dma_field_ok(caps, (uint64_t) kKvChunk * (dv / 32 + 1))) {
+        return false;
+    }
+    return true;
+}
+
+void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+    const ggml_tensor *     q = op->src[0];
+    const ggml_tensor *     k = op->src[1];
+    const ggml_tensor *     v = op->src[2];
+    const ggml_tensor *     m = op->src[3];
+    htp_flash_attn_params & p = desc.params.flash_attn;
+    desc.opcode               = HTP_OP_FLASH_ATTN_EXT;
+    fa_plan pl;
+    plan(caps, op, pl);
+
+    p.split.n_threads       = pl.n_threads;
+    p.split.total_rows      = pl.total_tiles;
+    p.split.rows_per_thread = pl.tiles_per_thread;
+    p.split.rows_per_chunk  = kKvChunk;
+    p.split.n_bufs          = 2;
+    p.split.vtcm_per_thread = pl.budget;
+
+    float prm[3];
+    std::memcpy(prm, op->op_params, sizeof(prm));
+    float scale = prm[0];
+    const float max_bias = prm[1], softcap = prm[2];
+    if (softcap != 0.0f) {
+        scale /= softcap;
+    }
+    const uint32_t n_head      = (uint32_t) q->ne[2];
+    const uint32_t n_head_log2 = 1u << (uint32_t) floor(log2(n_head));
+    const uint32_t rk2         = (uint32_t) (q->ne[2] / k->ne[2]);
+
+    p.k_type          = kv_htp_type(k->type);
+    p.v_type          = kv_htp_type(v->type);
+    p.dk              = (uint32_t) k->ne[0];
+    p.dv              = (uint32_t) v->ne[0];
+    p.n_kv            = (uint32_t) k->ne[1];
+    p.kv_chunk        = kKvChunk;
+    p.tile_rows       = pl.tile_rows;
+    p.rows_per_group  = pl.rows_per_group;
+    p.tiles_per_group = pl.tiles_per_group;
+    p.rk2             = rk2;
+    p.nek2            = (uint32_t) k->ne[2];
+    p.div_tpg         = htp_fastdiv_init(pl.tiles_per_group);
+    p.div_nek2        = htp_fastdiv_init(p.nek2);
+    p.div_rk2         = htp_fastdiv_init(rk2);
+    p.div_rk3         = htp_fastdiv_init((uint32_t) (q->ne[3] / k->ne[3]));
+    p.scale           = scale;
+    p.softcap         = softcap;
+    p.max_bias        = max_bias;
+    p.m0              = powf(2.0f, -(max_bias) / n_head_log2);
+    p.m1              = powf(2.0f, -(max_bias / 2.0f) / n_head_log2);
+    p.n_head_log2     = n_head_log2;
+    p.has_mask        = m != nullptr;
+    p.has_sinks       = op->src[4] != nullptr;
+    p.mne2            = m ? (uint32_t) m->ne[2] : 1;
+    p.mne3            = m ? (uint32_t) m->ne[3] : 1;
+    p.mod_mne2        = htp_fastdiv_init(p.mne2);
+    p.mod_mne3        = htp_fastdiv_init(p.mne3);
+    p.q               = rows_strides(q->nb[1], q->nb[2], q->nb[3]);
+    p.k               = rows_strides(k->nb[1], k->nb[2], k->nb[3]);
+    p.v               = rows_strides(v->nb[1], v->nb[2], v->nb[3]);
+    p.mask            = m ? rows_strides(m->nb[1], m->nb[2], m->nb[3]) : rows_strides(0, 0, 0);
+    p.dst             = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    p.k_row_bytes     = (uint32_t) ggml_row_size(k->type, k->ne[0]);
+    p.v_row_bytes     = (uint32_t) ggml_row_size(v->type, v->ne[0]);
+    p.k_blocks        = k->type == GGML_TYPE_Q8_0 ? p.dk / 32 : 0;
+    p.v_blocks        = v->type == GGML_TYPE_Q8_0 ? p.dv / 32 : 0;
+
+    p.vq        = pl.vq;
+    p.q_pitch   = pl.q_pitch;
+    p.vacc      = pl.vacc;
+    p.acc_pitch = pl.acc_pitch;
+    p.vmask     = pl.vmask;
+    p.mask_slot = pl.mask_slot;
+    p.vk        = pl.vk;
+    p.k_slot    = pl.k.slot;
+    p.k_pitch   = pl.k.pitch;
+    p.k_scales  = pl.k.scales;
+    p.k_quants  = pl.k.quants;
+    p.vv        = pl.vv;
+    p.v_slot    = pl.v.slot;
+    p.v_pitch   = pl.v.pitch;
+    p.v_scales  = pl.v.scales;
+    p.v_quants  = pl.v.quants;
+    p.vkf       = pl.vkf;
+    p.kf_pitch  = pl.k.f_pitch;
+    p.vvf       = pl.vvf;
+    p.vf_pitch  = pl.v.f_pitch;
+}
+
+}  // namespace
+
+extern const htp_op_encoder htp_flash_attn_ext_encoder = { fa_supports, fa_encode };

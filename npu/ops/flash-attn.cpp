@@ -1,0 +1,399 @@
+// FLASH_ATTN_EXT (docs/flash-attn.md; params in htp-abi/params/attention.h). Per tile of q
+// rows sharing one K/V head: DMA the Q rows into VTCM, then stream the head's K / V rows
+// (and each q row's F16 mask) in chunks of kv_chunk rows through 2 slots. Per chunk the K and
+// V rows become F32 rows once (shared by the tile's rows); per q row the chunk's scores are
+// dot products in HVX, scaled / soft-capped / masked as one or two vectors, and folded into
+// the row's accumulator by an online softmax (running max M, running sum S). At the end a
+// sink joins M and S, the accumulator is divided by S and DMA'd to dst.
+#include "hvx-exp.h"
+#include "hvx-math.h"
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+constexpr uint32_t kMaxTile = 12;  // in flight: 2 tiles' rows + 2 chunks' (6 + tile) <= 64
+
+struct fa_job {
+    htp_op_context *              octx;
+    const htp_flash_attn_params * p;
+    int                           status[HTP_MAX_HVX_THREADS];
+};
+
+struct fa_thread {
+    const htp_op_context *        octx;
+    const htp_flash_attn_params * p;
+    uint32_t                      ith;
+    dma_queue *                   q;
+    htp_trace *                   tr;
+
+    // The current tile.
+    uint32_t ik2, ik3, iq3, j0, nr;
+    float    M[kMaxTile], S[kMaxTile];
+
+    dma_addr_t at(uint32_t off) const { return vtcm_at(octx->ctx, p->split, ith, off); }
+
+    void row_coords(uint32_t j, uint32_t & iq1, uint32_t & iq2) const {
+        iq1 = htp_fastdiv(j, &p->div_rk2);
+        iq2 = ik2 * p->rk2 + (j - iq1 * p->rk2);
+    }
+
+    // Pushes the DMA of chunk c (K, V, mask rows) into slot s; returns descriptors or -1.
+    int fetch(uint32_t c, uint32_t s) {
+        const uint32_t ic0 = c * p->kv_chunk;
+        const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
+        int            k   = 0;
+        const dma_addr_t ka = octx->src[1].data + ic0 * p->k.nb1 + ik2 * p->k.nb2 + ik3 * p->k.nb3;
+        const dma_addr_t va = octx->src[2].data + ic0 * p->v.nb1 + ik2 * p->v.nb2 + ik3 * p->v.nb3;
+        if (!fetch_kv(at(p->vk + s * p->k_slot), ka, p->k_type, p->k_pitch, p->k.nb1, p->k_row_bytes, p->k_blocks,
+                      p->k_scales, p->k_quants, n, k) ||
+            !fetch_kv(at(p->vv + s * p->v_slot), va, p->v_type, p->v_pitch, p->v.nb1, p->v_row_bytes, p->v_blocks,
+                      p->v_scales, p->v_quants, n, k)) {
+            return -1;
+        }
+        if (p->has_mask) {
+            const dma_addr_t mv = at(p->vmask + s * p->mask_slot);
+            for (uint32_t r = 0; r < nr; r++) {
+                uint32_t iq1, iq2;
+                row_coords(j0 + r, iq1, iq2);
+                const uint32_t   i2 = iq2 - htp_fastdiv(iq2, &p->mod_mne2) * p->mne2;
+                const uint32_t   i3 = iq3 - htp_fastdiv(iq3, &p->mod_mne3) * p->mne3;
+                const dma_addr_t ma = octx->src[3].data + iq1 * p->mask.nb1 + i2 * p->mask.nb2 + i3 * p->mask.nb3 + ic0 * 2;
+                if (!dma_queue_push_1d(q, mv + r * 128, ma, n * 2)) {
+                    return -1;
+                }
+                k++;
+            }
+        }
+        return k;
+    }
+
+    // One K or V chunk: rows into the raw slot; Q8_0 rows land densely and two VTCM -> VTCM
+    // descriptors (run after it, the queue is FIFO) split the blocks into scales and quants.
+    bool fetch_kv(dma_addr_t slot, dma_addr_t src, uint32_t type, uint32_t pitch, uint32_t nb1, uint32_t row_bytes,
+                  uint32_t blocks, uint32_t scales, uint32_t quants, uint32_t n, int & k) {
+        if (!dma_queue_push(q, slot, src, pitch, nb1, row_bytes, n)) {
+            return false;
+        }
+        k++;
+        if (type != HTP_TYPE_Q8_0) {
+            return true;
+        }
+        const uint32_t nb = n * blocks;
+        const uint32_t bs = (uint32_t) sizeof(struct htp_block_q8_0);
+        if (!dma_queue_push(q, slot + scales, slot, 2, bs, 2, nb) ||
+            !dma_queue_push(q, slot + quants, slot + 2, HTP_QK8_0, bs, HTP_QK8_0, nb)) {
+            return false;
+        }
+        k += 2;
+        return true;
+    }
+
+    // Flat Q8_0 -> F32 over nb blocks (4 blocks, 128 quants, per step): quants widen b -> h,
+    // convert h -> hf exactly (|q| <= 128), hf -> sf in order, times the block's scale.
+    static void dequant_q8_0(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants, uint32_t nb) {
+        float d[64] __attribute__((aligned(128)));
+        for (uint32_t b0 = 0; b0 < nb; b0 += 4) {
+            if ((b0 & 63) == 0) {
+                f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+            }
+            const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
+            const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
+            const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
+            const float *        db = d + (b0 & 63);
+            y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), splat_f32(db[0]));
+            y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), splat_f32(db[1]));
+            y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), splat_f32(db[2]));
+            y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), splat_f32(db[3]));
+        }
+    }
+
+    // The chunk's K or V rows as F32 rows; returns the first row and sets the pitch in vectors.
+    // Lanes past d are zeroed when zero_tail (K: they meet zeroed Q lanes in the dot product).
+    const HVX_Vector * to_f32(dma_addr_t slot, dma_addr_t fbuf, uint32_t type, uint32_t d, uint32_t pitch,
+                              uint32_t f_pitch, uint32_t blocks, uint32_t scales, uint32_t quants, uint32_t n,
+                              bool zero_tail, uint32_t & vpitch) const {
+        HVX_Vector * y;
+        if (type == HTP_TYPE_F32) {
+            y      = vptr(slot);
+            vpitch = pitch / 128;
+        } else if (type == HTP_TYPE_F16) {
+            y      = vptr(fbuf);
+            vpitch = f_pitch / 128;
+            const HVX_Vector * x = vptr(slot);
+            for (uint32_t i = 0; i < n; i++) {
+                f16_to_f32_vectors(y + i * vpitch, x + i * (pitch / 128), (d + 63) / 64);
+            }
+        } else {
+            y      = vptr(fbuf);
+            vpitch = f_pitch / 128;
+            dequant_q8_0(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
+        }
+        if (zero_tail && d % 32) {
+            const HVX_VectorPred keep = Q6_Q_vsetq_R((int32_t) (d % 32 * 4));
+            const uint32_t       last = d / 32;
+            for (uint32_t i = 0; i < n; i++) {
+                y[i * vpitch + last] = Q6_V_vmux_QVV(keep, y[i * vpitch + last], Q6_V_vzero());
+            }
+        }
+        return y;
+    }
+
+    float slope(uint32_t h) const {
+        if (p->max_bias <= 0.0f) {
+            return 1.0f;
+        }
+        return h < p->n_head_log2 ? __builtin_powf(p->m0, (float) (h + 1)) :
+                                    __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
+    }
+
+    void compute(uint32_t c, uint32_t s) {
+        const uint32_t ic0 = c * p->kv_chunk;
+        const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
+        uint32_t       kp, vp;
+        const HVX_Vector * kf = to_f32(at(p->vk + s * p->k_slot), at(p->vkf), p->k_type, p->dk, p->k_pitch,
+                                       p->kf_pitch, p->k_blocks, p->k_scales, p->k_quants, n, true, kp);
+        const HVX_Vector * vf = to_f32(at(p->vv + s * p->v_slot), at(p->vvf), p->v_type, p->dv, p->v_pitch,
+                                       p->vf_pitch, p->v_blocks, p->v_scales, p->v_quants, n, false, vp);
+        const uint32_t   nvk  = (p->dk + 31) / 32;
+        const uint32_t   nvv  = (p->dv + 31) / 32;
+        const HVX_Vector ninf = Q6_V_vsplat_R((int32_t) 0xff800000);
+        const HVX_Vector vscale = splat_f32(p->scale);
+        float sc[64] __attribute__((aligned(128)));
+
+        for (uint32_t r = 0; r < nr; r++) {
+            const HVX_Vector * qr = vptr(at(p->vq + r * p->q_pitch));
+            for (uint32_t i = 0; i < n; i++) {
+                const HVX_Vector * kr  = kf + i * kp;
+                HVX_Vector         acc = Q6_Vsf_vmpy_VsfVsf(qr[0], kr[0]);
+                for (uint32_t t = 1; t < nvk; t++) {
+                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(qr[t], kr[t]));
+                }
+                sc[i] = lane0_f32(reduce_sum_sf(acc));
+            }
+            HVX_Vector sv[2];
+            __builtin_memcpy(sv, sc, sizeof(sv));
+            HVX_Vector mk[2];
+            if (p->has_mask) {
+                f16_to_f32_vectors(mk, vptr(at(p->vmask + s * p->mask_slot)) + r, 1);
+            }
+            uint32_t iq1, iq2;
+            row_coords(j0 + r, iq1, iq2);
+            const HVX_Vector vslope = splat_f32(slope(iq2));
+            for (uint32_t h = 0; h < 2; h++) {
+                HVX_Vector x = Q6_Vsf_vmpy_VsfVsf(sv[h], vscale);
+                if (p->softcap != 0.0f) {
+                    x = Q6_Vsf_vmpy_VsfVsf(tanh_sf(x), splat_f32(p->softcap));
+                }
+                if (p->has_mask) {
+                    x = Q6_Vsf_vadd_VsfVsf(x, Q6_Vsf_vmpy_VsfVsf(mk[h], vslope));
+                }
+                const uint32_t lo = h * 32;  // lanes [lo, lo + 32) are kv rows ic0 + lo + lane
+                if (n <= lo) {
+                    x = ninf;
+                } else if (n < lo + 32) {
+                    x = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - lo) * 4)), x, ninf);
+                }
+                sv[h] = x;
+            }
+            const float cmax = lane0_f32(hvx_reduce_max_sf(hvx_max_sf(sv[0], sv[1])));
+            if (!(cmax > -3.0e38f)) {
+                continue;  // every kv row of the chunk masked out for this q row (or NaN)
+            }
+            const float      mold = M[r];
+            const float      mnew = cmax > mold ? cmax : mold;
+            const HVX_Vector vmax = splat_f32(mnew);
+            sv[0]                 = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
+            sv[1]                 = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
+            const float psum      = lane0_f32(reduce_sum_sf(Q6_Vsf_vadd_VsfVsf(sv[0], sv[1])));
+            HVX_Vector * acc      = vptr(at(p->vacc + r * p->acc_pitch));
+            if (mnew > mold) {
+                const float ms = __builtin_expf(mold - mnew);  // 0 while M was -inf
+                S[r]           = S[r] * ms;
+                if (mold > -3.0e38f) {  // else acc is still 0
+                    const HVX_Vector vms = splat_f32(ms);
+                    for (uint32_t t = 0; t < nvv; t++) {
+                        acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], vms);
+                    }
+                }
+                M[r] = mnew;
+            }
+            S[r] += psum;
+            __builtin_memcpy(sc, sv, sizeof(sv));
+            for (uint32_t i = 0; i < n; i++) {
+                if (sc[i] == 0.0f) {
+                    continue;
+                }
+                const HVX_Vector   pv = splat_f32(sc[i]);
+                const HVX_Vector * vr = vf + i * vp;
+                for (uint32_t t = 0; t < nvv; t++) {
+                    acc[t] = Q6_Vsf_vadd_VsfVsf(acc[t], Q6_Vsf_vmpy_VsfVsf(vr[t], pv));
+                }
+            }
+        }
+    }
+
+    // Sink, 1 / S, write-back of the tile's rows. Returns descriptors pushed or -1.
+    int finish() {
+        const uint32_t nvv = (p->dv + 31) / 32;
+        for (uint32_t r = 0; r < nr; r++) {
+            uint32_t iq1, iq2;
+            row_coords(j0 + r, iq1, iq2);
+            HVX_Vector * acc = vptr(at(p->vacc + r * p->acc_pitch));
+            float        m = M[r], sum = S[r], ms = 1.0f;
+            if (p->has_sinks) {
+                const float sk = *(const float *) htp_va(octx->src[4].data + iq2 * 4);
+                if (sk > m) {
+                    ms  = __builtin_expf(m - sk);
+                    sum = sum * ms + 1.0f;
+                } else {
+                    sum += __builtin_expf(sk - m);
+                }
+            }
+            const HVX_Vector inv = splat_f32(sum == 0.0f ? 0.0f : (float) ((double) ms / (double) sum));
+            for (uint32_t t = 0; t < nvv; t++) {
+                acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], inv);
+            }
+        }
+        for (uint32_t r = 0; r < nr; r++) {
+            uint32_t iq1, iq2;
+            row_coords(j0 + r, iq1, iq2);
+            const dma_addr_t d = octx->dst.data + iq2 * p->dst.nb1 + iq1 * p->dst.nb2 + iq3 * p->dst.nb3;
+            if (!dma_queue_push_1d(q, d, at(p->vacc + r * p->acc_pitch), p->dv * 4)) {
+                return -1;
+            }
+        }
+        return (int) nr;
+    }
+
+    int run_tile(uint32_t t, uint32_t & pending_out) {
+        const uint32_t g  = htp_fastdiv(t, &p->div_tpg);
+        const uint32_t tt = t - g * p->tiles_per_group;
+        iq3               = htp_fastdiv(g, &p->div_nek2);
+        ik2               = g - iq3 * p->nek2;
+        ik3               = htp_fastdiv(iq3, &p->div_rk3);
+        j0                = tt * p->tile_rows;
+        nr                = p->rows_per_group - j0 < p->tile_rows ? p->rows_per_group - j0 : p->tile_rows;
+        const uint16_t info = (uint16_t) t;
+
+        // Q rows of the tile.
+        for (uint32_t r = 0; r < nr; r++) {
+            uint32_t iq1, iq2;
+            row_coords(j0 + r, iq1, iq2);
+            const dma_addr_t qa = octx->src[0].data + iq1 * p->q.nb1 + iq2 * p->q.nb2 + iq3 * p->q.nb3;
+            if (!dma_queue_push_1d(q, at(p->vq + r * p->q_pitch), qa, p->dk * 4)) {
+                return HTP_STATUS_DMA_ERROR;
+            }
+        }
+        // Prime both K/V slots.
+        const uint32_t n_chunks = (p->n_kv + p->kv_chunk - 1) / p->kv_chunk;
+        uint32_t       fetched[2] = { 0, 0 };
+        for (uint32_t c = 0; c < 2 && c < n_chunks; c++) {
+            const int k = fetch(c, c);
+            if (k < 0) {
+                return HTP_STATUS_DMA_ERROR;
+            }
+            fetched[c] = (uint32_t) k;
+        }
+        dma_pop_n(q, tr, pending_out, info);  // the previous tile's rows are out: vacc is free
+        pending_out = 0;
+        dma_pop_n(q, tr, nr, info);           // Q rows
+
+        htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
+        const uint32_t nvq = (p->dk + 63) / 64 * 2;
+        const uint32_t nvv = (p->dv + 31) / 32;
+        for (uint32_t r = 0; r < nr; r++) {
+            HVX_Vector * qr = vptr(at(p->vq + r * p->q_pitch));
+            if (p->dk % 32) {
+                qr[p->dk / 32] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (p->dk % 32 * 4)), qr[p->dk / 32], Q6_V_vzero());
+            }
+            for (uint32_t v = (p->dk + 31) / 32; v < nvq; v++) {
+                qr[v] = Q6_V_vzero();
+            }
+            HVX_Vector * acc = vptr(at(p->vacc + r * p->acc_pitch));
+            for (uint32_t v = 0; v < nvv; v++) {
+                acc[v] = Q6_V_vzero();
+            }
+            M[r] = -__builtin_inff();
+            S[r] = 0.0f;
+        }
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
+
+        for (uint32_t c = 0; c < n_chunks; c++) {
+            const uint32_t s = c & 1;
+            dma_pop_n(q, tr, fetched[s], info);
+            htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
+            compute(c, s);
+            htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
+            if (c + 2 < n_chunks) {
+                const int k = fetch(c + 2, s);
+                if (k < 0) {
+                    return HTP_STATUS_DMA_ERROR;
+                }
+                fetched[s] = (uint32_t) k;
+            }
+        }
+        htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
+        const int ko = finish();
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
+        if (ko < 0) {
+            return HTP_STATUS_DMA_ERROR;
+        }
+        pending_out = (uint32_t) ko;
+        return HTP_STATUS_OK;
+    }
+};
+
+void fa_worker(unsigned int, unsigned int ith, void * data) {
+    fa_job *        job = (fa_job *) data;
+    htp_context *   ctx = job->octx->ctx;
+    const auto *    p   = job->p;
+    fa_thread       th;
+    th.octx = job->octx;
+    th.p    = p;
+    th.ith  = ith;
+    th.q    = ctx->dma[ith];
+    th.tr   = &ctx->trace[ith];
+    uint32_t t0 = p->split.rows_per_thread * ith;
+    uint32_t t1 = t0 + p->split.rows_per_thread;
+    if (t1 > p->split.total_rows) {
+        t1 = p->split.total_rows;
+    }
+    uint32_t pending = 0;
+    int      st      = HTP_STATUS_OK;
+    for (uint32_t t = t0; t < t1 && st == HTP_STATUS_OK; t++) {
+        st = th.run_tile(t, pending);
+    }
+    if (st != HTP_STATUS_OK) {
+        dma_queue_flush(th.q);
+    } else {
+        dma_pop_n(th.q, th.tr, pending, 0);
+    }
+    job->status[ith] = st;
+}
+
+}  // namespace
+
+int htp_op_flash_attn_ext(struct htp_op_context * octx) {
+    const htp_flash_attn_params & p = octx->params->flash_attn;
+    if (p.tile_rows == 0 || p.tile_rows > kMaxTile || p.kv_chunk == 0 || p.kv_chunk > 64 || p.n_kv == 0 ||
+        p.split.n_threads == 0) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    fa_job job;
+    job.octx = octx;
+    job.p    = &p;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    work_queue_run(octx->ctx->work_queue, fa_worker, &job, p.split.n_threads);
+    for (uint32_t i = 0; i < p.split.n_threads; i++) {
+        if (job.status[i] != HTP_STATUS_OK) {
+            return job.status[i];
+        }
+    }
+    return HTP_STATUS_OK;
+}

@@ -1,5 +1,5 @@
-// Host side of FLASH_ATTN_EXT (docs/flash-attn.md): Q F32; K, V F32 / F16 / Q8_0; optional
-// F16 mask (broadcast over heads / sequences), sinks, ALiBi, logit softcap; K/V heads
+// Host side of FLASH_ATTN_EXT (docs/flash-attn.md): Q F32; K, V F32 / F16 / BF16 / Q8_0 / Q4_0;
+// optional F16 mask (broadcast over heads / sequences), sinks, ALiBi, logit softcap; K/V heads
 // broadcast over q heads. Splits the q rows into tiles of one K/V head each, spreads the
 // tiles over the HVX threads and lays out each thread's VTCM.
 #include <algorithm>
@@ -17,11 +17,22 @@ constexpr uint32_t kKvChunk  = 64;  // K/V rows per chunk: one vector of F16 mas
 constexpr uint32_t kMaxTile  = 12;  // q rows per tile: keeps the DMA queue within 64 (see fa_plan)
 
 bool kv_type_ok(ggml_type t) {
-    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_Q8_0;
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || t == GGML_TYPE_Q8_0 ||
+           t == GGML_TYPE_Q4_0;
+}
+
+bool kv_quant(ggml_type t) {
+    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
 }
 
 uint32_t kv_htp_type(ggml_type t) {
-    return t == GGML_TYPE_F32 ? HTP_TYPE_F32 : t == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_Q8_0;
+    switch (t) {
+        case GGML_TYPE_F32:  return HTP_TYPE_F32;
+        case GGML_TYPE_F16:  return HTP_TYPE_F16;
+        case GGML_TYPE_BF16: return HTP_TYPE_BF16;
+        case GGML_TYPE_Q8_0: return HTP_TYPE_Q8_0;
+        default:             return HTP_TYPE_Q4_0;
+    }
 }
 
 // VTCM for one K or V stream: raw slot bytes, its row pitch, Q8_0 scale / quant offsets,
@@ -36,20 +47,25 @@ kv_layout kv_plan(ggml_type t, uint32_t d) {
     if (t == GGML_TYPE_F32) {
         l.pitch = align_up(d * 4, 128);
         l.slot  = C * l.pitch;
-    } else if (t == GGML_TYPE_F16) {
+    } else if (t == GGML_TYPE_F16 || t == GGML_TYPE_BF16) {
         l.pitch   = align_up(d * 2, 128);
         l.slot    = C * l.pitch;
         l.f_pitch = align_up(d, 64) * 4;  // f16 -> f32 converts 64 lanes at a time
         l.f_bytes = C * l.f_pitch;
     } else {
-        const uint32_t nb = d / 32;       // Q8_0 blocks per row
-        const uint32_t B  = C * nb;       // blocks per chunk
-        l.pitch           = nb * 34;      // dense copy of the rows
-        l.scales          = align_up(C * l.pitch, 128);
-        l.quants          = l.scales + align_up(B, 64) * 2;
-        l.slot            = l.quants + align_up(B, 4) * 32;
-        l.f_pitch         = d * 4;
-        l.f_bytes         = align_up(B, 4) * 128;  // dequant writes 4 blocks at a time
+        // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0 (18, 16): dequant steps over one vector
+        // of quants, 4 / 8 blocks, and writes that many F32 vectors.
+        const uint32_t q8   = t == GGML_TYPE_Q8_0;
+        const uint32_t qb   = q8 ? 32 : 16;
+        const uint32_t step = q8 ? 4 : 8;
+        const uint32_t nb   = d / 32;       // blocks per row
+        const uint32_t B    = C * nb;       // blocks per chunk
+        l.pitch             = nb * (qb + 2);  // dense copy of the rows
+        l.scales            = align_up(C * l.pitch, 128);
+        l.quants            = l.scales + align_up(B, 64) * 2;
+        l.slot              = l.quants + align_up(B, step) * qb;
+        l.f_pitch           = d * 4;
+        l.f_bytes           = align_up(B, step) * 128;
     }
     return l;
 }
@@ -126,7 +142,7 @@ bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op) {
         op->ne[1] != q->ne[2] || op->ne[2] != q->ne[1] || op->ne[3] != q->ne[3]) {
         return false;
     }
-    if ((k->type == GGML_TYPE_Q8_0 && dk % 32 != 0) || (v->type == GGML_TYPE_Q8_0 && dv % 32 != 0)) {
+    if ((kv_quant(k->type) && dk % 32 != 0) || (kv_quant(v->type) && dv % 32 != 0)) {
         return false;
     }
     if (m) {
@@ -215,8 +231,8 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.dst             = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
     p.k_row_bytes     = (uint32_t) ggml_row_size(k->type, k->ne[0]);
     p.v_row_bytes     = (uint32_t) ggml_row_size(v->type, v->ne[0]);
-    p.k_blocks        = k->type == GGML_TYPE_Q8_0 ? p.dk / 32 : 0;
-    p.v_blocks        = v->type == GGML_TYPE_Q8_0 ? p.dv / 32 : 0;
+    p.k_blocks        = kv_quant(k->type) ? p.dk / 32 : 0;
+    p.v_blocks        = kv_quant(v->type) ? p.dv / 32 : 0;
 
     p.vq        = pl.vq;
     p.q_pitch   = pl.q_pitch;

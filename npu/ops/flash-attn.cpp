@@ -15,6 +15,7 @@ using namespace htp_ops;
 
 namespace {
 
+constexpr uint32_t kQ4QuantBytes = 16;  // Q4_0 block: FP16 d, then 16 bytes of 32 nibbles
 constexpr uint32_t kMaxTile = 12;  // in flight: 2 tiles' rows + 2 chunks' (6 + tile) <= 64
 
 struct fa_job {
@@ -79,13 +80,14 @@ struct fa_thread {
             return false;
         }
         k++;
-        if (type != HTP_TYPE_Q8_0) {
+        if (type != HTP_TYPE_Q8_0 && type != HTP_TYPE_Q4_0) {
             return true;
         }
         const uint32_t nb = n * blocks;
-        const uint32_t bs = (uint32_t) sizeof(struct htp_block_q8_0);
+        const uint32_t qb = type == HTP_TYPE_Q8_0 ? HTP_QK8_0 : kQ4QuantBytes;
+        const uint32_t bs = qb + 2;
         if (!dma_queue_push(q, slot + scales, slot, 2, bs, 2, nb) ||
-            !dma_queue_push(q, slot + quants, slot + 2, HTP_QK8_0, bs, HTP_QK8_0, nb)) {
+            !dma_queue_push(q, slot + quants, slot + 2, qb, bs, qb, nb)) {
             return false;
         }
         k += 2;
@@ -111,6 +113,56 @@ struct fa_thread {
         }
     }
 
+    // Flat Q4_0 -> F32 over nb blocks (8 blocks, 128 quant bytes, per step). Low nibbles are a
+    // block's elements 0..15, high nibbles 16..31: each widens b -> h -> hf -> sf in order into
+    // vectors of two blocks' halves (A: lows of blocks 2k, 2k + 1; B: their highs); a 64-byte
+    // rotate and mux pair makes block 2k = [A lo, B lo] and 2k + 1 = [A hi, B hi]; then
+    // (q - 8) * d.
+    static void dequant_q4_0(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants, uint32_t nb) {
+        float                d[64] __attribute__((aligned(128)));
+        const HVX_Vector     m4   = Q6_V_vsplat_R(0x0f0f0f0f);
+        const HVX_Vector     eight = splat_f32(8.0f);
+        const HVX_VectorPred half = Q6_Q_vsetq_R(64);
+        for (uint32_t b0 = 0; b0 < nb; b0 += 8) {
+            if ((b0 & 63) == 0) {
+                f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+            }
+            const HVX_Vector qv = quants[b0 / 8];
+            const HVX_Vector lo = Q6_V_vand_VV(qv, m4);
+            const HVX_Vector hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(qv, 4), m4);
+            HVX_Vector       A[4], B[4];
+            for (int w = 0; w < 2; w++) {
+                const HVX_Vector src = w ? hi : lo;
+                HVX_Vector *     out = w ? B : A;
+                const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(src);
+                const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
+                const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
+                out[0] = Q6_V_lo_W(w0);
+                out[1] = Q6_V_hi_W(w0);
+                out[2] = Q6_V_lo_W(w1);
+                out[3] = Q6_V_hi_W(w1);
+            }
+            const float * db = d + (b0 & 63);
+            for (int k = 0; k < 4; k++) {
+                const HVX_Vector e = Q6_V_vmux_QVV(half, A[k], Q6_V_vror_VR(B[k], 64));
+                const HVX_Vector o = Q6_V_vmux_QVV(half, Q6_V_vror_VR(A[k], 64), B[k]);
+                y[b0 + 2 * k]      = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(e, eight), splat_f32(db[2 * k]));
+                y[b0 + 2 * k + 1]  = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(o, eight), splat_f32(db[2 * k + 1]));
+            }
+        }
+    }
+
+    // BF16 -> F32 for 64 * n_in elements: after vshuff word i holds x[i] (low half) and
+    // x[32 + i] (high half); a bf16 is the high half of its f32.
+    static void bf16_to_f32_vectors(HVX_Vector * y, const HVX_Vector * x, uint32_t n_in) {
+        const HVX_Vector hmask = Q6_V_vsplat_R((int32_t) 0xffff0000);
+        for (uint32_t i = 0; i < n_in; i++) {
+            const HVX_Vector w = Q6_Vh_vshuff_Vh(x[i]);
+            y[2 * i]           = Q6_Vw_vasl_VwR(w, 16);
+            y[2 * i + 1]       = Q6_V_vand_VV(w, hmask);
+        }
+    }
+
     // The chunk's K or V rows as F32 rows; returns the first row and sets the pitch in vectors.
     // Lanes past d are zeroed when zero_tail (K: they meet zeroed Q lanes in the dot product).
     const HVX_Vector * to_f32(dma_addr_t slot, dma_addr_t fbuf, uint32_t type, uint32_t d, uint32_t pitch,
@@ -120,17 +172,25 @@ struct fa_thread {
         if (type == HTP_TYPE_F32) {
             y      = vptr(slot);
             vpitch = pitch / 128;
-        } else if (type == HTP_TYPE_F16) {
+        } else if (type == HTP_TYPE_F16 || type == HTP_TYPE_BF16) {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
             const HVX_Vector * x = vptr(slot);
             for (uint32_t i = 0; i < n; i++) {
-                f16_to_f32_vectors(y + i * vpitch, x + i * (pitch / 128), (d + 63) / 64);
+                if (type == HTP_TYPE_F16) {
+                    f16_to_f32_vectors(y + i * vpitch, x + i * (pitch / 128), (d + 63) / 64);
+                } else {
+                    bf16_to_f32_vectors(y + i * vpitch, x + i * (pitch / 128), (d + 63) / 64);
+                }
             }
-        } else {
+        } else if (type == HTP_TYPE_Q8_0) {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
             dequant_q8_0(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
+        } else {
+            y      = vptr(fbuf);
+            vpitch = f_pitch / 128;
+            dequant_q4_0(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
         }
         if (zero_tail && d % 32) {
             const HVX_VectorPred keep = Q6_Q_vsetq_R((int32_t) (d % 32 * 4));

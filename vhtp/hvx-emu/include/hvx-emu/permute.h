@@ -77,6 +77,29 @@ HVX_EMU_INLINE HVX_Vector Q6_Vh_vshuff_Vh(HVX_Vector Vu) {
 #endif
 }
 
+// Vd.b = vshuff(Vu.b): Vd.b[2i] = Vu.b[i], Vd.b[2i + 1] = Vu.b[i + 64]
+HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
+#if defined(__GNUC__) && !defined(__clang__)
+    const hvx_vub idx = { 0, 64, 1, 65, 2, 66, 3, 67, 4, 68, 5, 69, 6, 70, 7, 71,
+                          8, 72, 9, 73, 10, 74, 11, 75, 12, 76, 13, 77, 14, 78, 15, 79,
+                          16, 80, 17, 81, 18, 82, 19, 83, 20, 84, 21, 85, 22, 86, 23, 87,
+                          24, 88, 25, 89, 26, 90, 27, 91, 28, 92, 29, 93, 30, 94, 31, 95,
+                          32, 96, 33, 97, 34, 98, 35, 99, 36, 100, 37, 101, 38, 102, 39, 103,
+                          40, 104, 41, 105, 42, 106, 43, 107, 44, 108, 45, 109, 46, 110, 47, 111,
+                          48, 112, 49, 113, 50, 114, 51, 115, 52, 116, 53, 117, 54, 118, 55, 119,
+                          56, 120, 57, 121, 58, 122, 59, 123, 60, 124, 61, 125, 62, 126, 63, 127 };
+    return (HVX_Vector) __builtin_shuffle((hvx_vub) Vu, idx);
+#else
+    const hvx_vub u = (hvx_vub) Vu;
+    hvx_vub d;
+    for (int i = 0; i < 64; i++) {
+        d[2 * i]     = u[i];
+        d[2 * i + 1] = u[i + 64];
+    }
+    return (HVX_Vector) d;
+#endif
+}
+
 // Vd.h = vdeal(Vu.h): Vd.h[i] = Vu.h[2i], Vd.h[i + 32] = Vu.h[2i + 1]
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vdeal_Vh(HVX_Vector Vu) {
 #if defined(__GNUC__) && !defined(__clang__)

@@ -33,6 +33,7 @@ HTP_WEAK_OP(htp_op_solve_tri)
 HTP_WEAK_OP(htp_op_ssm_conv)
 HTP_WEAK_OP(htp_op_gated_delta_net)
 HTP_WEAK_OP(htp_op_im2col)
+HTP_WEAK_OP(htp_op_mul_mat_tiled)
 #undef HTP_WEAK_OP
 
 htp_op_fn htp_op_lookup(uint32_t opcode) {
@@ -75,6 +76,7 @@ htp_op_fn htp_op_lookup(uint32_t opcode) {
         case HTP_OP_SSM_CONV:        return htp_op_ssm_conv;
         case HTP_OP_GATED_DELTA_NET: return htp_op_gated_delta_net;
         case HTP_OP_IM2COL:          return htp_op_im2col;
+        case HTP_OP_MUL_MAT_TILED:   return htp_op_mul_mat_tiled;
         default:                     return nullptr;
     }
 }

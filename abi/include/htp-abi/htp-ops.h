@@ -22,7 +22,8 @@
     X(ROPE) X(SOFT_MAX) X(FLASH_ATTN_EXT)                                           \
     X(CONCAT) X(REPEAT) X(PAD) X(FILL) X(DIAG) X(TRI)                               \
     X(SUM_ROWS) X(MEAN) X(CUMSUM) X(ARGSORT)                                        \
-    X(SOLVE_TRI) X(SSM_CONV) X(GATED_DELTA_NET) X(IM2COL)
+    X(SOLVE_TRI) X(SSM_CONV) X(GATED_DELTA_NET) X(IM2COL)                          \
+    X(MUL_MAT_TILED)                        /* MUL_MAT, tiled weights, HVX */
 
 #define HTP_OPCODE_ENUM(name) HTP_OP_##name,
 enum htp_opcode { HTP_OPCODE_LIST(HTP_OPCODE_ENUM) HTP_OP_COUNT };

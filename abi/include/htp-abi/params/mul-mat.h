@@ -78,4 +78,63 @@ struct htp_mul_mat_params {
     uint32_t act_row_pitch;
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT struct htp_mul_mat_params mul_mat;
+// MUL_MAT_TILED: tiled weights (docs/tiled-formats.md), HVX path for few activation rows
+// (docs/mul-mat.md, "Tiled HVX path"). The weight is a grid of column tiles ct (32 output
+// rows) x K tiles kt; split.total_rows = n_col_tiles (threads own ranges of column tiles,
+// rows_per_thread a multiple of rows_per_chunk = cols_per_chunk).
+// Per pass of up to act_rows_per_pass activation rows of one plane (i2, i3):
+//   activation prep (HTP_TRACE_EVT_QUANT): each F32 row DMA'd into a staging slot (vstage,
+//     2 slots) and quantized per 32-column block into HTP_MMT_ACT_BLK_VECS vectors:
+//     8 "slot" vectors (the block's int8 quants, 4 per 32-bit word, splatted over all 32
+//     lanes, columns in the order act_order says), then splat(d) (sf), splat(sum of all 32
+//     quants) (int), splat(sum of quants of columns 0..15) (int), splat(d * sum) (sf).
+//     act_private = 1: every dot thread prepares the pass's rows itself into its own VTCM
+//     (act_offset from its thread base; no extra work_queue_run); else qsplit threads prepare
+//     them once into the shared region at vtcm_base + act_offset.
+//   dots: the thread's work items are (column group of cols_per_chunk column tiles, K chunk
+//     of k_tiles_per_chunk tiles), K chunk fastest; an item's tiles are contiguous in DDR and
+//     arrive with one DMA (tile_pitch apart in VTCM: tile_bytes rounded up to 128), n_bufs
+//     buffers deep (row-stream pipeline). HVX computes 32 output rows x 1 or 2 activation
+//     rows at a time (vrmpy over the tile's 4-column groups); partial sums of a column tile
+//     over K chunks stay in vacc; after the last K chunk the [act rows x 32*cols] block goes
+//     to dst with one 2-D DMA (or one 1-D per act row when out_per_row).
+#define HTP_MMT_ACT_BLK_VECS 12
+#define HTP_MMT_MAX_ACT_ROWS 64
+
+enum htp_mmt_act_order {
+    HTP_MMT_ORDER_NATURAL = 0,  // slot s = columns 4s .. 4s+3
+    HTP_MMT_ORDER_NIBBLE  = 1,  // slot s = columns 8(s/2) + s%2 + {0, 2, 4, 6} (4-bit nibble planes)
+};
+
+struct htp_mul_mat_tiled_params {
+    struct htp_split_params split;   // column tiles over threads (see above)
+    struct htp_split_params qsplit;  // shared activation prep: rows of one pass over threads
+    uint32_t wtype;                  // tiled format (enum htp_type)
+    uint32_t ne00, ne01;             // K, N (output columns; the last column tile may be partial)
+    uint32_t n_k_tiles, n_col_tiles;
+    uint32_t tile_bytes, tile_pitch; // DDR bytes per tile; VTCM bytes per tile (multiple of 128)
+    uint32_t blocks_per_tile;        // 32-column activation blocks per tile (K_cols / 32)
+    uint32_t k_tiles_per_chunk, n_kchunks;
+    struct htp_fastdiv div_kchunks;  // work item -> (column group, K chunk)
+    uint32_t cols_per_chunk;         // column tiles per work item (1 when n_kchunks > 1)
+    uint32_t act_order;              // enum htp_mmt_act_order
+    uint32_t ne11, ne12, n_planes;   // activation rows per plane; ne12; ne12 * ne13
+    struct htp_fastdiv div_ne12;     // plane -> (i2, i3)
+    struct htp_fastdiv div_r2, div_r3;
+    uint32_t w_nb2, w_nb3;           // bytes between tiled weight planes (i02, i03)
+    struct htp_rows_strides src1;    // nb11, nb12, nb13
+    struct htp_rows_strides dst;     // nb1, nb2, nb3
+    uint32_t act_rows_per_pass;
+    uint32_t act_row_bytes;          // K * 4
+    uint32_t act_private;
+    uint32_t out_per_row;            // 1: write-back as one 1-D descriptor per activation row
+    // VTCM, per thread (from the thread's base):
+    struct htp_vtcm_stream vw;       // n_bufs slots of cols_per_chunk * k_tiles_per_chunk tiles
+    struct htp_vtcm_stream vout;     // n_bufs slots of act_rows_per_pass rows of cols_per_chunk * 128 B
+    struct htp_vtcm_stream vstage;   // 2 slots of one F32 activation row
+    uint32_t vacc;                   // act_rows_per_pass * 128 B of partial sums (n_kchunks > 1)
+    uint32_t act_offset;             // prepared activation rows (private: per thread; else shared)
+    uint32_t act_row_pitch;          // bytes per prepared row (K / 32 blocks * 12 * 128)
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT struct htp_mul_mat_params mul_mat; struct htp_mul_mat_tiled_params mul_mat_tiled;

@@ -1,0 +1,197 @@
+// Host side of MUL_MAT_TILED: the tiled-weight HVX path (token generation). Plans threads,
+// work items (column tiles x K chunks), buffers and the VTCM layout into kernel_params
+// (htp-abi/params/mul-mat.h, docs/mul-mat.md "Tiled HVX path"). Hooks declared in
+// mul-mat-paths.h; the MUL_MAT encoder calls them for tiled weights.
+#include <algorithm>
+
+#include "encode-util.h"
+#include "htp-abi/htp-tile-formats.h"
+#include "mul-mat-paths.h"
+
+using namespace htp_enc;
+
+namespace {
+
+// Activation column order a format's tile dot expects; false for formats this path lacks.
+bool tiled_format(uint32_t f, uint32_t & order) {
+    switch (f) {
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q6_K:
+        case GGML_TYPE_Q3_K:
+        case GGML_TYPE_Q2_0:
+        case GGML_TYPE_Q1_0: order = HTP_MMT_ORDER_NATURAL; return true;
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q5_K: order = HTP_MMT_ORDER_NIBBLE; return true;
+        default: return false;
+    }
+}
+
+// Activation rows per plane up to which every dot thread prepares the activations itself
+// (no separate prep phase, so no second hand-off to the HVX threads).
+constexpr uint32_t kPrivateRows = 2;
+// Weight bytes per work item the plan aims for when whole column tiles are small.
+constexpr uint32_t kItemBytes   = 32u << 10;
+
+struct mmt_plan {
+    uint32_t order, n_ct, n_kt, pitch, act_pitch, stage;
+    uint32_t n_act, priv, out_per_row;
+    uint32_t n_threads, q_threads, rpt, cpc, kpc, n_kchunks, n_bufs;
+    uint32_t per_thread, vw_slot, vout_pitch, vacc_bytes, act_bytes;
+};
+
+uint32_t per_thread_bytes(const mmt_plan & pl) {
+    return pl.n_bufs * pl.vw_slot + pl.n_bufs * pl.n_act * pl.vout_pitch + pl.vacc_bytes + 2 * pl.stage +
+           (pl.priv ? pl.n_act * pl.act_pitch : 0);
+}
+
+bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw, mmt_plan & pl) {
+    const ggml_tensor * w = op->src[0];
+    const ggml_tensor * a = op->src[1];
+    if (!tiled_format(tw.format, pl.order) || tw.format != (uint32_t) w->type) {
+        return false;
+    }
+    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || a->nb[0] != 4 || op->nb[0] != 4) {
+        return false;
+    }
+    const uint64_t K = (uint64_t) w->ne[0];
+    if (a->ne[0] != w->ne[0] || tw.k_cols == 0 || tw.k_cols % 32 || K % tw.k_cols || K / tw.k_cols != tw.n_k_tiles ||
+        tw.tile_bytes != htp_tile_size((enum htp_type) tw.format) || tw.n_col_tiles != (w->ne[1] + 31) / 32) {
+        return false;
+    }
+    if (a->ne[2] % w->ne[2] != 0 || a->ne[3] % w->ne[3] != 0 || !fits_u32(a) || !fits_u32(op)) {
+        return false;
+    }
+    // Plane offsets and tile offsets are 32-bit device address sums.
+    const uint64_t last_plane = (uint64_t) (w->ne[2] - 1) * tw.nb2 + (uint64_t) (w->ne[3] - 1) * tw.nb3;
+    if (last_plane + tw.plane_bytes >= (1ull << 32) || tw.nb2 >= (1ull << 32) || tw.nb3 >= (1ull << 32)) {
+        return false;
+    }
+    pl.n_ct      = tw.n_col_tiles;
+    pl.n_kt      = tw.n_k_tiles;
+    pl.pitch     = align_up(tw.tile_bytes, 128);
+    pl.act_pitch = (uint32_t) (K / 32) * HTP_MMT_ACT_BLK_VECS * 128;
+    pl.stage     = (uint32_t) K * 4;  // K is a multiple of 32: whole vectors
+    if (!dma_1d_ok(pl.stage) || !dma_field_ok(caps, pl.pitch) || !dma_field_ok(caps, tw.tile_bytes)) {
+        return false;
+    }
+
+    const uint32_t n_hvx = std::max(1u, std::min<uint32_t>(caps.n_hvx, 8u));
+    const uint32_t ne11  = (uint32_t) a->ne[1];
+    pl.priv              = ne11 <= kPrivateRows;
+    pl.n_act             = std::min<uint32_t>(ne11, HTP_MMT_MAX_ACT_ROWS);
+    pl.n_threads         = std::min(n_hvx, pl.n_ct);
+    const uint32_t ctpt  = (pl.n_ct + pl.n_threads - 1) / pl.n_threads;
+    pl.kpc               = pl.n_kt;
+    pl.cpc = std::max(1u, std::min(kItemBytes / (pl.n_kt * pl.pitch), std::max(1u, ctpt / 2)));
+    pl.n_bufs = 4;
+    for (;;) {
+        pl.n_kchunks   = (pl.n_kt + pl.kpc - 1) / pl.kpc;
+        if (pl.n_kchunks > 1) {
+            pl.cpc = 1;
+        }
+        pl.out_per_row = !(dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, pl.n_act) &&
+                           dma_field_ok(caps, pl.cpc * 128));
+        pl.vw_slot     = pl.cpc * pl.kpc * pl.pitch;
+        pl.vout_pitch  = pl.cpc * 128;
+        pl.vacc_bytes  = pl.n_kchunks > 1 ? pl.n_act * 128 : 0;
+        pl.act_bytes   = pl.priv ? 0 : pl.n_act * pl.act_pitch;
+        const uint32_t descs = 1 + (pl.out_per_row ? pl.n_act : 1);
+        const bool     dma_ok = pl.n_bufs * descs <= HTP_DMA_INFLIGHT_MAX && dma_field_ok(caps, pl.cpc * pl.kpc);
+        const uint64_t need   = (uint64_t) pl.act_bytes + (uint64_t) pl.n_threads * per_thread_bytes(pl);
+        if (dma_ok && need <= caps.vtcm_size) {
+            break;
+        }
+        if (pl.cpc > 1) {
+            pl.cpc = (pl.cpc + 1) / 2;
+        } else if (pl.priv && pl.n_threads > 1) {  // one shared copy instead of one per thread
+            pl.priv = 0;
+        } else if (pl.n_act > 8 && !pl.priv) {
+            pl.n_act = (pl.n_act + 1) / 2;
+        } else if (pl.n_bufs > 2) {
+            pl.n_bufs--;
+        } else if (pl.n_act > 1 && !pl.priv) {
+            pl.n_act = (pl.n_act + 1) / 2;
+        } else if (pl.kpc > 1) {
+            pl.kpc = (pl.kpc + 1) / 2;
+        } else {
+            return false;
+        }
+    }
+    // Column tiles per thread: a multiple of the work item's column count; no idle threads.
+    pl.rpt        = (ctpt + pl.cpc - 1) / pl.cpc * pl.cpc;
+    pl.n_threads  = (pl.n_ct + pl.rpt - 1) / pl.rpt;
+    pl.q_threads  = std::min(pl.n_threads, pl.n_act);
+    pl.per_thread = align_up(per_thread_bytes(pl), 128);
+    return true;
+}
+
+}  // namespace
+
+bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
+    mmt_plan pl;
+    return plan_tiled(caps, op, tw, pl);
+}
+
+void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
+                         htp_op_desc & desc) {
+    const ggml_tensor *        w = op->src[0];
+    const ggml_tensor *        a = op->src[1];
+    htp_mul_mat_tiled_params & p = desc.params.mul_mat_tiled;
+    mmt_plan                   pl;
+    plan_tiled(caps, op, tw, pl);
+    desc.opcode = HTP_OP_MUL_MAT_TILED;
+
+    p.split.n_threads        = pl.n_threads;
+    p.split.total_rows       = pl.n_ct;
+    p.split.rows_per_thread  = pl.rpt;
+    p.split.rows_per_chunk   = pl.cpc;
+    p.split.n_bufs           = pl.n_bufs;
+    p.split.vtcm_per_thread  = pl.per_thread;
+    p.qsplit.n_threads       = pl.q_threads;
+    p.qsplit.total_rows      = pl.n_act;
+    p.qsplit.rows_per_thread = (pl.n_act + pl.q_threads - 1) / pl.q_threads;
+    p.qsplit.rows_per_chunk  = 1;
+    p.qsplit.n_bufs          = 2;
+    p.qsplit.vtcm_per_thread = pl.per_thread;
+
+    p.wtype             = tw.format;
+    p.ne00              = (uint32_t) w->ne[0];
+    p.ne01              = (uint32_t) w->ne[1];
+    p.n_k_tiles         = pl.n_kt;
+    p.n_col_tiles       = pl.n_ct;
+    p.tile_bytes        = tw.tile_bytes;
+    p.tile_pitch        = pl.pitch;
+    p.blocks_per_tile   = tw.k_cols / 32;
+    p.k_tiles_per_chunk = pl.kpc;
+    p.n_kchunks         = pl.n_kchunks;
+    p.div_kchunks       = htp_fastdiv_init(pl.n_kchunks);
+    p.cols_per_chunk    = pl.cpc;
+    p.act_order         = pl.order;
+    p.ne11              = (uint32_t) a->ne[1];
+    p.ne12              = (uint32_t) a->ne[2];
+    p.n_planes          = (uint32_t) (a->ne[2] * a->ne[3]);
+    p.div_ne12          = htp_fastdiv_init(p.ne12);
+    p.div_r2            = htp_fastdiv_init((uint32_t) (a->ne[2] / w->ne[2]));
+    p.div_r3            = htp_fastdiv_init((uint32_t) (a->ne[3] / w->ne[3]));
+    p.w_nb2             = (uint32_t) tw.nb2;
+    p.w_nb3             = (uint32_t) tw.nb3;
+    p.src1              = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
+    p.dst               = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    p.act_rows_per_pass = pl.n_act;
+    p.act_row_bytes     = pl.stage;
+    p.act_private       = pl.priv;
+    p.out_per_row       = pl.out_per_row;
+
+    uint32_t off = 0;
+    p.vw         = stream_at(off, p.split, pl.vw_slot, 1);
+    p.vout       = stream_at(off, p.split, pl.vout_pitch, pl.n_act);
+    htp_split_params two = p.split;
+    two.n_bufs           = 2;
+    p.vstage             = stream_at(off, two, pl.stage, 1);
+    p.vacc               = off;
+    off += pl.vacc_bytes;
+    p.act_offset    = pl.priv ? off : pl.n_threads * pl.per_thread;
+    p.act_row_pitch = pl.act_pitch;
+}

@@ -1,0 +1,251 @@
+// MUL_MAT_TILED: MUL_MAT over tiled weights on HVX, the token-generation path (layout and
+// phases: htp-abi/params/mul-mat.h, docs/mul-mat.md "Tiled HVX path"). Activation rows are
+// quantized into VTCM blocks ready for vrmpy; each thread streams its column tiles' weight
+// tiles DDR -> VTCM (n_bufs deep) and computes 32 output rows x 1 or 2 activation rows per
+// tile step.
+#include "mul-mat-tiled.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+using namespace htp_ops::mmt;
+
+namespace {
+
+// The activation rows one pass works on: [i1_0, i1_0 + n) of plane (i2, i3).
+struct mm_pass {
+    uint32_t i1_0, n, i2, i3;
+};
+
+// Activation prep, one row per pipeline step: F32 DDR -> staging slot -> prepared blocks.
+struct act_op {
+    const htp_op_context *           octx;
+    const htp_mul_mat_tiled_params * p;
+    uint32_t                         ith;
+    dma_queue *                      q;
+    mm_pass                          c;
+    HVX_Vector *                     act;  // prepared row 0 of the pass
+
+    int fetch(uint32_t r, uint32_t, uint32_t slot) {
+        const dma_addr_t s = octx->src[1].data + row_offset(p->src1, c.i1_0 + r, c.i2, c.i3);
+        return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot), s, p->act_row_bytes) ? 1 : -1;
+    }
+
+    void compute(uint32_t r, uint32_t, uint32_t slot) {
+        htp_trace * tr = &octx->ctx->trace[ith];
+        htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+        quantize_row(act + r * (p->act_row_pitch / 128), vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot)),
+                     p->ne00 / 32, p->act_order);
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+    }
+
+    int store(uint32_t, uint32_t, uint32_t) { return 0; }
+};
+
+static int prep_rows(const htp_op_context * octx, const htp_mul_mat_tiled_params * p, uint32_t ith, const mm_pass & c,
+                     HVX_Vector * act, htp_split_params sp, row_range rr) {
+    htp_context * ctx = octx->ctx;
+    act_op        op  = { octx, p, ith, ctx->dma[ith], c, act };
+    sp.rows_per_chunk = 1;
+    sp.n_bufs         = 2;
+    return stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, rr, op);
+}
+
+// Dot products: work item it = (column group, K chunk), K chunk fastest.
+struct dot_op {
+    const htp_op_context *           octx;
+    const htp_mul_mat_tiled_params * p;
+    uint32_t                         ith;
+    dma_queue *                      q;
+    mm_pass                          c;
+    uint32_t                         ct_begin, ct_end;
+    dma_addr_t                       wbase;  // tiled weight plane (i02, i03)
+    const HVX_Vector *               act;    // prepared activation row 0 of the pass
+
+    struct item {
+        uint32_t ct0, n_ct, kc, kt0, n_kt;
+    };
+
+    item at(uint32_t it) const {
+        item           x;
+        const uint32_t g = htp_fastdiv(it, &p->div_kchunks);
+        x.kc             = it - g * p->n_kchunks;
+        x.ct0            = ct_begin + g * p->cols_per_chunk;
+        x.n_ct           = ct_end - x.ct0 < p->cols_per_chunk ? ct_end - x.ct0 : p->cols_per_chunk;
+        x.kt0            = x.kc * p->k_tiles_per_chunk;
+        x.n_kt = p->n_k_tiles - x.kt0 < p->k_tiles_per_chunk ? p->n_k_tiles - x.kt0 : p->k_tiles_per_chunk;
+        return x;
+    }
+
+    int fetch(uint32_t it, uint32_t, uint32_t slot) {
+        const item       x = at(it);
+        const dma_addr_t s = wbase + (x.ct0 * p->n_k_tiles + x.kt0) * p->tile_bytes;
+        // n_ct > 1 only when a column tile is one K chunk: the group's tiles are contiguous.
+        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vw, slot), s, p->tile_pitch, p->tile_bytes,
+                              p->tile_bytes, x.n_ct * x.n_kt) ? 1 : -1;
+    }
+
+    template <class F, int NR>
+    void run_tiles(const uint8_t * tiles, uint32_t n_kt, const HVX_Vector * const * a0, HVX_Vector * acc) {
+        const HVX_Vector * a[2] = { a0[0], NR > 1 ? a0[1] : a0[0] };
+        const uint32_t     step = F::blocks * ABV;
+        for (uint32_t k = 0; k < n_kt; k++) {
+            F::template dot<NR>((const HVX_Vector *) (tiles + k * p->tile_pitch), a, acc);
+            a[0] += step;
+            if (NR > 1) {
+                a[1] += step;
+            }
+        }
+    }
+
+    template <class F> void compute_fmt(const item & x, uint32_t slot) {
+        const uint8_t *  tiles   = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
+        HVX_Vector *     out     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vout, slot));
+        HVX_Vector *     vacc    = vptr(vtcm_at(octx->ctx, p->split, ith, p->vacc));
+        const uint32_t   ostep   = p->vout.row_pitch / 128;
+        const uint32_t   apitch  = p->act_row_pitch / 128;
+        const bool       first   = x.kc == 0;
+        const bool       last    = x.kc + 1 == p->n_kchunks;
+        const uint32_t   a_off   = x.kt0 * F::blocks * ABV;
+        for (uint32_t ci = 0; ci < x.n_ct; ci++) {
+            const uint8_t * tc = tiles + ci * x.n_kt * p->tile_pitch;
+            for (uint32_t j = 0; j < c.n; j += 2) {
+                const uint32_t     nr   = c.n - j < 2 ? c.n - j : 2;
+                const HVX_Vector * a[2] = { act + j * apitch + a_off, act + (j + nr - 1) * apitch + a_off };
+                HVX_Vector         acc[2];
+                for (uint32_t r = 0; r < nr; r++) {
+                    acc[r] = first ? Q6_V_vzero() : vacc[j + r];
+                }
+                if (nr == 2) {
+                    run_tiles<F, 2>(tc, x.n_kt, a, acc);
+                } else {
+                    run_tiles<F, 1>(tc, x.n_kt, a, acc);
+                }
+                for (uint32_t r = 0; r < nr; r++) {
+                    if (last) {
+                        out[(j + r) * ostep + ci] = acc[r];
+                    } else {
+                        vacc[j + r] = acc[r];
+                    }
+                }
+            }
+        }
+    }
+
+    void compute(uint32_t it, uint32_t, uint32_t slot) {
+        const item x = at(it);
+        switch (p->wtype) {
+            case HTP_TYPE_Q8_0: compute_fmt<fmt_q8_0>(x, slot); break;
+            case HTP_TYPE_Q4_0: compute_fmt<fmt_q4_0>(x, slot); break;
+            case HTP_TYPE_Q4_1:
+            case HTP_TYPE_Q4_K: compute_fmt<fmt_q4_k<false>>(x, slot); break;
+            case HTP_TYPE_Q5_K: compute_fmt<fmt_q4_k<true>>(x, slot); break;
+            case HTP_TYPE_Q6_K: compute_fmt<fmt_q6_k>(x, slot); break;
+            case HTP_TYPE_Q3_K: compute_fmt<fmt_q3_k>(x, slot); break;
+            case HTP_TYPE_Q2_0: compute_fmt<fmt_q2_0>(x, slot); break;
+            case HTP_TYPE_Q1_0: compute_fmt<fmt_q1_0>(x, slot); break;
+            default: break;  // the host plans only the formats above
+        }
+    }
+
+    int store(uint32_t it, uint32_t, uint32_t slot) {
+        const item x = at(it);
+        if (x.kc + 1 != p->n_kchunks) {
+            return 0;
+        }
+        const uint32_t   cols  = p->ne01 - 32 * x.ct0 < 32 * x.n_ct ? p->ne01 - 32 * x.ct0 : 32 * x.n_ct;
+        const dma_addr_t d     = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + x.ct0 * 128;
+        const dma_addr_t v     = vtcm_slot(octx->ctx, p->split, ith, p->vout, slot);
+        if (!p->out_per_row) {
+            return dma_queue_push(q, d, v, p->dst.nb1, p->vout.row_pitch, cols * 4, c.n) ? 1 : -1;
+        }
+        for (uint32_t j = 0; j < c.n; j++) {
+            if (!dma_queue_push_1d(q, d + j * p->dst.nb1, v + j * p->vout.row_pitch, cols * 4)) {
+                return -1;
+            }
+        }
+        return (int) c.n;
+    }
+};
+
+struct mmt_job {
+    htp_op_context *                 octx;
+    const htp_mul_mat_tiled_params * p;
+    mm_pass                          c;
+    dma_addr_t                       wbase;
+    int                              status[HTP_MAX_HVX_THREADS];
+};
+
+void prep_worker(unsigned int, unsigned int ith, void * data) {
+    mmt_job *        job = (mmt_job *) data;
+    htp_split_params sp  = job->p->qsplit;
+    sp.total_rows        = job->c.n;  // the last pass may be shorter
+    HVX_Vector * act     = vptr(job->octx->ctx->vtcm_base + job->p->act_offset);
+    const int    st      = prep_rows(job->octx, job->p, ith, job->c, act, sp, thread_rows(sp, ith));
+    if (st != HTP_STATUS_OK) {
+        job->status[ith] = st;
+    }
+}
+
+void dot_worker(unsigned int, unsigned int ith, void * data) {
+    mmt_job *                        job = (mmt_job *) data;
+    const htp_mul_mat_tiled_params * p   = job->p;
+    htp_context *                    ctx = job->octx->ctx;
+    const row_range                  cts = thread_rows(p->split, ith);
+    if (cts.begin >= cts.end) {
+        return;
+    }
+    const HVX_Vector * act;
+    if (p->act_private) {
+        HVX_Vector * own = vptr(vtcm_at(ctx, p->split, ith, p->act_offset));
+        const int    st  = prep_rows(job->octx, p, ith, job->c, own, p->split, row_range{ 0, job->c.n });
+        if (st != HTP_STATUS_OK) {
+            job->status[ith] = st;
+            return;
+        }
+        act = own;
+    } else {
+        act = vptr(ctx->vtcm_base + p->act_offset);
+    }
+    dot_op op = { job->octx, p, ith, ctx->dma[ith], job->c, cts.begin, cts.end, job->wbase, act };
+    htp_split_params sp = p->split;
+    sp.rows_per_chunk   = 1;  // one work item per pipeline step
+    const uint32_t n_groups = (cts.end - cts.begin + p->cols_per_chunk - 1) / p->cols_per_chunk;
+    const int      st       = stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, row_range{ 0, n_groups * p->n_kchunks }, op);
+    if (st != HTP_STATUS_OK) {
+        job->status[ith] = st;
+    }
+}
+
+}  // namespace
+
+int htp_op_mul_mat_tiled(struct htp_op_context * octx) {
+    const htp_mul_mat_tiled_params & p = octx->params->mul_mat_tiled;
+    mmt_job                          job;
+    job.octx = octx;
+    job.p    = &p;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    for (uint32_t plane = 0; plane < p.n_planes; plane++) {
+        job.c.i3           = htp_fastdiv(plane, &p.div_ne12);
+        job.c.i2           = plane - job.c.i3 * p.ne12;
+        const uint32_t i02 = htp_fastdiv(job.c.i2, &p.div_r2);
+        const uint32_t i03 = htp_fastdiv(job.c.i3, &p.div_r3);
+        job.wbase          = octx->src[0].data + i02 * p.w_nb2 + i03 * p.w_nb3;
+        for (uint32_t i1 = 0; i1 < p.ne11; i1 += p.act_rows_per_pass) {
+            job.c.i1_0 = i1;
+            job.c.n    = p.ne11 - i1 < p.act_rows_per_pass ? p.ne11 - i1 : p.act_rows_per_pass;
+            if (!p.act_private) {
+                work_queue_run(octx->ctx->work_queue, prep_worker, &job, p.qsplit.n_threads);
+            }
+            work_queue_run(octx->ctx->work_queue, dot_worker, &job, p.split.n_threads);
+            for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
+                if (job.status[t] != HTP_STATUS_OK) {
+                    return job.status[t];
+                }
+            }
+        }
+    }
+    return HTP_STATUS_OK;
+}

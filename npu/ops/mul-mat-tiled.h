@@ -1,0 +1,316 @@
+// MUL_MAT over tiled weights, HVX path: activation quantization into the vrmpy-ready block
+// layout and the per-format tile dot products (htp-abi/params/mul-mat.h, docs/mul-mat.md
+// "Tiled HVX path", tile layouts in docs/tiled-formats.md).
+//
+// A prepared activation block (32 columns of one row) is HTP_MMT_ACT_BLK_VECS vectors:
+//   [0..7]  slot s: 4 int8 quants (columns of slot s, act_order) in every 32-bit lane
+//   [8]     d (sf, every lane)       [9]  sum of the 32 quants (int, every lane)
+//   [10]    sum of the quants of columns 0..15 (int)    [11] d * sum (sf)
+// A tile dot turns the tile's quants into 8 (or 16, 32) "slot" byte vectors in vrmpy order
+// (byte 4r + i = row r's quant of the slot's i-th column), so vrmpy(slot, act slot) sums 4
+// products of row r in lane r: 32 output rows per instruction, no cross-lane reduction.
+#pragma once
+#include "htp-abi/htp-abi.h"
+#include "hvx-util.h"
+#include "mul-mat-prep.h"
+
+namespace htp_ops {
+namespace mmt {
+
+enum { A_D = 8, A_QALL = 9, A_QLO = 10, A_QD = 11 };
+constexpr uint32_t ABV = HTP_MMT_ACT_BLK_VECS;
+
+// Quantizes one F32 row of n_blocks * 32 floats (vector aligned) into prepared blocks:
+// per 32 columns d = amax / 127, q = round-to-nearest-even(x / d) (as the flat path).
+static inline void quantize_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_blocks, uint32_t order) {
+    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
+    for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
+        const uint32_t nb = n_blocks - b0 < 4 ? n_blocks - b0 : 4;
+        HVX_Vector     qi[4];
+        float          d[4];
+        for (uint32_t b = 0; b < 4; b++) {
+            if (b >= nb) {
+                qi[b] = Q6_V_vzero();
+                d[b]  = 0.0f;
+                continue;
+            }
+            const HVX_Vector v = src[b0 + b];
+            HVX_Vector       m = Q6_V_vand_VV(v, abs_mask);  // |v| bits order like ints
+            for (int sh = 64; sh >= 4; sh >>= 1) {
+                m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, sh));
+            }
+            const float amax = lane0_f32(m);
+            d[b]             = amax / 127.0f;
+            const float id   = amax > 0.0f ? 127.0f / amax : 0.0f;
+            qi[b]            = mm_sf_to_int(Q6_Vsf_vmpy_VsfVsf(v, splat_f32(id)));
+        }
+        int8_t q[128] __attribute__((aligned(128)));  // register-file copy: block b at 32 b
+        *(HVX_Vector *) q = Q6_Vb_vpacke_VhVh(Q6_Vh_vpacke_VwVw(qi[3], qi[2]), Q6_Vh_vpacke_VwVw(qi[1], qi[0]));
+        for (uint32_t b = 0; b < nb; b++) {
+            const int8_t * qb      = q + 32 * b;
+            HVX_Vector *   blk     = dst + (b0 + b) * ABV;
+            int32_t        sum_all = 0, sum_lo = 0;
+            for (int c = 0; c < 32; c++) {
+                sum_all += qb[c];
+                sum_lo += c < 16 ? qb[c] : 0;
+            }
+            for (int s = 0; s < 8; s++) {
+                uint32_t w = 0;
+                for (int i = 0; i < 4; i++) {
+                    const int c = order == HTP_MMT_ORDER_NIBBLE ? 8 * (s / 2) + s % 2 + 2 * i : 4 * s + i;
+                    w |= (uint32_t) (uint8_t) qb[c] << (8 * i);
+                }
+                blk[s] = Q6_V_vsplat_R((int32_t) w);
+            }
+            blk[A_D]    = splat_f32(d[b]);
+            blk[A_QALL] = Q6_V_vsplat_R(sum_all);
+            blk[A_QLO]  = Q6_V_vsplat_R(sum_lo);
+            blk[A_QD]   = splat_f32(d[b] * (float) sum_all);
+        }
+    }
+}
+
+// ---- helpers ------------------------------------------------------------------------------
+
+// Byte 32j + r -> byte 4r + j (two byte shuffles): a column-pair-major 4-bit quant vector
+// (byte 32 * cp + r) becomes vrmpy order (row r's 4 column pairs in lane r).
+static inline HVX_Vector transpose_4x32(HVX_Vector v) {
+    return Q6_Vb_vshuff_Vb(Q6_Vb_vshuff_Vb(v));
+}
+
+// Halfword shift by n (> 0 left, < 0 logical right); callers mask the bits they keep.
+static inline HVX_Vector shift_h(HVX_Vector v, int n) {
+    return n > 0 ? Q6_Vh_vasl_VhR(v, n) : n < 0 ? Q6_Vuh_vlsr_VuhR(v, -n) : v;
+}
+
+// FP16 lanes 0..31 of h -> 32 sf lanes (row r = hf[r]).
+static inline HVX_Vector f16_rows(HVX_Vector h) {
+    return Q6_V_lo_W(Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(h)));
+}
+
+static inline HVX_Vector fadd(HVX_Vector a, HVX_Vector b) {
+    return Q6_Vsf_vadd_VsfVsf(a, b);
+}
+
+static inline HVX_Vector fmul(HVX_Vector a, HVX_Vector b) {
+    return Q6_Vsf_vmpy_VsfVsf(a, b);
+}
+
+// ---- formats ------------------------------------------------------------------------------
+// dot<NR>(t, a, acc): t = the tile in VTCM (vector aligned), a[j] = the first prepared block
+// of activation row j for this tile, acc[j] += the 32 rows' partial dot products (sf).
+
+// Q8_0 (1088 B): quants byte 64 cp + 2r + (k&1): one halfword shuffle gives vrmpy order,
+// columns in natural order. d at 1024 + 2r.
+struct fmt_q8_0 {
+    static constexpr uint32_t blocks = 1;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        HVX_Vector s[NR];
+        for (int j = 0; j < NR; j++) {
+            s[j] = Q6_V_vzero();
+        }
+        for (int v = 0; v < 8; v++) {
+            const HVX_Vector w = Q6_Vh_vshuff_Vh(t[v]);
+            for (int j = 0; j < NR; j++) {
+                s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], w, a[j][v]);
+            }
+        }
+        const HVX_Vector dw = f16_rows(t[8]);
+        for (int j = 0; j < NR; j++) {
+            acc[j] = fadd(acc[j], fmul(mm_int_to_sf(s[j]), fmul(dw, a[j][A_D])));
+        }
+    }
+};
+
+// 4-bit quants of Q4_0 / Q4_1 / Q4_K / Q5_K (bytes 0..511, byte 32 cp + r): vector v holds
+// column pairs 4v..4v+3; transposed, its low nibbles are slot 2v (columns 8v + {0,2,4,6}),
+// its high nibbles slot 2v + 1 (nibble act order).
+template <int NR>
+static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * s,
+                               const HVX_Vector * fifth) {
+    const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
+    const HVX_Vector b4 = Q6_V_vsplat_R(0x10101010);
+    for (int j = 0; j < NR; j++) {
+        s[j] = Q6_V_vzero();
+    }
+    for (int v = 0; v < 4; v++) {
+        const HVX_Vector x  = transpose_4x32(t[v]);
+        HVX_Vector       lo = Q6_V_vand_VV(x, m4);
+        HVX_Vector       hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), m4);
+        if (fifth) {  // Q5_K: bit 2v (low nibble) / 2v + 1 (high) of the transposed plane -> bit 4
+            lo = Q6_V_vor_VV(lo, Q6_V_vand_VV(shift_h(*fifth, 4 - 2 * v), b4));
+            hi = Q6_V_vor_VV(hi, Q6_V_vand_VV(shift_h(*fifth, 3 - 2 * v), b4));
+        }
+        for (int j = 0; j < NR; j++) {
+            s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], lo, a[j][2 * v]);
+            s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], hi, a[j][2 * v + 1]);
+        }
+    }
+}
+
+// Q4_0 (576 B): value (code - 8) * d, d at 512 + 2r.
+struct fmt_q4_0 {
+    static constexpr uint32_t blocks = 1;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        HVX_Vector s[NR];
+        dot_nibbles<NR>(t, a, s, nullptr);
+        const HVX_Vector dw = f16_rows(t[4]);
+        for (int j = 0; j < NR; j++) {
+            const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(a[j][A_QALL], 3));
+            acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, a[j][A_D])));
+        }
+    }
+};
+
+// Q4_1 / Q4_K (640 B): value code * x + y with (x, y) FP16 at 512 + 4r: Q4_1 (d, m), Q4_K
+// (d * sc, -dmin * m). Q5_K (768 B): the same with a fifth bit from the plane at 640.
+template <bool Q5> struct fmt_q4_k {
+    static constexpr uint32_t blocks = 1;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        HVX_Vector s[NR];
+        if (Q5) {
+            const HVX_Vector fifth = transpose_4x32(t[5]);
+            dot_nibbles<NR>(t, a, s, &fifth);
+        } else {
+            dot_nibbles<NR>(t, a, s, nullptr);
+        }
+        const HVX_VectorPair xy = Q6_Wsf_vcvt_Vhf(t[4]);  // lo lane r = hf[2r], hi = hf[2r + 1]
+        const HVX_Vector     x  = Q6_V_lo_W(xy);
+        const HVX_Vector     y  = Q6_V_hi_W(xy);
+        for (int j = 0; j < NR; j++) {
+            acc[j] = fadd(acc[j], fadd(fmul(x, fmul(mm_int_to_sf(s[j]), a[j][A_D])), fmul(y, a[j][A_QD])));
+        }
+    }
+};
+
+// 2-bit codes of group g (columns 4g..4g+3) from vrmpy-order vectors holding 4 groups each
+// at bits 0, 2, 4, 6 (Q2_0, Q3_K low bits).
+static inline HVX_Vector codes2(const HVX_Vector * t, int g) {
+    return Q6_V_vand_VV(shift_h(t[g / 4], -2 * (g % 4)), Q6_V_vsplat_R(0x03030303));
+}
+
+// Q6_K (896 B): low nibbles vector g/2 (nibble g%2), high 2 bits vector 4 + g/4 at bits
+// 2(g%4), vrmpy order, natural columns; value (code - 32) * s_half, FP16 s at 768 + 2r
+// (columns 0..15) and 832 + 2r (16..31).
+struct fmt_q6_k {
+    static constexpr uint32_t blocks = 1;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        const HVX_Vector m4  = Q6_V_vsplat_R(0x0F0F0F0F);
+        const HVX_Vector m30 = Q6_V_vsplat_R(0x30303030);
+        HVX_Vector       s[2][NR];
+        for (int j = 0; j < NR; j++) {
+            s[0][j] = s[1][j] = Q6_V_vzero();
+        }
+        for (int g = 0; g < 8; g++) {
+            const HVX_Vector l    = t[g / 2];
+            const HVX_Vector low  = g % 2 ? Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(l, 4), m4) : Q6_V_vand_VV(l, m4);
+            const HVX_Vector high = Q6_V_vand_VV(shift_h(t[4 + g / 4], 4 - 2 * (g % 4)), m30);
+            const HVX_Vector code = Q6_V_vor_VV(low, high);
+            for (int j = 0; j < NR; j++) {
+                s[g / 4][j] = Q6_Vw_vrmpyacc_VwVbVb(s[g / 4][j], code, a[j][g]);
+            }
+        }
+        const HVX_VectorPair sc = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(t[6]));  // lo: half 0 rows, hi: half 1
+        for (int j = 0; j < NR; j++) {
+            const HVX_Vector qlo = a[j][A_QLO];
+            const HVX_Vector qhi = Q6_Vw_vsub_VwVw(a[j][A_QALL], qlo);
+            const HVX_Vector s0  = Q6_Vw_vsub_VwVw(s[0][j], Q6_Vw_vasl_VwR(qlo, 5));
+            const HVX_Vector s1  = Q6_Vw_vsub_VwVw(s[1][j], Q6_Vw_vasl_VwR(qhi, 5));
+            const HVX_Vector f   = fadd(fmul(Q6_V_lo_W(sc), mm_int_to_sf(s0)), fmul(Q6_V_hi_W(sc), mm_int_to_sf(s1)));
+            acc[j]               = fadd(acc[j], fmul(f, a[j][A_D]));
+        }
+    }
+};
+
+// Q3_K (512 B): low 2 bits as Q2_0 (vectors 0, 1), sign plane vector 2 (bit g set: value
+// low2 - 4), FP16 d * (scale - 32) at 384 + 2r (columns 0..15) and 448 + 2r (16..31).
+// code = low2 | 4 * !sign, value code - 4.
+struct fmt_q3_k {
+    static constexpr uint32_t blocks = 1;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        const HVX_Vector b2    = Q6_V_vsplat_R(0x04040404);
+        const HVX_Vector nsign = Q6_V_vnot_V(t[2]);
+        HVX_Vector       s[2][NR];
+        for (int j = 0; j < NR; j++) {
+            s[0][j] = s[1][j] = Q6_V_vzero();
+        }
+        for (int g = 0; g < 8; g++) {
+            const HVX_Vector code = Q6_V_vor_VV(codes2(t, g), Q6_V_vand_VV(shift_h(nsign, 2 - g), b2));
+            for (int j = 0; j < NR; j++) {
+                s[g / 4][j] = Q6_Vw_vrmpyacc_VwVbVb(s[g / 4][j], code, a[j][g]);
+            }
+        }
+        const HVX_VectorPair sc = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(t[3]));
+        for (int j = 0; j < NR; j++) {
+            const HVX_Vector qlo = a[j][A_QLO];
+            const HVX_Vector qhi = Q6_Vw_vsub_VwVw(a[j][A_QALL], qlo);
+            const HVX_Vector s0  = Q6_Vw_vsub_VwVw(s[0][j], Q6_Vw_vasl_VwR(qlo, 2));
+            const HVX_Vector s1  = Q6_Vw_vsub_VwVw(s[1][j], Q6_Vw_vasl_VwR(qhi, 2));
+            const HVX_Vector f   = fadd(fmul(Q6_V_lo_W(sc), mm_int_to_sf(s0)), fmul(Q6_V_hi_W(sc), mm_int_to_sf(s1)));
+            acc[j]               = fadd(acc[j], fmul(f, a[j][A_D]));
+        }
+    }
+};
+
+// Q2_0 (576 B, 64 columns = 2 activation blocks): codes 0..3 at vector g/4 bits 2(g%4),
+// value (code - 1) * d, d at 512 + 2r.
+struct fmt_q2_0 {
+    static constexpr uint32_t blocks = 2;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        const HVX_Vector dw = f16_rows(t[4]);
+        for (int b = 0; b < 2; b++) {
+            HVX_Vector s[NR];
+            for (int j = 0; j < NR; j++) {
+                s[j] = Q6_V_vzero();
+            }
+            for (int g = 0; g < 8; g++) {
+                const HVX_Vector code = codes2(t, 8 * b + g);
+                for (int j = 0; j < NR; j++) {
+                    s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], code, a[j][b * ABV + g]);
+                }
+            }
+            for (int j = 0; j < NR; j++) {
+                const HVX_Vector * ab = a[j] + b * ABV;
+                const HVX_Vector   sj = Q6_Vw_vsub_VwVw(s[j], ab[A_QALL]);
+                acc[j]                = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, ab[A_D])));
+            }
+        }
+    }
+};
+
+// Q1_0 (576 B, 128 columns = 4 activation blocks): quarter q = vector q, group g at bit g of
+// byte 4r + k%4; bit 1 = +d, 0 = -d: sum (2 bit - 1) a = 2 vrmpy(bit, a) - sum a. d at 512 + 2r.
+struct fmt_q1_0 {
+    static constexpr uint32_t blocks = 4;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        const HVX_Vector one = Q6_V_vsplat_R(0x01010101);
+        const HVX_Vector dw  = f16_rows(t[4]);
+        for (int b = 0; b < 4; b++) {
+            HVX_Vector s[NR];
+            for (int j = 0; j < NR; j++) {
+                s[j] = Q6_V_vzero();
+            }
+            for (int g = 0; g < 8; g++) {
+                const HVX_Vector bit = Q6_V_vand_VV(shift_h(t[b], -g), one);
+                for (int j = 0; j < NR; j++) {
+                    s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], bit, a[j][b * ABV + g]);
+                }
+            }
+            for (int j = 0; j < NR; j++) {
+                const HVX_Vector * ab = a[j] + b * ABV;
+                const HVX_Vector   sj = Q6_Vw_vsub_VwVw(Q6_Vw_vasl_VwR(s[j], 1), ab[A_QALL]);
+                acc[j]                = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, ab[A_D])));
+            }
+        }
+    }
+};
+
+}  // namespace mmt
+}  // namespace htp_ops

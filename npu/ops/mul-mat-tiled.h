@@ -192,7 +192,7 @@ static inline HVX_Vector codes2(const HVX_Vector * t, int g) {
     return Q6_V_vand_VV(shift_h(t[g / 4], -2 * (g % 4)), Q6_V_vsplat_R(0x03030303));
 }
 
-// Q6_K (896 B): low nibbles vector g/2 (nibble g%2), high 2 bits vector 4 + g/4 at bits
+// q6_K (896 B): low nibbles vector g/2 (nibble g%2), high 2 bits vector 4 + g/4 at bits
 // 2(g%4), vrmpy order, natural columns; value (code - 32) * s_half, FP16 s at 768 + 2r
 // (columns 0..15) and 832 + 2r (16..31).
 struct fmt_q6_k {

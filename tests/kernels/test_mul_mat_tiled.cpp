@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <vector>
 
@@ -72,6 +73,7 @@ class MulMatTiled : public ::testing::Test {
     std::mt19937   rng{ 4321 };
     htp_mul_mat_tiled_params last{};  // params of the last case run
     double         worst = 0;         // largest NMSE seen
+    double         last_ns = 0;       // CPU time of the last kernel run (test double: one thread runs all)
 
     void SetUp() override {
         ggml_init_params ip = { kArenaSize, window().base + kArenaBase, false };
@@ -152,7 +154,11 @@ class MulMatTiled : public ::testing::Test {
         octx.src[1] = tensor_of(a, dev(a->data));
         test_double::g_dma_field_bits = caps.dma_field_bits;
         test_double::g_fault          = 0;
+        timespec t0, t1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
         EXPECT_EQ(htp_op_mul_mat_tiled(&octx), HTP_STATUS_OK);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        last_ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
         EXPECT_EQ(test_double::g_fault, 0);
         for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
             EXPECT_EQ(test_double::queue_depth(hc.dma[i]), 0u) << "thread " << i << " left DMA transfers unpopped";
@@ -240,3 +246,19 @@ TEST_F(MulMatTiled, ManyRows) {
 }
 
 }  // namespace
+
+// Not a test: CPU nanoseconds per tile of the kernel for the default model's shapes
+// (--gtest_also_run_disabled_tests --gtest_filter='*Bench*').
+TEST_F(MulMatTiled, DISABLED_Bench) {
+    const htp_device_caps v79 = { 79, 1, 8u << 20, 24 };
+    const Case cases[] = { { GGML_TYPE_Q8_0, 640, 8192, 1, 1, 1, 1, 1 }, { GGML_TYPE_Q4_K, 2048, 640, 1, 1, 1, 1, 1 },
+                           { GGML_TYPE_Q6_K, 2048, 640, 1, 1, 1, 1, 1 }, { GGML_TYPE_Q4_0, 640, 2048, 1, 1, 1, 1, 1 },
+                           { GGML_TYPE_Q8_0, 640, 8192, 2, 1, 1, 1, 1 } };
+    for (const Case & c : cases) {
+        double nmse = 0;
+        EXPECT_TRUE(run_case(v79, c, &nmse));
+        const double tiles = (double) (c.K / 32) * ((c.N + 31) / 32);
+        std::printf("%-6s K=%lld N=%lld M=%lld: %.1f ns per tile\n", ggml_type_name(c.type), (long long) c.K,
+                    (long long) c.N, (long long) c.M, last_ns / tiles);
+    }
+}

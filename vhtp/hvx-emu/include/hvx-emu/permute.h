@@ -58,9 +58,29 @@ HVX_EMU_INLINE HVX_Vector Q6_V_vlalign_VVR(HVX_Vector Vu, HVX_Vector Vv, int32_t
     return hvx_emu_align_bytes(Vu, Vv, HVX_EMU_VLEN - ((uint32_t) Rt & (HVX_EMU_VLEN - 1)));
 }
 
+#if defined(__AVX2__)
+// Interleaves the low and the high 64 bytes of Vu in elements of `bytes` (1 or 2) bytes:
+// element 2i = low[i], 2i + 1 = high[i] (vshuff.b / vshuff.h) with SSE unpacks.
+HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
+    union {
+        HVX_Vector v;
+        __m128i    x[8];
+    } U, D;
+    U.v = Vu;
+    for (int k = 0; k < 4; k++) {
+        const __m128i lo = U.x[k], hi = U.x[4 + k];
+        D.x[2 * k]     = bytes == 1 ? _mm_unpacklo_epi8(lo, hi) : _mm_unpacklo_epi16(lo, hi);
+        D.x[2 * k + 1] = bytes == 1 ? _mm_unpackhi_epi8(lo, hi) : _mm_unpackhi_epi16(lo, hi);
+    }
+    return D.v;
+}
+#endif
+
 // Vd.h = vshuff(Vu.h): Vd.h[2i] = Vu.h[i], Vd.h[2i + 1] = Vu.h[i + 32]
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vshuff_Vh(HVX_Vector Vu) {
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__AVX2__)
+    return hvx_emu_interleave_halves(Vu, 2);
+#elif defined(__GNUC__) && !defined(__clang__)
     const hvx_vuh idx = { 0,  32, 1,  33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
                           8,  40, 9,  41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47,
                           16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
@@ -79,7 +99,9 @@ HVX_EMU_INLINE HVX_Vector Q6_Vh_vshuff_Vh(HVX_Vector Vu) {
 
 // Vd.b = vshuff(Vu.b): Vd.b[2i] = Vu.b[i], Vd.b[2i + 1] = Vu.b[i + 64]
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__AVX2__)
+    return hvx_emu_interleave_halves(Vu, 1);
+#elif defined(__GNUC__) && !defined(__clang__)
     const hvx_vub idx = { 0, 64, 1, 65, 2, 66, 3, 67, 4, 68, 5, 69, 6, 70, 7, 71,
                           8, 72, 9, 73, 10, 74, 11, 75, 12, 76, 13, 77, 14, 78, 15, 79,
                           16, 80, 17, 81, 18, 82, 19, 83, 20, 84, 21, 85, 22, 86, 23, 87,

@@ -110,6 +110,7 @@ struct fmt_q8_0 {
         for (int j = 0; j < NR; j++) {
             s[j] = Q6_V_vzero();
         }
+        #pragma GCC unroll 8
         for (int v = 0; v < 8; v++) {
             const HVX_Vector w = Q6_Vh_vshuff_Vh(t[v]);
             for (int j = 0; j < NR; j++) {
@@ -134,6 +135,7 @@ static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * 
     for (int j = 0; j < NR; j++) {
         s[j] = Q6_V_vzero();
     }
+    #pragma GCC unroll 8
     for (int v = 0; v < 4; v++) {
         const HVX_Vector x  = transpose_4x32(t[v]);
         HVX_Vector       lo = Q6_V_vand_VV(x, m4);
@@ -205,6 +207,7 @@ struct fmt_q6_k {
         for (int j = 0; j < NR; j++) {
             s[0][j] = s[1][j] = Q6_V_vzero();
         }
+        #pragma GCC unroll 8
         for (int g = 0; g < 8; g++) {
             const HVX_Vector l    = t[g / 2];
             const HVX_Vector low  = g % 2 ? Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(l, 4), m4) : Q6_V_vand_VV(l, m4);
@@ -239,6 +242,7 @@ struct fmt_q3_k {
         for (int j = 0; j < NR; j++) {
             s[0][j] = s[1][j] = Q6_V_vzero();
         }
+        #pragma GCC unroll 8
         for (int g = 0; g < 8; g++) {
             const HVX_Vector code = Q6_V_vor_VV(codes2(t, g), Q6_V_vand_VV(shift_h(nsign, 2 - g), b2));
             for (int j = 0; j < NR; j++) {
@@ -269,7 +273,8 @@ struct fmt_q2_0 {
             for (int j = 0; j < NR; j++) {
                 s[j] = Q6_V_vzero();
             }
-            for (int g = 0; g < 8; g++) {
+            #pragma GCC unroll 8
+        for (int g = 0; g < 8; g++) {
                 const HVX_Vector code = codes2(t, 8 * b + g);
                 for (int j = 0; j < NR; j++) {
                     s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], code, a[j][b * ABV + g]);
@@ -297,7 +302,8 @@ struct fmt_q1_0 {
             for (int j = 0; j < NR; j++) {
                 s[j] = Q6_V_vzero();
             }
-            for (int g = 0; g < 8; g++) {
+            #pragma GCC unroll 8
+        for (int g = 0; g < 8; g++) {
                 const HVX_Vector bit = Q6_V_vand_VV(shift_h(t[b], -g), one);
                 for (int j = 0; j < NR; j++) {
                     s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], bit, a[j][b * ABV + g]);

@@ -18,6 +18,7 @@ bool tiled_format(uint32_t f, uint32_t & order) {
         case GGML_TYPE_Q8_0:
         case GGML_TYPE_Q6_K:
         case GGML_TYPE_Q3_K:
+        case GGML_TYPE_Q2_K:
         case GGML_TYPE_Q2_0:
         case GGML_TYPE_Q1_0: order = HTP_MMT_ORDER_NATURAL; return true;
         case GGML_TYPE_Q4_0:
@@ -33,6 +34,11 @@ bool tiled_format(uint32_t f, uint32_t & order) {
 constexpr uint32_t kPrivateRows = 2;
 // Weight bytes per work item the plan aims for when whole column tiles are small.
 constexpr uint32_t kItemBytes   = 32u << 10;
+
+// The Q2_K kernel assumes the VTCM tile pitch 384 (3 vectors).
+bool pitch_ok_q2k(uint32_t pitch) {
+    return pitch == 384;
+}
 
 struct mmt_plan {
     uint32_t order, n_ct, n_kt, pitch, act_pitch, stage;
@@ -86,6 +92,11 @@ bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_
     pl.kpc               = pl.n_kt;
     pl.cpc = std::max(1u, std::min(kItemBytes / (pl.n_kt * pl.pitch), std::max(1u, ctpt / 2)));
     pl.n_bufs = 4;
+    // Q2_K tiles need their super-block's other tiles (d / -dmin): K chunks of whole super-blocks.
+    const uint32_t step = tw.format == GGML_TYPE_Q2_K ? HTP_TILE_KQ_TILES_PER_SUPERBLOCK : 1;
+    if (tw.format == GGML_TYPE_Q2_K && pitch_ok_q2k(pl.pitch) == false) {
+        return false;
+    }
     for (;;) {
         pl.n_kchunks   = (pl.n_kt + pl.kpc - 1) / pl.kpc;
         if (pl.n_kchunks > 1) {
@@ -113,8 +124,8 @@ bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_
             pl.n_bufs--;
         } else if (pl.n_act > 1 && !pl.priv) {
             pl.n_act = (pl.n_act + 1) / 2;
-        } else if (pl.kpc > 1) {
-            pl.kpc = (pl.kpc + 1) / 2;
+        } else if (pl.kpc > step) {
+            pl.kpc = ((pl.kpc + 1) / 2 + step - 1) / step * step;
         } else {
             return false;
         }

@@ -89,7 +89,8 @@ struct dot_op {
     void run_tiles(const uint8_t * tiles, uint32_t n_kt, const HVX_Vector * const * a0, HVX_Vector * acc) {
         const HVX_Vector * a[2] = { a0[0], NR > 1 ? a0[1] : a0[0] };
         const uint32_t     step = F::blocks * ABV;
-        for (uint32_t k = 0; k < n_kt; k++) {
+        const uint32_t     tps  = tiles_per_step<F>::value;  // n_kt is a multiple (host)
+        for (uint32_t k = 0; k < n_kt; k += tps) {
             F::template dot<NR>((const HVX_Vector *) (tiles + k * p->tile_pitch), a, acc);
             a[0] += step;
             if (NR > 1) {
@@ -106,7 +107,7 @@ struct dot_op {
         const uint32_t   apitch  = p->act_row_pitch / 128;
         const bool       first   = x.kc == 0;
         const bool       last    = x.kc + 1 == p->n_kchunks;
-        const uint32_t   a_off   = x.kt0 * F::blocks * ABV;
+        const uint32_t   a_off   = x.kt0 / tiles_per_step<F>::value * F::blocks * ABV;
         for (uint32_t ci = 0; ci < x.n_ct; ci++) {
             const uint8_t * tc = tiles + ci * x.n_kt * p->tile_pitch;
             for (uint32_t j = 0; j < c.n; j += 2) {
@@ -142,6 +143,7 @@ struct dot_op {
             case HTP_TYPE_Q5_K: compute_fmt<fmt_q4_k<true>>(x, slot); break;
             case HTP_TYPE_Q6_K: compute_fmt<fmt_q6_k>(x, slot); break;
             case HTP_TYPE_Q3_K: compute_fmt<fmt_q3_k>(x, slot); break;
+            case HTP_TYPE_Q2_K: compute_fmt<fmt_q2_k>(x, slot); break;
             case HTP_TYPE_Q2_0: compute_fmt<fmt_q2_0>(x, slot); break;
             case HTP_TYPE_Q1_0: compute_fmt<fmt_q1_0>(x, slot); break;
             default: break;  // the host plans only the formats above

@@ -97,6 +97,8 @@ static inline HVX_Vector fmul(HVX_Vector a, HVX_Vector b) {
 }
 
 // ---- formats ------------------------------------------------------------------------------
+// Each format has `blocks` (32-column activation blocks per step) and optionally `tiles`
+// (tiles per step, default 1: see tiles_per_step).
 // dot<NR>(t, a, acc): t = the tile in VTCM (vector aligned), a[j] = the first prepared block
 // of activation row j for this tile, acc[j] += the 32 rows' partial dot products (sf).
 
@@ -261,6 +263,61 @@ struct fmt_q3_k {
     }
 };
 
+// Q2_K (336 B, tile pitch 384 in VTCM): one step = the 8 tiles of a super-block (K chunks
+// are whole super-blocks). Codes as Q2_0's first two vectors; raw scale bytes (min << 4 | sc)
+// at 256 + r (columns 0..15) and 288 + r (16..31); FP16 d of rows 8j..8j+7 at 320.. of tile j
+// < 4, -dmin in tiles 4..7. value = d * sc * code + (-dmin) * min: sc (<= 15) multiplies the
+// 2-bit codes before vrmpy (halfword products stay below 256 per byte), the min term is
+// min_0 * sum_lo + min_1 * sum_hi per row (halfword multiplies into words).
+struct fmt_q2_k {
+    static constexpr uint32_t blocks = 8;
+    static constexpr uint32_t tiles  = 8;
+    static constexpr int      P      = 3;  // vectors per tile in VTCM
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        // The super-block's d / -dmin: 16 bytes at 64.. of each tile's third vector -> bytes 16j..
+        HVX_Vector dm = Q6_V_vzero();
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; j++) {
+            const HVX_VectorPred q = Q6_Q_and_QQ(Q6_Q_vsetq2_R(16 * j + 16), Q6_Q_not_Q(Q6_Q_vsetq_R(16 * j)));
+            dm                     = Q6_V_vmux_QVV(q, Q6_V_vror_VR(t[P * j + 2], 64 - 16 * j), dm);
+        }
+        const HVX_VectorPair dd   = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(dm));  // lo: d of rows, hi: -dmin
+        const HVX_Vector     lo16 = Q6_V_vsplat_R(0x0000FFFF);
+        const HVX_Vector     m4   = Q6_V_vsplat_R(0x000F000F);
+        for (int j = 0; j < 8; j++) {
+            const HVX_Vector * tj = t + P * j;
+            // word r = raw0[r] | raw1[r] << 16
+            const HVX_Vector   x   = Q6_Vh_vshuff_Vh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(tj[2])));
+            const HVX_Vector   sc  = Q6_V_vand_VV(x, m4);
+            const HVX_Vector   mn  = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), m4);
+            const HVX_Vector   sc0 = Q6_V_vor_VV(Q6_V_vand_VV(sc, lo16), Q6_Vw_vasl_VwR(sc, 16));
+            const HVX_Vector   sc1 = Q6_V_vor_VV(Q6_Vuw_vlsr_VuwR(sc, 16), Q6_V_vand_VV(sc, Q6_V_vnot_V(lo16)));
+            HVX_Vector         s[NR];
+            for (int r = 0; r < NR; r++) {
+                s[r] = Q6_V_vzero();
+            }
+#pragma GCC unroll 8
+            for (int g = 0; g < 8; g++) {
+                const HVX_Vector code = Q6_Vh_vmpyi_VhVh(codes2(tj, g), g < 4 ? sc0 : sc1);
+                for (int r = 0; r < NR; r++) {
+                    s[r] = Q6_Vw_vrmpyacc_VwVbVb(s[r], code, a[r][j * ABV + g]);
+                }
+            }
+            for (int r = 0; r < NR; r++) {
+                const HVX_Vector * ab  = a[r] + j * ABV;
+                const HVX_Vector   qlo = ab[A_QLO];
+                const HVX_Vector   qhi = Q6_Vw_vsub_VwVw(ab[A_QALL], qlo);
+                const HVX_Vector   qp  = Q6_V_vor_VV(Q6_V_vand_VV(qlo, lo16), Q6_Vw_vasl_VwR(qhi, 16));
+                const HVX_VectorPair mp = Q6_Ww_vmpy_VhVh(mn, qp);
+                const HVX_Vector   m   = Q6_Vw_vadd_VwVw(Q6_V_lo_W(mp), Q6_V_hi_W(mp));
+                const HVX_Vector   f   = fadd(fmul(Q6_V_lo_W(dd), mm_int_to_sf(s[r])), fmul(Q6_V_hi_W(dd), mm_int_to_sf(m)));
+                acc[r]                 = fadd(acc[r], fmul(f, ab[A_D]));
+            }
+        }
+    }
+};
+
 // Q2_0 (576 B, 64 columns = 2 activation blocks): codes 0..3 at vector g/4 bits 2(g%4),
 // value (code - 1) * d, d at 512 + 2r.
 struct fmt_q2_0 {
@@ -316,6 +373,14 @@ struct fmt_q1_0 {
             }
         }
     }
+};
+
+template <class F, class = void> struct tiles_per_step {
+    static constexpr uint32_t value = 1;
+};
+
+template <class F> struct tiles_per_step<F, decltype((void) F::tiles, void())> {
+    static constexpr uint32_t value = F::tiles;
 };
 
 }  // namespace mmt

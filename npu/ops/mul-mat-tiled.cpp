@@ -144,6 +144,7 @@ struct dot_op {
             case HTP_TYPE_Q6_K: compute_fmt<fmt_q6_k>(x, slot); break;
             case HTP_TYPE_Q3_K: compute_fmt<fmt_q3_k>(x, slot); break;
             case HTP_TYPE_Q2_K: compute_fmt<fmt_q2_k>(x, slot); break;
+            case HTP_TYPE_MXFP4: compute_fmt<fmt_mxfp4>(x, slot); break;
             case HTP_TYPE_Q2_0: compute_fmt<fmt_q2_0>(x, slot); break;
             case HTP_TYPE_Q1_0: compute_fmt<fmt_q1_0>(x, slot); break;
             default: break;  // the host plans only the formats above

@@ -34,6 +34,7 @@ HTP_WEAK_OP(htp_op_ssm_conv)
 HTP_WEAK_OP(htp_op_gated_delta_net)
 HTP_WEAK_OP(htp_op_im2col)
 HTP_WEAK_OP(htp_op_mul_mat_tiled)
+HTP_WEAK_OP(htp_op_mul_mat_hmx)
 #undef HTP_WEAK_OP
 
 htp_op_fn htp_op_lookup(uint32_t opcode) {
@@ -49,6 +50,7 @@ htp_op_fn htp_op_lookup(uint32_t opcode) {
         case HTP_OP_SET_ROWS:        return htp_op_set_rows;
         case HTP_OP_MUL_MAT:         return htp_op_mul_mat;
         case HTP_OP_MUL_MAT_ID:      return htp_op_mul_mat_id;
+        case HTP_OP_MUL_MAT_HMX:     return htp_op_mul_mat_hmx;
         case HTP_OP_UNARY:           return htp_op_unary;
         case HTP_OP_GLU:             return htp_op_glu;
         case HTP_OP_ADD_ID:          return htp_op_add_id;

@@ -23,7 +23,8 @@
     X(CONCAT) X(REPEAT) X(PAD) X(FILL) X(DIAG) X(TRI)                               \
     X(SUM_ROWS) X(MEAN) X(CUMSUM) X(ARGSORT)                                        \
     X(SOLVE_TRI) X(SSM_CONV) X(GATED_DELTA_NET) X(IM2COL)                          \
-    X(MUL_MAT_TILED)                        /* MUL_MAT, tiled weights, HVX */
+    X(MUL_MAT_TILED)                        /* MUL_MAT, tiled weights, HVX */ \
+    X(MUL_MAT_HMX)                          /* MUL_MAT, tiled weights on HMX */
 
 #define HTP_OPCODE_ENUM(name) HTP_OP_##name,
 enum htp_opcode { HTP_OPCODE_LIST(HTP_OPCODE_ENUM) HTP_OP_COUNT };

@@ -137,4 +137,55 @@ struct htp_mul_mat_tiled_params {
     uint32_t act_row_pitch;          // bytes per prepared row (K / 32 blocks * 12 * 128)
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT struct htp_mul_mat_params mul_mat; struct htp_mul_mat_tiled_params mul_mat_tiled;
+// MUL_MAT_HMX: tiled weights (desc.src[0] has HTP_TENSOR_TILED and points at plane (0, 0);
+// layout: htp-abi/htp-tile-formats.h) x F32 activations on HMX (docs/mul-mat.md, "HMX path").
+// The kernel walks activation planes (i2, i3) and chunks of act_rows_per_chunk (a multiple
+// of 32) activation rows. Per chunk:
+//   phase 1 (asplit threads, HTP_TRACE_EVT_QUANT): each activation row is DMA'd into the
+//     thread's staging (2 slots), converted to FP16 and scattered into the shared FP16
+//     activation tiles: tile (mb, kk) at act_offset + (mb * n_k32 + kk) * 2048, element
+//     (row % 32, k % 32) at half index (row % 32) * 32 + k % 32. Rows past the chunk's end
+//     are never stored, so they are not cleared.
+//   phase 2 (split threads, split.total_rows = n_col_tiles): thread ith owns column tiles
+//     [rows_per_thread * ith, ...). For each, the weight tiles arrive in fetches of kc_tiles
+//     tiles (one 1-D DMA each, n_bufs slots; the last fetch of a column tile may be shorter),
+//     each tile is dequantized by HVX (HTP_TRACE_EVT_HVX_COMP) into FP16 HMX weight tiles
+//     (vw + kk * 2048, kk = K / 32 index), then under the HMX lock (HTP_TRACE_EVT_HMX_COMP)
+//     every 32-row activation block is multiplied (n_k32 tile pairs) and stored as an F32
+//     32 x 32 output tile (vout slot, 4096 bytes per block) that leaves by DMA: one 2-D
+//     descriptor per block, or one per row when store_per_row (dst nb1 too wide for a field).
+struct htp_mul_mat_hmx_params {
+    struct htp_split_params split;   // column tiles over threads (rows_per_chunk 1, n_bufs = raw slots)
+    struct htp_split_params asplit;  // activation rows of one chunk over threads
+    uint32_t wtype;                  // tiled weight format (enum htp_type)
+    uint32_t ne00, ne01;             // K, weight rows N
+    uint32_t n_k_tiles;              // weight tiles along K per column tile
+    uint32_t tile_bytes;
+    uint32_t out_per_tile;           // FP16 HMX tiles per weight tile (K_cols / 32)
+    uint32_t n_k32;                  // K / 32
+    uint32_t kc_tiles;               // weight tiles per fetch (K-quants: a multiple of 8)
+    uint32_t n_kc;                   // fetches per column tile
+    uint32_t wnb2, wnb3;             // bytes between tiled weight planes i02, i03
+    uint32_t ne11, ne12, n_planes;
+    struct htp_fastdiv div_ne12;     // plane -> (i2, i3)
+    struct htp_fastdiv div_r2;       // i02 = i2 / r2
+    struct htp_fastdiv div_r3;       // i03 = i3 / r3
+    struct htp_rows_strides src1;    // nb11, nb12, nb13
+    struct htp_rows_strides dst;     // nb1, nb2, nb3
+    uint32_t act_rows_per_chunk;     // multiple of 32
+    uint32_t act_row_bytes;          // K * 4
+    uint32_t store_per_row;          // 1: output rows leave one 1-D descriptor each
+    // Per-thread VTCM (offsets from the thread's base, all multiples of 2048).
+    uint32_t vraw_offset, vraw_slot; // n_bufs slots of kc_tiles * tile_bytes
+    uint32_t vw_offset;              // n_k32 FP16 weight tiles of the current column tile
+    uint32_t vout_offset, vout_slot; // 2 slots of (act_rows_per_chunk / 32) F32 output tiles
+    uint32_t vscratch_offset;        // 4096 bytes: FP32 scratch of the dequantizer
+    uint32_t vstage_offset, vstage_slot;  // 2 slots: one F32 activation row (padded to 64 elements)
+    uint32_t vconv_offset;           // the row converted to FP16 (padded to 64 elements)
+    // Shared, from vtcm_base.
+    uint32_t act_offset;             // FP16 activation tiles of the chunk
+    uint32_t colparam_offset;        // HTP_HMX_COLPARAM_BYTES: scale 1.0 x 32, bias 0 x 32
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT \
+    struct htp_mul_mat_params mul_mat; struct htp_mul_mat_tiled_params mul_mat_tiled; struct htp_mul_mat_hmx_params mul_mat_hmx;

@@ -26,6 +26,9 @@ struct record {
     size_t    flat;       // ggml_nbytes of the flat tensor
     size_t    tiled;      // bytes of all its tiled matrices
     size_t    row_bytes;  // flat row size
+    // Rows written only in part so far keep their exact flat bytes here (a lossy format's
+    // tile cannot hold a half-written block: its scale products would be made from garbage).
+    std::map<int64_t, std::vector<uint8_t>> partial;
 };
 
 }  // namespace
@@ -105,30 +108,51 @@ void repack(htp_buffer * b, size_t start, const record & r, int64_t r0, int64_t 
     htp_repack_rows_stacked((htp_type) r.type, b->base + start, src, r.ne[0], r.ne[1], r0, r1);
 }
 
+// Flat rows [r0, r1) of the record into dst: un-repacked, then the partial rows' own bytes.
+void read_rows(const htp_buffer * b, size_t start, const record & r, int64_t r0, int64_t r1, uint8_t * dst) {
+    unrepack(b, start, r, r0, r1, dst);
+    for (auto it = r.partial.lower_bound(r0); it != r.partial.end() && it->first < r1; ++it) {
+        memcpy(dst + (size_t) (it->first - r0) * r.row_bytes, it->second.data(), r.row_bytes);
+    }
+}
+
 // Turns the record flat in place and forgets it.
 void flatten_locked(htp_buffer * b, htp_repack_state & s, rec_it it) {
     const record & r = it->second;
     std::vector<uint8_t> flat(r.flat);
-    unrepack(b, it->first, r, 0, r.ne[1] * r.ne[2] * r.ne[3], flat.data());
+    read_rows(b, it->first, r, 0, r.ne[1] * r.ne[2] * r.ne[3], flat.data());
     memcpy(b->base + it->first, flat.data(), r.flat);
     HTP_LOG_DEBUG("repack: tensor at +%zu (%s) turned flat", it->first, ggml_type_name(r.type));
     s.recs.erase(it);
 }
 
-// Writes the flat bytes [off, off + size) of the record's tensor (off from its start).
-void write_locked(htp_buffer * b, size_t start, const record & r, size_t off, const void * data, size_t size) {
-    const size_t  R  = r.row_bytes;
-    const int64_t r0 = (int64_t) (off / R);
-    const int64_t r1 = (int64_t) ((off + size + R - 1) / R);
-    if (off % R == 0 && (off + size) % R == 0) {
-        repack(b, start, r, r0, r1, data);
-        return;
+// Writes the flat bytes [off, off + size) of the record's tensor (off from its start). Whole
+// rows are repacked straight from data; a partly written row is patched in its staging copy
+// (made from the tiles on first use) and repacked from it.
+void write_locked(htp_buffer * b, size_t start, record & r, size_t off, const void * data, size_t size) {
+    const size_t    R   = r.row_bytes;
+    const uint8_t * src = (const uint8_t *) data;
+    size_t          pos = off, end = off + size;
+    while (pos < end) {
+        const int64_t row = (int64_t) (pos / R);
+        const size_t  a   = pos - (size_t) row * R;
+        if (a == 0 && end - pos >= R) {
+            const int64_t n = (int64_t) ((end - pos) / R);
+            repack(b, start, r, row, row + n, src + (pos - off));
+            r.partial.erase(r.partial.lower_bound(row), r.partial.lower_bound(row + n));
+            pos += (size_t) n * R;
+            continue;
+        }
+        const size_t len = std::min(R - a, end - pos);
+        auto         it  = r.partial.find(row);
+        if (it == r.partial.end()) {
+            it = r.partial.emplace(row, std::vector<uint8_t>(R)).first;
+            unrepack(b, start, r, row, row + 1, it->second.data());
+        }
+        memcpy(it->second.data() + a, src + (pos - off), len);
+        repack(b, start, r, row, row + 1, it->second.data());
+        pos += len;
     }
-    // Partial rows at either end: read-modify-write through a staging copy of the rows.
-    std::vector<uint8_t> rows((size_t) (r1 - r0) * R);
-    unrepack(b, start, r, r0, r1, rows.data());
-    memcpy(rows.data() + (off - (size_t) r0 * R), data, size);
-    repack(b, start, r, r0, r1, rows.data());
 }
 
 htp_buffer * buf_of(ggml_backend_buffer_t buffer) {
@@ -168,7 +192,7 @@ bool htp_repack_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * 
             return false;
         }
         record r = { base, base->type, { base->ne[0], base->ne[1], base->ne[2], base->ne[3] }, ggml_nbytes(base),
-                     tiled_size(base), base->nb[1] };
+                     tiled_size(base), base->nb[1], {} };
         for (rec_it it : overlapping(s, bstart, bstart + r.tiled)) {
             flatten_locked(b, s, it);
         }
@@ -210,10 +234,10 @@ bool htp_repack_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * 
         const size_t   R  = r.row_bytes, off = lo - bstart;
         const int64_t  r0 = (int64_t) (off / R), r1 = (int64_t) ((off + size + R - 1) / R);
         if (off % R == 0 && (off + size) % R == 0) {
-            unrepack(b, bstart, r, r0, r1, data);
+            read_rows(b, bstart, r, r0, r1, (uint8_t *) data);
         } else {
             std::vector<uint8_t> rows((size_t) (r1 - r0) * R);
-            unrepack(b, bstart, r, r0, r1, rows.data());
+            read_rows(b, bstart, r, r0, r1, rows.data());
             memcpy(data, rows.data() + (off - (size_t) r0 * R), size);
         }
         return true;

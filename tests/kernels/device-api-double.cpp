@@ -3,6 +3,8 @@
 // 2-D field widths, the 16 MiB 1-D limit and queue capacity), and work_queue_run calls the
 // worker for each ith in turn. Nothing here is used outside tests/.
 #include "device-api-double.h"
+#include "htp-abi/htp-status.h"
+#include "htp/hmx.h"
 
 #include <cstring>
 
@@ -96,5 +98,12 @@ void work_queue_run(struct work_queue *, work_fn fn, void * data, unsigned int n
 uint64_t htp_cycles(void) {
     return 0;
 }
+
+// HMX is not modelled here (MUL_MAT_HMX is tested on the vHTP): every call fails.
+int htp_hmx_acquire(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
+int htp_hmx_release(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
+int htp_hmx_clear(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
+int htp_hmx_mma(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP_STATUS_INTERNAL; }
+int htp_hmx_store(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP_STATUS_INTERNAL; }
 
 }  // extern "C"

@@ -14,7 +14,7 @@ struct htp_config {
     std::string opfilter_text;
     std::regex  opfilter;           // ops whose name matches are refused
     std::string trace_dir = ".";    // GGML_HEXAGON_TRACE_DIR: where PROFILE=3 writes traces
-    int      repack = 0;            // GGML_HEXAGON_REPACK: 0 never, 1 weights buffers, 2 ("all") any device buffer
+    int      repack = 1;            // GGML_HEXAGON_REPACK: 0 never, 1 (default) weights buffers, 2 ("all") any device buffer
     int      mm_select = 0;         // GGML_HEXAGON_MM_SELECT: 0 auto, 1 hvx, 2 hmx (tiled weights)
     bool     hmx = true;            // GGML_HEXAGON_NHMX=0: no HMX path
 };

@@ -1,4 +1,5 @@
-// Host side of FLASH_ATTN_EXT (docs/flash-attn.md): Q F32; K, V F32 / F16 / BF16 / Q8_0 / Q4_0;
+// Host side of FLASH_ATTN_EXT (docs/flash-attn.md): Q F32; K, V F32 / F16 / BF16 / Q8_0 / Q4_0 /
+// Q4_1 / Q5_0 / Q5_1;
 // optional F16 mask (broadcast over heads / sequences), sinks, ALiBi, logit softcap; K/V heads
 // broadcast over q heads. Splits the q rows into tiles of one K/V head each, spreads the
 // tiles over the HVX threads and lays out each thread's VTCM.
@@ -16,13 +17,13 @@ namespace {
 constexpr uint32_t kKvChunk  = 64;  // K/V rows per chunk: one vector of F16 mask per q row
 constexpr uint32_t kMaxTile  = 12;  // q rows per tile: keeps the DMA queue within 64 (see fa_plan)
 
-bool kv_type_ok(ggml_type t) {
-    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || t == GGML_TYPE_Q8_0 ||
-           t == GGML_TYPE_Q4_0;
+bool kv_quant(ggml_type t) {
+    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_0 ||
+           t == GGML_TYPE_Q5_1;
 }
 
-bool kv_quant(ggml_type t) {
-    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
+bool kv_type_ok(ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || kv_quant(t);
 }
 
 uint32_t kv_htp_type(ggml_type t) {
@@ -31,6 +32,9 @@ uint32_t kv_htp_type(ggml_type t) {
         case GGML_TYPE_F16:  return HTP_TYPE_F16;
         case GGML_TYPE_BF16: return HTP_TYPE_BF16;
         case GGML_TYPE_Q8_0: return HTP_TYPE_Q8_0;
+        case GGML_TYPE_Q4_1: return HTP_TYPE_Q4_1;
+        case GGML_TYPE_Q5_0: return HTP_TYPE_Q5_0;
+        case GGML_TYPE_Q5_1: return HTP_TYPE_Q5_1;
         default:             return HTP_TYPE_Q4_0;
     }
 }
@@ -38,7 +42,7 @@ uint32_t kv_htp_type(ggml_type t) {
 // VTCM for one K or V stream: raw slot bytes, its row pitch, Q8_0 scale / quant offsets,
 // and the F32 row pitch of the converted chunk (0: F32 rows are used in place).
 struct kv_layout {
-    uint32_t slot, pitch, scales, quants, f_pitch, f_bytes;
+    uint32_t slot, pitch, scales, mins, qh, quants, f_pitch, f_bytes;
 };
 
 kv_layout kv_plan(ggml_type t, uint32_t d) {
@@ -53,21 +57,44 @@ kv_layout kv_plan(ggml_type t, uint32_t d) {
         l.f_pitch = align_up(d, 64) * 4;  // f16 -> f32 converts 64 lanes at a time
         l.f_bytes = C * l.f_pitch;
     } else {
-        // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0 (18, 16): dequant steps over one vector
-        // of quants, 4 / 8 blocks, and writes that many F32 vectors.
+        // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, Q4_1, Q5_0, Q5_1 (18 / 20 / 22 / 24,
+        // 16): dequant steps over one vector of quants, 4 / 8 blocks, and writes that many F32
+        // vectors. Scales and mins go 64 blocks to a vector, qh words 32.
         const uint32_t q8   = t == GGML_TYPE_Q8_0;
         const uint32_t qb   = q8 ? 32 : 16;
         const uint32_t step = q8 ? 4 : 8;
         const uint32_t nb   = d / 32;       // blocks per row
         const uint32_t B    = C * nb;       // blocks per chunk
-        l.pitch             = nb * (qb + 2);  // dense copy of the rows
-        l.scales            = align_up(C * l.pitch, 128);
-        l.quants            = l.scales + align_up(B, 64) * 2;
+        l.pitch             = (uint32_t) ggml_row_size(t, d);  // dense copy of the rows
+        uint32_t off        = align_up(C * l.pitch, 128);
+        l.scales            = off;
+        off += align_up(B, 64) * 2;
+        if (t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1) {
+            l.mins = off;
+            off += align_up(B, 64) * 2;
+        }
+        if (t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1) {
+            l.qh = off;
+            off += align_up(B, 32) * 4;
+        }
+        l.quants            = off;
         l.slot              = l.quants + align_up(B, step) * qb;
         l.f_pitch           = d * 4;
         l.f_bytes           = align_up(B, step) * 128;
     }
     return l;
+}
+
+// DMA descriptors per K or V chunk: the rows, then (quantized) the d / qs / m / qh splits.
+uint32_t kv_descs(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q4_0: return 3;
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0: return 4;
+        case GGML_TYPE_Q5_1: return 5;
+        default:             return 1;
+    }
 }
 
 struct fa_plan {
@@ -90,7 +117,11 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     pl.n_groups       = (uint32_t) k->ne[2] * (uint32_t) q->ne[3];
     // Enough tiles for every thread when the groups are few (decode: one group of rk2 rows).
     const uint32_t want_tpg = (n_hvx + pl.n_groups - 1) / pl.n_groups;
-    pl.tile_rows = std::min(kMaxTile, std::max(1u, (pl.rows_per_group + want_tpg - 1) / want_tpg));
+    // In flight at most: the previous tile's write-backs and this tile's Q rows (a descriptor
+    // per row each), and two chunks of K, V and one mask descriptor per row.
+    const uint32_t kv_d     = kv_descs(k->type) + kv_descs(v->type);
+    const uint32_t max_tile = std::min(kMaxTile, (HTP_DMA_INFLIGHT_MAX - 2 * kv_d) / 4);
+    pl.tile_rows = std::min(max_tile, std::max(1u, (pl.rows_per_group + want_tpg - 1) / want_tpg));
     pl.tiles_per_group  = (pl.rows_per_group + pl.tile_rows - 1) / pl.tile_rows;
     pl.total_tiles      = pl.n_groups * pl.tiles_per_group;
     pl.n_threads        = std::min(n_hvx, pl.total_tiles);
@@ -244,11 +275,15 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.k_slot    = pl.k.slot;
     p.k_pitch   = pl.k.pitch;
     p.k_scales  = pl.k.scales;
+    p.k_mins    = pl.k.mins;
+    p.k_qh      = pl.k.qh;
     p.k_quants  = pl.k.quants;
     p.vv        = pl.vv;
     p.v_slot    = pl.v.slot;
     p.v_pitch   = pl.v.pitch;
     p.v_scales  = pl.v.scales;
+    p.v_mins    = pl.v.mins;
+    p.v_qh      = pl.v.qh;
     p.v_quants  = pl.v.quants;
     p.vkf       = pl.vkf;
     p.kf_pitch  = pl.k.f_pitch;

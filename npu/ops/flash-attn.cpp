@@ -15,8 +15,12 @@ using namespace htp_ops;
 
 namespace {
 
-constexpr uint32_t kQ4QuantBytes = 16;  // Q4_0 block: FP16 d, then 16 bytes of 32 nibbles
-constexpr uint32_t kMaxTile = 12;  // in flight: 2 tiles' rows + 2 chunks' (6 + tile) <= 64
+constexpr uint32_t kQ4QuantBytes = 16;  // Q4_0 / Q4_1 / Q5_0 / Q5_1: 16 bytes of 32 nibbles at a block's end
+constexpr uint32_t kMaxTile = 12;
+
+uint32_t kv_descs(uint32_t blocks, uint32_t mins, uint32_t qh) {
+    return blocks == 0 ? 1 : 3 + (mins != 0) + (qh != 0);
+}
 
 struct fa_job {
     htp_op_context *              octx;
@@ -50,9 +54,9 @@ struct fa_thread {
         const dma_addr_t ka = octx->src[1].data + ic0 * p->k.nb1 + ik2 * p->k.nb2 + ik3 * p->k.nb3;
         const dma_addr_t va = octx->src[2].data + ic0 * p->v.nb1 + ik2 * p->v.nb2 + ik3 * p->v.nb3;
         if (!fetch_kv(at(p->vk + s * p->k_slot), ka, p->k_type, p->k_pitch, p->k.nb1, p->k_row_bytes, p->k_blocks,
-                      p->k_scales, p->k_quants, n, k) ||
+                      p->k_scales, p->k_mins, p->k_qh, p->k_quants, n, k) ||
             !fetch_kv(at(p->vv + s * p->v_slot), va, p->v_type, p->v_pitch, p->v.nb1, p->v_row_bytes, p->v_blocks,
-                      p->v_scales, p->v_quants, n, k)) {
+                      p->v_scales, p->v_mins, p->v_qh, p->v_quants, n, k)) {
             return -1;
         }
         if (p->has_mask) {
@@ -72,25 +76,38 @@ struct fa_thread {
         return k;
     }
 
-    // One K or V chunk: rows into the raw slot; Q8_0 rows land densely and two VTCM -> VTCM
-    // descriptors (run after it, the queue is FIFO) split the blocks into scales and quants.
+    // One K or V chunk: rows into the raw slot; quantized rows land densely and VTCM -> VTCM
+    // descriptors (run after it, the queue is FIFO) split the blocks into dense arrays of
+    // scales d, mins m (Q4_1, Q5_1), high bits qh (Q5_0, Q5_1) and quants.
     bool fetch_kv(dma_addr_t slot, dma_addr_t src, uint32_t type, uint32_t pitch, uint32_t nb1, uint32_t row_bytes,
-                  uint32_t blocks, uint32_t scales, uint32_t quants, uint32_t n, int & k) {
+                  uint32_t blocks, uint32_t scales, uint32_t mins, uint32_t qh, uint32_t quants, uint32_t n, int & k) {
         if (!dma_queue_push(q, slot, src, pitch, nb1, row_bytes, n)) {
             return false;
         }
         k++;
-        if (type != HTP_TYPE_Q8_0 && type != HTP_TYPE_Q4_0) {
+        if (blocks == 0) {
             return true;
         }
         const uint32_t nb = n * blocks;
         const uint32_t qb = type == HTP_TYPE_Q8_0 ? HTP_QK8_0 : kQ4QuantBytes;
-        const uint32_t bs = qb + 2;
+        const uint32_t bs = row_bytes / blocks;  // d [m] [qh] qs
         if (!dma_queue_push(q, slot + scales, slot, 2, bs, 2, nb) ||
-            !dma_queue_push(q, slot + quants, slot + 2, qb, bs, qb, nb)) {
+            !dma_queue_push(q, slot + quants, slot + bs - qb, qb, bs, qb, nb)) {
             return false;
         }
         k += 2;
+        if (mins) {
+            if (!dma_queue_push(q, slot + mins, slot + 2, 2, bs, 2, nb)) {
+                return false;
+            }
+            k++;
+        }
+        if (qh) {
+            if (!dma_queue_push(q, slot + qh, slot + bs - qb - 4, 4, bs, 4, nb)) {
+                return false;
+            }
+            k++;
+        }
         return true;
     }
 
@@ -113,19 +130,36 @@ struct fa_thread {
         }
     }
 
-    // Flat Q4_0 -> F32 over nb blocks (8 blocks, 128 quant bytes, per step). Low nibbles are a
-    // block's elements 0..15, high nibbles 16..31: each widens b -> h -> hf -> sf in order into
-    // vectors of two blocks' halves (A: lows of blocks 2k, 2k + 1; B: their highs); a 64-byte
-    // rotate and mux pair makes block 2k = [A lo, B lo] and 2k + 1 = [A hi, B hi]; then
-    // (q - 8) * d.
-    static void dequant_q4_0(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants, uint32_t nb) {
+    // Flat Q4_0 / Q4_1 / Q5_0 / Q5_1 -> F32 over nb blocks (8 blocks, 128 quant bytes, per
+    // step). Low nibbles are a block's elements 0..15, high nibbles 16..31: each widens
+    // b -> h -> hf -> sf in order into vectors of two blocks' halves (A: lows of blocks 2k,
+    // 2k + 1; B: their highs); a 64-byte rotate and mux pair makes block 2k = [A lo, B lo] and
+    // 2k + 1 = [A hi, B hi]. Q5: bit e of the block's qh adds 16 to element e (lane e of the
+    // block's vector: qh splat AND 1 << lane). Then (q - off) * d (+ m).
+    static void dequant_q4q5(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * mins,
+                             const HVX_Vector * qhv, const HVX_Vector * quants, uint32_t nb, float off) {
         float                d[64] __attribute__((aligned(128)));
-        const HVX_Vector     m4   = Q6_V_vsplat_R(0x0f0f0f0f);
-        const HVX_Vector     eight = splat_f32(8.0f);
-        const HVX_VectorPred half = Q6_Q_vsetq_R(64);
+        float                mn[64] __attribute__((aligned(128)));
+        uint32_t             qh[32] __attribute__((aligned(128)));
+        uint32_t             lb[32] __attribute__((aligned(128)));
+        for (uint32_t i = 0; i < 32; i++) {
+            lb[i] = 1u << i;
+        }
+        HVX_Vector lane_bit;
+        __builtin_memcpy(&lane_bit, lb, sizeof(lane_bit));
+        const HVX_Vector     m4      = Q6_V_vsplat_R(0x0f0f0f0f);
+        const HVX_Vector     voff    = splat_f32(off);
+        const HVX_Vector     sixteen = splat_f32(16.0f);
+        const HVX_VectorPred half    = Q6_Q_vsetq_R(64);
         for (uint32_t b0 = 0; b0 < nb; b0 += 8) {
             if ((b0 & 63) == 0) {
                 f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+                if (mins) {
+                    f16_to_f32_vectors((HVX_Vector *) mn, mins + b0 / 64, 1);
+                }
+            }
+            if (qhv && (b0 & 31) == 0) {
+                __builtin_memcpy(qh, &qhv[b0 / 32], sizeof(qh));
             }
             const HVX_Vector qv = quants[b0 / 8];
             const HVX_Vector lo = Q6_V_vand_VV(qv, m4);
@@ -142,12 +176,20 @@ struct fa_thread {
                 out[2] = Q6_V_lo_W(w1);
                 out[3] = Q6_V_hi_W(w1);
             }
-            const float * db = d + (b0 & 63);
-            for (int k = 0; k < 4; k++) {
-                const HVX_Vector e = Q6_V_vmux_QVV(half, A[k], Q6_V_vror_VR(B[k], 64));
-                const HVX_Vector o = Q6_V_vmux_QVV(half, Q6_V_vror_VR(A[k], 64), B[k]);
-                y[b0 + 2 * k]      = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(e, eight), splat_f32(db[2 * k]));
-                y[b0 + 2 * k + 1]  = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(o, eight), splat_f32(db[2 * k + 1]));
+            for (uint32_t k = 0; k < 8; k++) {
+                HVX_Vector x = (k & 1) ? Q6_V_vmux_QVV(half, Q6_V_vror_VR(A[k / 2], 64), B[k / 2]) :
+                                         Q6_V_vmux_QVV(half, A[k / 2], Q6_V_vror_VR(B[k / 2], 64));
+                const uint32_t b = b0 + k;
+                if (qhv) {
+                    const HVX_Vector     bits = Q6_V_vand_VV(Q6_V_vsplat_R((int32_t) qh[b & 31]), lane_bit);
+                    const HVX_VectorPred zero = Q6_Q_vcmp_eq_VwVw(bits, Q6_V_vzero());
+                    x = Q6_Vsf_vadd_VsfVsf(x, Q6_V_vmux_QVV(zero, Q6_V_vzero(), sixteen));
+                }
+                x = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(x, voff), splat_f32(d[b & 63]));
+                if (mins) {
+                    x = Q6_Vsf_vadd_VsfVsf(x, splat_f32(mn[b & 63]));
+                }
+                y[b] = x;
             }
         }
     }
@@ -166,8 +208,8 @@ struct fa_thread {
     // The chunk's K or V rows as F32 rows; returns the first row and sets the pitch in vectors.
     // Lanes past d are zeroed when zero_tail (K: they meet zeroed Q lanes in the dot product).
     const HVX_Vector * to_f32(dma_addr_t slot, dma_addr_t fbuf, uint32_t type, uint32_t d, uint32_t pitch,
-                              uint32_t f_pitch, uint32_t blocks, uint32_t scales, uint32_t quants, uint32_t n,
-                              bool zero_tail, uint32_t & vpitch) const {
+                              uint32_t f_pitch, uint32_t blocks, uint32_t scales, uint32_t mins, uint32_t qh,
+                              uint32_t quants, uint32_t n, bool zero_tail, uint32_t & vpitch) const {
         HVX_Vector * y;
         if (type == HTP_TYPE_F32) {
             y      = vptr(slot);
@@ -190,7 +232,9 @@ struct fa_thread {
         } else {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
-            dequant_q4_0(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
+            const float off = type == HTP_TYPE_Q4_0 ? 8.0f : type == HTP_TYPE_Q5_0 ? 16.0f : 0.0f;
+            dequant_q4q5(y, vptr(slot + scales), mins ? vptr(slot + mins) : nullptr, qh ? vptr(slot + qh) : nullptr,
+                         vptr(slot + quants), n * blocks, off);
         }
         if (zero_tail && d % 32) {
             const HVX_VectorPred keep = Q6_Q_vsetq_R((int32_t) (d % 32 * 4));
@@ -215,18 +259,45 @@ struct fa_thread {
         const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
         uint32_t       kp, vp;
         const HVX_Vector * kf = to_f32(at(p->vk + s * p->k_slot), at(p->vkf), p->k_type, p->dk, p->k_pitch,
-                                       p->kf_pitch, p->k_blocks, p->k_scales, p->k_quants, n, true, kp);
+                                       p->kf_pitch, p->k_blocks, p->k_scales, p->k_mins, p->k_qh, p->k_quants, n,
+                                       true, kp);
         const HVX_Vector * vf = to_f32(at(p->vv + s * p->v_slot), at(p->vvf), p->v_type, p->dv, p->v_pitch,
-                                       p->vf_pitch, p->v_blocks, p->v_scales, p->v_quants, n, false, vp);
+                                       p->vf_pitch, p->v_blocks, p->v_scales, p->v_mins, p->v_qh, p->v_quants, n,
+                                       false, vp);
         const uint32_t   nvk  = (p->dk + 31) / 32;
         const uint32_t   nvv  = (p->dv + 31) / 32;
         const HVX_Vector ninf = Q6_V_vsplat_R((int32_t) 0xff800000);
         const HVX_Vector vscale = splat_f32(p->scale);
         float sc[64] __attribute__((aligned(128)));
 
+        float mf[64] __attribute__((aligned(128)));
+
         for (uint32_t r = 0; r < nr; r++) {
+            // Mask first (lanes past the chunk -inf): a row whose chunk is all -inf skips the
+            // chunk, and -inf entries skip their dot product (the CPU skips them too).
+            HVX_Vector mk[2];
+            if (p->has_mask) {
+                f16_to_f32_vectors(mk, vptr(at(p->vmask + s * p->mask_slot)) + r, 1);
+                for (uint32_t h = 0; h < 2; h++) {
+                    const uint32_t lo = h * 32;
+                    if (n <= lo) {
+                        mk[h] = ninf;
+                    } else if (n < lo + 32) {
+                        mk[h] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - lo) * 4)), mk[h], ninf);
+                    }
+                }
+                const float mmax = lane0_f32(hvx_reduce_max_sf(hvx_max_sf(mk[0], mk[1])));
+                if (!(mmax > -3.0e38f)) {
+                    continue;
+                }
+                __builtin_memcpy(mf, mk, sizeof(mk));
+            }
             const HVX_Vector * qr = vptr(at(p->vq + r * p->q_pitch));
             for (uint32_t i = 0; i < n; i++) {
+                if (p->has_mask && !(mf[i] > -3.0e38f)) {
+                    sc[i] = 0.0f;
+                    continue;
+                }
                 const HVX_Vector * kr  = kf + i * kp;
                 HVX_Vector         acc = Q6_Vsf_vmpy_VsfVsf(qr[0], kr[0]);
                 for (uint32_t t = 1; t < nvk; t++) {
@@ -236,10 +307,6 @@ struct fa_thread {
             }
             HVX_Vector sv[2];
             __builtin_memcpy(sv, sc, sizeof(sv));
-            HVX_Vector mk[2];
-            if (p->has_mask) {
-                f16_to_f32_vectors(mk, vptr(at(p->vmask + s * p->mask_slot)) + r, 1);
-            }
             uint32_t iq1, iq2;
             row_coords(j0 + r, iq1, iq2);
             const HVX_Vector vslope = splat_f32(slope(iq2));
@@ -441,6 +508,11 @@ int htp_op_flash_attn_ext(struct htp_op_context * octx) {
     const htp_flash_attn_params & p = octx->params->flash_attn;
     if (p.tile_rows == 0 || p.tile_rows > kMaxTile || p.kv_chunk == 0 || p.kv_chunk > 64 || p.n_kv == 0 ||
         p.split.n_threads == 0) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    // DMA in flight at most: 2 tiles' rows (write-back, Q) + 2 chunks of K, V and mask rows.
+    const uint32_t kv_d = kv_descs(p.k_blocks, p.k_mins, p.k_qh) + kv_descs(p.v_blocks, p.v_mins, p.v_qh);
+    if (4 * p.tile_rows + 2 * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
         return HTP_STATUS_BAD_PARAMS;
     }
     fa_job job;

@@ -5,7 +5,8 @@
 
 // FLASH_ATTN_EXT: dst[:, iq2, iq1, iq3] = softmax_k(s(q, k) + slope * mask) . V, F32.
 // s = scale * (q . k), or softcap * tanh(scale * (q . k)) when softcap != 0 (scale here is
-// already op scale / softcap, as ggml's CPU divides it). Q F32; K and V F32 / F16 / Q8_0.
+// already op scale / softcap, as ggml's CPU divides it). Q F32; K and V F32 / F16 / BF16 /
+// Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1.
 //
 // Work: the q rows that share one K/V head form a group g = ik2 + nek2 * iq3 (ik2 = K/V head,
 // iq3 = q volume); inside a group, row j = iq1 * rk2 + hl is q position iq1 of q head
@@ -40,18 +41,18 @@ struct htp_flash_attn_params {
     uint32_t mne2, mne3;
     struct htp_rows_strides q, k, v, mask, dst;   // nb1, nb2, nb3 of each
     uint32_t k_row_bytes, v_row_bytes;            // bytes of one K / V row in DDR
-    uint32_t k_blocks, v_blocks;                  // Q8_0 blocks per row (else 0)
+    uint32_t k_blocks, v_blocks;                  // Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 blocks per row (else 0)
     // VTCM (offsets from the thread's base). Q tile rows and accumulators: tile_rows rows
     // of q_pitch / acc_pitch bytes. Mask: per slot tile_rows rows of 128 bytes. K / V: per
-    // slot kv_chunk rows of k_pitch / v_pitch raw bytes (Q8_0: a dense copy of the rows plus
-    // the scales and quants split out by VTCM -> VTCM DMA at k_scales / k_quants in the
-    // slot); kf / vf: the chunk as F32 rows of kf_pitch / vf_pitch bytes (F32 K / V use the
+    // slot kv_chunk rows of k_pitch / v_pitch raw bytes (quantized: a dense copy of the rows
+    // plus the scales, mins, high bits and quants split out by VTCM -> VTCM DMA at k_scales,
+    // k_mins, k_qh, k_quants in the slot; k_mins / k_qh 0 when the type has none); kf / vf: the chunk as F32 rows of kf_pitch / vf_pitch bytes (F32 K / V use the
     // raw slot directly).
     uint32_t vq, q_pitch;
     uint32_t vacc, acc_pitch;
     uint32_t vmask, mask_slot;
-    uint32_t vk, k_slot, k_pitch, k_scales, k_quants;
-    uint32_t vv, v_slot, v_pitch, v_scales, v_quants;
+    uint32_t vk, k_slot, k_pitch, k_scales, k_mins, k_qh, k_quants;
+    uint32_t vv, v_slot, v_pitch, v_scales, v_mins, v_qh, v_quants;
     uint32_t vkf, kf_pitch;
     uint32_t vvf, vf_pitch;
 };

@@ -2,27 +2,21 @@
 // row splits into DMA fields, and the VTCM plan (see htp-abi/params/mul-mat.h, docs/mul-mat.md).
 #include <algorithm>
 
-#include "encode-util.h"
-#include "mul-mat-paths.h"
 #include "htp-abi/htp-tile-formats.h"
+#include "mul-mat-flat.h"
+#include "mul-mat-paths.h"
 
-using namespace htp_enc;
+namespace htp_enc {
 
-namespace {
-
-struct field {
-    uint32_t src, size;
-    uint32_t dst_stride;  // 0: dense (the field's size)
-    int32_t  same_as;     // >= 0: shares that field's VTCM area, dst_off bytes further
-    uint32_t dst_off;
-};
+using field = mm_field;
 
 // How one flat block of a weight type is fetched: fields in the order the kernel expects.
 // Returns false for types the NPU does not take (yet).
-bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_FIELDS]) {
+static bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_FIELDS]) {
     switch (t) {
         case GGML_TYPE_F32:
         case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
             n_fields = 1;
             f[0]     = { 0, 0, 0, -1, 0 };  // size: the whole row (set by the caller)
             return true;
@@ -58,30 +52,108 @@ bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_FIELDS])
             f[5]     = { 192, 16, 0, -1, 0 };     // scales
             f[6]     = { 208, 2, 0, -1, 0 };      // d
             return true;
+        case GGML_TYPE_Q4_1:
+            n_fields = 3;
+            f[0]     = { 0, 2, 0, -1, 0 };   // d
+            f[1]     = { 2, 2, 0, -1, 0 };   // m
+            f[2]     = { 4, 16, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_Q5_1:
+            n_fields = 4;
+            f[0]     = { 0, 2, 0, -1, 0 };   // d
+            f[1]     = { 2, 2, 0, -1, 0 };   // m
+            f[2]     = { 4, 4, 0, -1, 0 };   // qh
+            f[3]     = { 8, 16, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_Q5_K:
+            // qh goes 4 times per super-block, so that qh byte l lines up with qs bytes 32j + l.
+            n_fields = 6;
+            f[0]     = { 0, 16, 0, -1, 0 };     // d, dmin, scales[12]
+            f[1]     = { 16, 32, 128, -1, 0 };  // qh -> [0, 32) of each 128
+            f[2]     = { 16, 32, 128, 1, 32 };  // qh -> [32, 64)
+            f[3]     = { 16, 32, 128, 1, 64 };  // qh -> [64, 96)
+            f[4]     = { 16, 32, 128, 1, 96 };  // qh -> [96, 128)
+            f[5]     = { 48, 128, 0, -1, 0 };   // qs
+            return true;
+        case GGML_TYPE_Q2_K:
+            n_fields = 3;
+            f[0]     = { 0, 16, 0, -1, 0 };   // scales
+            f[1]     = { 16, 64, 0, -1, 0 };  // qs
+            f[2]     = { 80, 4, 0, -1, 0 };   // d, dmin
+            return true;
+        case GGML_TYPE_Q3_K:
+            // hmask goes twice per super-block, so that hmask byte l lines up with qs bytes 32n + l.
+            n_fields = 5;
+            f[0]     = { 0, 32, 64, -1, 0 };   // hmask -> [0, 32) of each 64
+            f[1]     = { 0, 32, 64, 0, 32 };   // hmask -> [32, 64)
+            f[2]     = { 32, 64, 0, -1, 0 };   // qs
+            f[3]     = { 96, 12, 0, -1, 0 };   // scales
+            f[4]     = { 108, 2, 0, -1, 0 };   // d
+            return true;
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_Q1_0:
+        case GGML_TYPE_Q2_0:
+            n_fields = 2;
+            f[0]     = { 0, 2, 0, -1, 0 };   // d
+            f[1]     = { 2, 16, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_MXFP4:
+            n_fields = 2;
+            f[0]     = { 0, 1, 0, -1, 0 };   // e (E8M0)
+            f[1]     = { 1, 16, 0, -1, 0 };  // qs
+            return true;
         default:
             return false;
     }
 }
 
-struct mm_plan {
-    uint32_t path, k_vecs, n_fields;
-    field    f[HTP_MM_MAX_FIELDS];
-    uint32_t n_blocks, block_bytes;
-    uint32_t raw_pitch, field_vtcm[HTP_MM_MAX_FIELDS], field_stride[HTP_MM_MAX_FIELDS];
-    uint32_t split_elems, b_offset, n_lo;
-    uint32_t wprep_bytes, wprep_total, act_part, act_pitch, stage_pitch;
-    uint32_t n_act, rpc, n_bufs, n_threads, q_threads, per_thread, act_offset;
-};
+// Split types: planes per packed quant vector and the activation chunk one plane covers.
+static void weight_planes(ggml_type t, uint32_t & planes, uint32_t & elems) {
+    planes = 2;
+    switch (t) {
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_MXFP4:
+            elems = 16;
+            break;
+        case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q5_K:
+            elems = 32;
+            break;
+        case GGML_TYPE_Q6_K:
+            elems = 64;
+            break;
+        case GGML_TYPE_Q2_K:
+        case GGML_TYPE_Q3_K:
+            planes = 4;
+            elems  = 32;
+            break;
+        case GGML_TYPE_Q2_0:
+            planes = 4;
+            elems  = 1;
+            break;
+        case GGML_TYPE_Q1_0:
+            planes = 8;
+            elems  = 1;
+            break;
+        default:
+            planes = 1;
+            elems  = 0;
+            break;
+    }
+}
 
-bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan & pl) {
-    const ggml_tensor * w  = op->src[0];
+bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t n_act, bool scatter, mm_plan & pl) {
     const uint32_t      K  = (uint32_t) w->ne[0];
     const uint32_t      M  = (uint32_t) w->ne[1];
     const uint32_t      bs = (uint32_t) ggml_blck_size(w->type);
     if (!weight_fields(w->type, pl.n_fields, pl.f)) {
         return false;
     }
-    const bool fp = w->type == GGML_TYPE_F32 || w->type == GGML_TYPE_F16;
+    const bool fp = w->type == GGML_TYPE_F32 || w->type == GGML_TYPE_F16 || w->type == GGML_TYPE_BF16;
     pl.path       = fp ? HTP_MM_PATH_HVX_FP : HTP_MM_PATH_HVX_Q8;
     if (fp) {
         pl.n_blocks    = 1;
@@ -97,14 +169,11 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
         pl.n_blocks    = K / bs;
         pl.block_bytes = (uint32_t) ggml_type_size(w->type);
         pl.k_vecs      = (K + 127) / 128;
-        // Elements per activation chunk that one nibble plane of a packed vector covers.
-        pl.split_elems = w->type == GGML_TYPE_Q4_0 || w->type == GGML_TYPE_Q5_0 ? 16
-                         : w->type == GGML_TYPE_Q4_K                               ? 32
-                         : w->type == GGML_TYPE_Q6_K                               ? 64
-                                                                                    : 0;
+        // Elements per activation chunk that one plane of a packed vector covers.
+        weight_planes(w->type, pl.planes, pl.split_elems);
         if (pl.split_elems) {
-            pl.n_lo   = (K / 2 + 127) / 128;
-            pl.k_vecs = 2 * pl.n_lo;
+            pl.n_lo   = (K / pl.planes + 127) / 128;
+            pl.k_vecs = pl.planes * pl.n_lo;
         }
         pl.wprep_bytes = pl.k_vecs * 128;
         pl.wprep_total = 3 * pl.wprep_bytes;
@@ -115,6 +184,7 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
     if (fp) {
         pl.split_elems = 0;
         pl.n_lo        = 0;
+        pl.planes      = 1;
     }
     pl.b_offset  = pl.split_elems ? pl.n_lo * 512 : 0;
     pl.raw_pitch = 0;
@@ -127,7 +197,8 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
         pl.field_vtcm[i] = pl.raw_pitch;
         pl.raw_pitch += align_up(pl.field_stride[i] * pl.n_blocks, 128);
     }
-    if (pl.split_elems && (!dma_field_ok(caps, K / (2 * pl.split_elems)) || !dma_field_ok(caps, 8 * pl.split_elems))) {
+    if (pl.split_elems && (K % (pl.planes * pl.split_elems) != 0 || !dma_field_ok(caps, K / (pl.planes * pl.split_elems)) ||
+                           !dma_field_ok(caps, 4 * pl.planes * pl.split_elems))) {
         return false;
     }
     if (!fp && (K % bs != 0 || !dma_field_ok(caps, pl.n_blocks) || !dma_field_ok(caps, pl.block_bytes))) {
@@ -138,13 +209,14 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
     }
 
     const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
-    // Activation rows per chunk: several only when one 2-D descriptor can write their results.
-    pl.n_act = (uint32_t) std::min<int64_t>(op->src[1]->ne[1], HTP_MM_MAX_ACT_ROWS);
-    if (!dma_field_ok(caps, op->nb[1]) || !dma_field_ok(caps, op->src[1]->ne[1])) {
-        pl.n_act = 1;
-    }
+    pl.n_act  = std::max(1u, std::min<uint32_t>(n_act, HTP_MM_MAX_ACT_ROWS));
     pl.n_bufs = 2;
-    pl.rpc    = std::min<uint32_t>(32, (HTP_DMA_INFLIGHT_MAX / pl.n_bufs - 1) / pl.n_fields);
+    // Descriptors in flight: n_bufs chunks of fetches (rpc rows x fields) and of write-backs.
+    const uint32_t store_desc = scatter ? pl.n_act : 1;
+    if (store_desc + pl.n_fields > HTP_DMA_INFLIGHT_MAX / pl.n_bufs) {
+        return false;
+    }
+    pl.rpc    = std::min<uint32_t>(32, (HTP_DMA_INFLIGHT_MAX / pl.n_bufs - store_desc) / pl.n_fields);
     pl.rpc    = std::max(1u, std::min(pl.rpc, (M + n_hvx - 1) / n_hvx));
     // Shrink the activation chunk, then the weight chunk, until both fit VTCM.
     for (;;) {
@@ -167,6 +239,21 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
     pl.q_threads  = std::min(n_hvx, pl.n_act);
     pl.act_offset = n_hvx * pl.per_thread;
     return true;
+}
+
+}  // namespace htp_enc
+
+using namespace htp_enc;
+
+namespace {
+
+// Activation rows per chunk: several only when one 2-D descriptor can write their results.
+bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan & pl) {
+    uint32_t n_act = (uint32_t) std::min<int64_t>(op->src[1]->ne[1], HTP_MM_MAX_ACT_ROWS);
+    if (!dma_field_ok(caps, op->nb[1]) || !dma_field_ok(caps, op->src[1]->ne[1])) {
+        n_act = 1;
+    }
+    return mm_plan_flat(caps, op->src[0], n_act, false, pl);
 }
 
 bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
@@ -198,13 +285,16 @@ bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
 }
 
 void mul_mat_encode_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
-    const ggml_tensor *  w = op->src[0];
-    const ggml_tensor *  a = op->src[1];
-    htp_mul_mat_params & p = desc.params.mul_mat;
-    desc.opcode            = HTP_OP_MUL_MAT;
+    desc.opcode = HTP_OP_MUL_MAT;
     mm_plan pl;
     plan_mul_mat(caps, op, pl);
+    mm_fill_flat(pl, op->src[0], op->src[1], op, desc.params.mul_mat);
+}
 
+}  // namespace
+
+void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml_tensor * a, const ggml_tensor * op,
+                           htp_mul_mat_params & p) {
     const uint32_t M          = (uint32_t) w->ne[1];
     p.split.n_threads         = pl.n_threads;
     p.split.total_rows        = M;
@@ -227,8 +317,9 @@ void mul_mat_encode_flat(const htp_device_caps & caps, const ggml_tensor * op, h
     p.ne12     = (uint32_t) a->ne[2];
     p.n_planes = (uint32_t) (a->ne[2] * a->ne[3]);
     p.div_ne12 = htp_fastdiv_init(p.ne12);
-    p.div_r2   = htp_fastdiv_init((uint32_t) (a->ne[2] / w->ne[2]));
-    p.div_r3   = htp_fastdiv_init((uint32_t) (a->ne[3] / w->ne[3]));
+    // (MUL_MAT_ID: w's planes are experts, not broadcast; the ratios are unused there.)
+    p.div_r2   = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[2] / w->ne[2]));
+    p.div_r3   = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[3] / w->ne[3]));
     p.src0     = rows_strides(w->nb[1], w->nb[2], w->nb[3]);
     p.src1     = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
     p.dst      = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
@@ -247,6 +338,7 @@ void mul_mat_encode_flat(const htp_device_caps & caps, const ggml_tensor * op, h
     p.act_split_elems = pl.split_elems;
     p.act_b_offset    = pl.b_offset;
     p.n_lo            = pl.n_lo;
+    p.act_planes      = pl.planes;
     uint32_t off   = 0;
     p.vw           = stream_at(off, p.split, pl.raw_pitch, pl.rpc);
     p.vout         = stream_at(off, p.split, 128, pl.n_act);
@@ -257,6 +349,8 @@ void mul_mat_encode_flat(const htp_device_caps & caps, const ggml_tensor * op, h
     p.act_part_bytes = pl.act_part;
     p.act_row_pitch  = pl.act_pitch;
 }
+
+namespace {
 
 // Tiled weights go to a tiled path (mul-mat-paths.h); the graph has already turned weights
 // no tiled path takes flat again (htp_mm_route_tiled), so a tiled weight always has a route.

@@ -101,21 +101,27 @@ static inline HVX_Vector mm_lanes(const float * e32) {
 }
 
 // Q4_0: fields d (FP16, dense) and qs (16 B per block, dense). w = d*q - 8d, q = 0..15.
+// Q4_1: also m (FP16, dense, `mins`): w = d*q + m.
 static inline void mm_prep_q4_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
-                                const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo) {
+                                const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo,
+                                const HVX_Vector * mins = nullptr) {
     const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
     float            d[64] __attribute__((aligned(128)));
+    float            mn[64] __attribute__((aligned(128)));
     float            es[32] __attribute__((aligned(128)));
     float            eo[32] __attribute__((aligned(128)));
     for (uint32_t m = 0; m < n_lo; m++) {
         const uint32_t b0 = 8 * m;  // 8 blocks per packed vector, 4 lanes per block
         if ((b0 & 63) == 0) {
             f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+            if (mins) {
+                f16_to_f32_vectors((HVX_Vector *) mn, mins + b0 / 64, 1);
+            }
         }
         for (int l = 0; l < 32; l++) {
             const uint32_t b = b0 + (uint32_t) l / 4;
             es[l]            = b < n_blocks ? d[b & 63] : 0.0f;
-            eo[l]            = 8.0f * es[l];
+            eo[l]            = mins ? (b < n_blocks ? -mn[b & 63] : 0.0f) : 8.0f * es[l];
         }
         const HVX_Vector v = quants[m];
         q[m]               = Q6_V_vand_VV(v, m4);
@@ -127,8 +133,21 @@ static inline void mm_prep_q4_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 
 // Q4_K: fields hdr (d, dmin, scales[12]: 16 B per super-block, dense) and qs (128 B, dense).
 // Packed vector m = super-block m; byte 32j + l: low nibble = sub-block 2j, high = 2j + 1.
+// Q5_K: also qh (`qhs`, DMA'd 4 times per super-block so that qh byte l sits at 32j + l): the
+// fifth bit of byte 32j + l is qh bit 2j (low nibble) / 2j + 1 (high nibble).
+static inline HVX_Vector mm_q5k_fifth(HVX_Vector h, int base) {
+    const HVX_Vector one = Q6_V_vsplat_R(0x01010101);
+    const HVX_Vector v0  = Q6_Vuh_vlsr_VuhR(h, base);
+    const HVX_Vector v1  = Q6_Vuh_vlsr_VuhR(h, base + 2);
+    const HVX_Vector v2  = Q6_Vuh_vlsr_VuhR(h, base + 4);
+    const HVX_Vector v3  = Q6_Vuh_vlsr_VuhR(h, base + 6);
+    const HVX_Vector sel = Q6_V_vmux_QVV(Q6_Q_vsetq_R(32), v0,
+                                         Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), v1, Q6_V_vmux_QVV(Q6_Q_vsetq_R(96), v2, v3)));
+    return Q6_Vh_vasl_VhR(Q6_V_vand_VV(sel, one), 4);
+}
+
 static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
-                                const HVX_Vector * hdrs, uint32_t n_sb) {
+                                const HVX_Vector * hdrs, uint32_t n_sb, const HVX_Vector * qhs = nullptr) {
     const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
     float            dd[64] __attribute__((aligned(128)));   // d, dmin at 8i, 8i + 1 (FP16 index)
     uint8_t          raw[128] __attribute__((aligned(128)));
@@ -159,6 +178,10 @@ static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         const HVX_Vector v = quants[m];
         q[m]               = Q6_V_vand_VV(v, m4);
         q[n_sb + m]        = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4);
+        if (qhs) {
+            q[m]        = Q6_V_vor_VV(q[m], mm_q5k_fifth(qhs[m], 0));
+            q[n_sb + m] = Q6_V_vor_VV(q[n_sb + m], mm_q5k_fifth(qhs[m], 1));
+        }
         s[m]               = mm_lanes(es[0]);
         s[n_sb + m]        = mm_lanes(es[1]);
         o[m]               = mm_lanes(eo[0]);
@@ -216,10 +239,13 @@ static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 // Q5_0: fields d (FP16), qh (4 B per block), qs (16 B per block), all dense; as Q4_0 plus a
 // fifth bit: element j (< 16) of a block takes qh bit j, element j + 16 bit j + 16.
 // w = d*q - 16d, q = 0..31.
+// Q5_1: also m (FP16, dense, `mins`): w = d*q + m.
 static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
-                                const HVX_Vector * qhs, const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo) {
+                                const HVX_Vector * qhs, const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo,
+                                const HVX_Vector * mins = nullptr) {
     const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
     float            d[64] __attribute__((aligned(128)));
+    float            mn[64] __attribute__((aligned(128)));
     uint32_t         qh[32] __attribute__((aligned(128)));
     uint32_t         vb[2][32] __attribute__((aligned(128)));
     float            es[32] __attribute__((aligned(128)));
@@ -228,6 +254,9 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         const uint32_t b0 = 8 * m;
         if ((b0 & 63) == 0) {
             f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+            if (mins) {
+                f16_to_f32_vectors((HVX_Vector *) mn, mins + b0 / 64, 1);
+            }
         }
         if ((b0 & 31) == 0) {
             *(HVX_Vector *) qh = qhs[b0 / 32];
@@ -238,7 +267,7 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             vb[0][l]         = h >> (4 * (l % 4));
             vb[1][l]         = h >> (16 + 4 * (l % 4));
             es[l]            = b < n_blocks ? d[b & 63] : 0.0f;
-            eo[l]            = 16.0f * es[l];
+            eo[l]            = mins ? (b < n_blocks ? -mn[b & 63] : 0.0f) : 16.0f * es[l];
         }
         HVX_Vector fifth[2];
         for (int h = 0; h < 2; h++) {  // bit k of word -> bit 4 of its byte k
@@ -253,6 +282,203 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         q[n_lo + m]        = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), fifth[1]);
         s[m] = s[n_lo + m] = mm_lanes(es);
         o[m] = o[n_lo + m] = mm_lanes(eo);
+    }
+}
+
+// Blocks with 16 quant bytes each (8 blocks per packed vector, lane l -> block 8m + l / 4):
+// IQ4_NL, MXFP4 (nibbles through a table), Q1_0 (8 bit planes), Q2_0 (4 2-bit planes).
+// Plane k of packed vector m goes to q[k * n_lo + m].
+enum mm_b16_kind { MM_B16_IQ4_NL, MM_B16_MXFP4, MM_B16_Q1_0, MM_B16_Q2_0 };
+
+// Bytes 0..15 of idx through tbl (16 compare-selects; HVX's vlut is not emulated here).
+static inline HVX_Vector mm_lut16(HVX_Vector idx, const int8_t * tbl) {
+    HVX_Vector r = Q6_V_vzero();
+    for (int k = 0; k < 16; k++) {
+        r = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VbVb(idx, Q6_Vb_vsplat_R(k)), Q6_Vb_vsplat_R(tbl[k]), r);
+    }
+    return r;
+}
+
+// 2^(e - 128), ggml's E8M0 "half" scale of MXFP4.
+static inline float mm_e8m0_half(uint8_t e) {
+    union {
+        uint32_t u;
+        float    f;
+    } v;
+    v.u = e < 2 ? 0x00200000u << e : (uint32_t) (e - 1) << 23;
+    return v.f;
+}
+
+// scales: FP16 d per block (MXFP4: one E8M0 byte per block), dense.
+static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
+                               const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo, mm_b16_kind kind) {
+    static const int8_t kv_iq4nl[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
+    static const int8_t kv_mxfp4[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+    const HVX_Vector    m4           = Q6_V_vsplat_R(0x0F0F0F0F);
+    float               d[64] __attribute__((aligned(128)));
+    uint8_t             e8[128] __attribute__((aligned(128)));
+    float               es[32] __attribute__((aligned(128)));
+    float               eo[32] __attribute__((aligned(128)));
+    for (uint32_t m = 0; m < n_lo; m++) {
+        const uint32_t b0 = 8 * m;
+        if (kind == MM_B16_MXFP4) {
+            if ((b0 & 127) == 0) {
+                *(HVX_Vector *) e8 = scales[b0 / 128];
+            }
+        } else if ((b0 & 63) == 0) {
+            f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+        }
+        for (int l = 0; l < 32; l++) {
+            const uint32_t b  = b0 + (uint32_t) l / 4;
+            float          dv = 0.0f;
+            if (b < n_blocks) {
+                dv = kind == MM_B16_MXFP4 ? mm_e8m0_half(e8[b & 127]) : d[b & 63];
+            }
+            // Q1_0: w = d * (2 bit - 1); Q2_0: w = d * (q - 1); the tables are signed already.
+            es[l] = kind == MM_B16_Q1_0 ? 2.0f * dv : dv;
+            eo[l] = kind == MM_B16_Q1_0 || kind == MM_B16_Q2_0 ? dv : 0.0f;
+        }
+        const HVX_Vector v  = quants[m];
+        uint32_t         np = 2;
+        switch (kind) {
+            case MM_B16_IQ4_NL:
+            case MM_B16_MXFP4: {
+                const int8_t * t = kind == MM_B16_IQ4_NL ? kv_iq4nl : kv_mxfp4;
+                q[m]             = mm_lut16(Q6_V_vand_VV(v, m4), t);
+                q[n_lo + m]      = mm_lut16(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), t);
+                break;
+            }
+            case MM_B16_Q1_0:
+                np = 8;
+                for (uint32_t k = 0; k < 8; k++) {
+                    q[k * n_lo + m] = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) k), Q6_V_vsplat_R(0x01010101));
+                }
+                break;
+            case MM_B16_Q2_0:
+                np = 4;
+                for (uint32_t k = 0; k < 4; k++) {
+                    q[k * n_lo + m] = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * k)), Q6_V_vsplat_R(0x03030303));
+                }
+                break;
+        }
+        for (uint32_t k = 0; k < np; k++) {
+            s[k * n_lo + m] = mm_lanes(es);
+            o[k * n_lo + m] = mm_lanes(eo);
+        }
+    }
+}
+
+// Q2_K / Q3_K: 4 planes of 2-bit fields. Packed vector m = the 64 qs bytes of super-blocks 2m
+// and 2m + 1; byte 64t + 32n + l, plane j (bits 2j) = element 128n + 32j + l of super-block
+// 2m + t, whose 16-element sub-block is 8n + 2j + l / 16. The activation arrives as chunks of
+// 32 elements, chunk c in plane c % 4.
+// Lane l of plane j: super-block 2m + l / 16, n = (l / 8) % 2, sub-block 8n + 2j + (l % 8) / 4.
+static inline uint32_t mm_k4_sub(uint32_t j, int l) {
+    return 8 * (((uint32_t) l / 8) % 2) + 2 * j + ((uint32_t) l % 8) / 4;
+}
+
+// Q2_K: fields scales (16 B per super-block: low nibble scale, high nibble min), qs (64 B),
+// dm (d, dmin FP16), all dense. w = d * sc * q - dmin * mn, q = 0..3.
+static inline void mm_prep_q2_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * qs,
+                                const HVX_Vector * scs, const HVX_Vector * dms, uint32_t n_sb, uint32_t n_lo) {
+    float   dd[64] __attribute__((aligned(128)));
+    uint8_t sc[128] __attribute__((aligned(128)));
+    float   es[32] __attribute__((aligned(128)));
+    float   eo[32] __attribute__((aligned(128)));
+    for (uint32_t m = 0; m < n_lo; m++) {
+        const uint32_t sb0 = 2 * m;
+        if ((sb0 & 7) == 0) {
+            *(HVX_Vector *) sc = scs[sb0 / 8];
+        }
+        if ((sb0 & 31) == 0) {
+            f16_to_f32_vectors((HVX_Vector *) dd, dms + sb0 / 32, 1);
+        }
+        const HVX_Vector v = qs[m];
+        for (uint32_t j = 0; j < 4; j++) {
+            for (int l = 0; l < 32; l++) {
+                const uint32_t sb = sb0 + (uint32_t) l / 16;
+                if (sb >= n_sb) {
+                    es[l] = eo[l] = 0.0f;
+                    continue;
+                }
+                const uint8_t c = sc[16 * (sb & 7) + mm_k4_sub(j, l)];
+                es[l]           = dd[2 * (sb & 31)] * (float) (c & 15);
+                eo[l]           = dd[2 * (sb & 31) + 1] * (float) (c >> 4);
+            }
+            q[j * n_lo + m] = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * j)), Q6_V_vsplat_R(0x03030303));
+            s[j * n_lo + m] = mm_lanes(es);
+            o[j * n_lo + m] = mm_lanes(eo);
+        }
+    }
+}
+
+// Q3_K: fields hmask (DMA'd twice per super-block: 64 B with hmask[l] at l and 32 + l), qs
+// (64 B), scales (12 B, 6-bit packed), d (FP16), all dense. Byte 64t + 32n + l, plane j takes
+// hmask bit 4n + j as its third bit; w = d * (sc - 32) * q - 4 * d * (sc - 32), q = 0..7.
+static inline void mm_prep_q3_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * qs,
+                                const HVX_Vector * hms, const uint8_t * scs, const HVX_Vector * ds, uint32_t n_sb,
+                                uint32_t n_lo) {
+    const HVX_Vector     m2 = Q6_V_vsplat_R(0x03030303);
+    const HVX_Vector     m1 = Q6_V_vsplat_R(0x01010101);
+    // Bytes with (b % 64) >= 32 (n = 1) take bits 4..7 of their hmask byte.
+    const HVX_VectorPred up = Q6_Q_or_QQ(Q6_Q_and_QQ(Q6_Q_vsetq_R(64), Q6_Q_not_Q(Q6_Q_vsetq_R(32))),
+                                         Q6_Q_not_Q(Q6_Q_vsetq_R(96)));
+    float  dd[64] __attribute__((aligned(128)));
+    int8_t sc[2][16];
+    float  es[32] __attribute__((aligned(128)));
+    float  eo[32] __attribute__((aligned(128)));
+    for (uint32_t m = 0; m < n_lo; m++) {
+        const uint32_t sb0 = 2 * m;
+        if ((sb0 & 63) == 0) {
+            f16_to_f32_vectors((HVX_Vector *) dd, ds + sb0 / 64, 1);
+        }
+        for (uint32_t t = 0; t < 2; t++) {
+            if (sb0 + t >= n_sb) {
+                continue;
+            }
+            const uint8_t * r = scs + 12 * (sb0 + t);
+            uint32_t        aux[4];
+            for (int i = 0; i < 3; i++) {
+                aux[i] = (uint32_t) r[4 * i] | (uint32_t) r[4 * i + 1] << 8 | (uint32_t) r[4 * i + 2] << 16 |
+                         (uint32_t) r[4 * i + 3] << 24;
+            }
+            const uint32_t tmp = aux[2];
+            aux[2]             = ((aux[0] >> 4) & 0x0f0f0f0f) | (((tmp >> 4) & 0x03030303) << 4);
+            aux[3]             = ((aux[1] >> 4) & 0x0f0f0f0f) | (((tmp >> 6) & 0x03030303) << 4);
+            aux[0]             = (aux[0] & 0x0f0f0f0f) | (((tmp >> 0) & 0x03030303) << 4);
+            aux[1]             = (aux[1] & 0x0f0f0f0f) | (((tmp >> 2) & 0x03030303) << 4);
+            for (int i = 0; i < 16; i++) {
+                sc[t][i] = (int8_t) ((aux[i / 4] >> (8 * (i % 4))) & 0xff);
+            }
+        }
+        const HVX_Vector v = qs[m];
+        const HVX_Vector h = hms[m];
+        for (uint32_t j = 0; j < 4; j++) {
+            for (int l = 0; l < 32; l++) {
+                const uint32_t t  = (uint32_t) l / 16;
+                const uint32_t sb = sb0 + t;
+                if (sb >= n_sb) {
+                    es[l] = eo[l] = 0.0f;
+                    continue;
+                }
+                es[l] = dd[sb & 63] * (float) (sc[t][mm_k4_sub(j, l)] - 32);
+                eo[l] = 4.0f * es[l];
+            }
+            const HVX_Vector hb = Q6_V_vand_VV(Q6_V_vmux_QVV(up, Q6_Vuh_vlsr_VuhR(h, (int) (4 + j)),
+                                                              Q6_Vuh_vlsr_VuhR(h, (int) j)), m1);
+            q[j * n_lo + m]     = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * j)), m2), Q6_Vh_vasl_VhR(hb, 2));
+            s[j * n_lo + m]     = mm_lanes(es);
+            o[j * n_lo + m]     = mm_lanes(eo);
+        }
+    }
+}
+
+// BF16 row -> F32: 64 elements per input vector, zero-extended in order, then shifted up.
+static inline void mm_bf16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
+    for (uint32_t i = 0; i < n_in; i++) {
+        const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(src[i]);
+        dst[2 * i]             = Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16);
+        dst[2 * i + 1]         = Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16);
     }
 }
 

@@ -19,10 +19,11 @@
 // (field_size[f] bytes at field_src[f] inside each block_bytes block) goes to
 // field_vtcm[f] + block * field_dst_stride[f] of the row's raw slot, so HVX sees the quants,
 // scales, ... as plain arrays.
-// Split weight types (Q4_0, Q5_0, Q4_K, Q6_K) unpack a packed quant vector into a low-nibble
-// and a high-nibble vector; the activation row then arrives in the same order: its even chunks
-// of act_split_elems elements densely at the staging slot's start, its odd chunks at
-// act_b_offset.
+// Split weight types unpack a packed quant vector into act_planes bit-field planes (2: low and
+// high nibble of Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4, Q4_K, Q5_K, Q6_K; 4: the 2-bit fields
+// of Q2_K, Q3_K, Q2_0; 8: the bits of Q1_0); the activation row then arrives in the same
+// order: chunk c of act_split_elems elements goes to plane c % act_planes, the planes densely
+// act_b_offset bytes apart in the staging slot.
 #pragma once
 #include <stdint.h>
 
@@ -61,8 +62,9 @@ struct htp_mul_mat_params {
     uint32_t field_vtcm[HTP_MM_MAX_FIELDS];  // offset of the field's first block in the row's raw slot
     uint32_t field_dst_stride[HTP_MM_MAX_FIELDS];  // VTCM bytes between blocks of the field
     uint32_t act_split_elems;        // 0: activation row in natural order; else the chunk size above
-    uint32_t act_b_offset;           // staging bytes where the odd chunks start (multiple of 128)
-    uint32_t n_lo;                   // split types: low-nibble vectors per row (k_vecs = 2 * n_lo)
+    uint32_t act_b_offset;           // staging bytes between planes (multiple of 128)
+    uint32_t n_lo;                   // split types: vectors per plane (k_vecs = act_planes * n_lo)
+    uint32_t act_planes;             // split types: planes (2, 4, 8); else 1
     // VTCM layout. Per thread (offsets from the thread's base):
     struct htp_vtcm_stream vw;       // raw weight rows: n_bufs slots of rows_per_chunk rows
     struct htp_vtcm_stream vout;     // results: n_bufs slots of act_rows_per_chunk rows of
@@ -187,5 +189,26 @@ struct htp_mul_mat_hmx_params {
     uint32_t colparam_offset;        // HTP_HMX_COLPARAM_BYTES: scale 1.0 x 32, bias 0 x 32
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT \
-    struct htp_mul_mat_params mul_mat; struct htp_mul_mat_tiled_params mul_mat_tiled; struct htp_mul_mat_hmx_params mul_mat_hmx;
+// MUL_MAT_ID: dst[:, i, t] = W[:, :, ids[i, t]] x A[:, i % ne11, t] (ggml_mul_mat_id) on the
+// flat HVX path. The kernel reads the ids (scalar loads, as GET_ROWS does), and per used
+// expert e gathers the (i, t) pairs routed to it into chunks of mm.act_rows_per_chunk
+// activation rows, streams only expert e's weight rows (mm.src0.nb2 = expert stride) and
+// scatters each activation row's results with its own descriptor (dst row (i, t)).
+// mm.src1 / mm.dst: nb1 = per used slot i, nb2 = per token t. An id outside [0, n_as) fails
+// the op with HTP_STATUS_BAD_PARAMS.
+#define HTP_MM_ID_MAX_EXPERTS 4096  // n_as limit (the kernel keeps a bitmap of used experts)
+
+struct htp_mul_mat_id_params {
+    struct htp_mul_mat_params mm;    // starts with split; planned with scatter (see above)
+    uint32_t n_as;                   // experts (src0 ne02)
+    uint32_t n_ids;                  // ids ne0: experts used per token
+    uint32_t n_tokens;               // ids ne1 == src1 ne2
+    uint32_t ids_nb1;                // bytes between tokens' id lists (ids nb0 = 4)
+    struct htp_fastdiv div_ne11;     // i11 = i % ne11 (ne11 = 1: every slot reads the same row)
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT          \
+    struct htp_mul_mat_params       mul_mat;       \
+    struct htp_mul_mat_tiled_params mul_mat_tiled; \
+    struct htp_mul_mat_hmx_params   mul_mat_hmx;   \
+    struct htp_mul_mat_id_params    mul_mat_id;

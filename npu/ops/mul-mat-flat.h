@@ -1,0 +1,300 @@
+// MUL_MAT flat HVX path, the pieces MUL_MAT (mul-mat.cpp) and MUL_MAT_ID (mul-mat-id.cpp)
+// share (layout and phases: htp-abi/params/mul-mat.h, docs/mul-mat.md). Activations are
+// prepared once per chunk into shared VTCM (phase 1), then every thread streams its weight
+// rows through its own VTCM buffers and dots each prepared weight row with all prepared
+// activation rows (phase 2).
+#pragma once
+#include "hvx-util.h"
+#include "mul-mat-prep.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+namespace htp_ops {
+
+
+// The chunk of activation rows both phases work on: rows i1 in [i1_0, i1_0 + n) of plane (i2, i3);
+// or, when src1_off is set (MUL_MAT_ID), row j of the chunk at src1 + src1_off[j], its results
+// at dst + dst_off[j] (one descriptor per row).
+struct mm_act_chunk {
+    uint32_t         i1_0, n, i2, i3;
+    const uint32_t * src1_off;
+    const uint32_t * dst_off;
+};
+
+static inline HVX_Vector * mm_act_part(const htp_context * ctx, const htp_mul_mat_params * p, uint32_t j, uint32_t part) {
+    return vptr(ctx->vtcm_base + p->act_offset + j * p->act_row_pitch + part * p->act_part_bytes);
+}
+
+// Phase 1: one activation row per pipeline step, F32 DDR -> staging -> prepared (shared VTCM).
+struct mm_act_prep_op {
+    const htp_op_context *      octx;
+    const htp_mul_mat_params *  p;
+    uint32_t                    ith;
+    dma_queue *                 q;
+    mm_act_chunk                   c;
+
+    int fetch(uint32_t r, uint32_t, uint32_t slot) {
+        const dma_addr_t s = octx->src[1].data +
+                             (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
+        const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot);
+        if (p->act_split_elems == 0) {
+            return dma_queue_push_1d(q, v, s, p->act_row_bytes) ? 1 : -1;
+        }
+        // Chunk c of act_split_elems elements -> plane c % act_planes, act_b_offset bytes apart.
+        const uint32_t np = p->act_planes;
+        const uint32_t cb = p->act_split_elems * 4;
+        const uint32_t nc = p->ne00 / (np * p->act_split_elems);
+        for (uint32_t k = 0; k < np; k++) {
+            if (!dma_queue_push(q, v + k * p->act_b_offset, s + k * cb, cb, np * cb, cb, nc)) {
+                return -1;
+            }
+        }
+        return (int) np;
+    }
+
+    // Zeroes staging bytes [from, to) (from a multiple of 4): what the DMA did not write.
+    static void zero_bytes(HVX_Vector * v, uint32_t from, uint32_t to) {
+        if (from % 128) {
+            v[from / 128] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (from % 128)), v[from / 128], Q6_V_vzero());
+            from          = (from / 128 + 1) * 128;
+        }
+        for (; from < to; from += 128) {
+            v[from / 128] = Q6_V_vzero();
+        }
+    }
+
+    void compute(uint32_t r, uint32_t, uint32_t slot) {
+        htp_trace *  tr  = &octx->ctx->trace[ith];
+        HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
+        htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+        if (p->path == HTP_MM_PATH_HVX_Q8) {
+            const uint32_t end = 4 * p->k_vecs * 128;
+            if (p->act_split_elems == 0) {
+                zero_bytes(src, p->act_row_bytes, end);
+            } else {
+                for (uint32_t k = 0; k < p->act_planes; k++) {
+                    zero_bytes(src, k * p->act_b_offset + p->act_row_bytes / p->act_planes, (k + 1) * p->act_b_offset);
+                }
+            }
+            mm_quantize_act_row(mm_act_part(octx->ctx, p, r, 0), mm_act_part(octx->ctx, p, r, 1), mm_act_part(octx->ctx, p, r, 2),
+                                src, p->k_vecs);
+        } else {
+            mm_copy_f32_row(mm_act_part(octx->ctx, p, r, 0), src, p->k_vecs, p->ne00 % 32);
+        }
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+    }
+
+    int store(uint32_t, uint32_t, uint32_t) { return 0; }
+};
+
+// Phase 2: chunks of weight rows; results [act row j][weight row i] into the out slot.
+struct mm_dot_op {
+    const htp_op_context *     octx;
+    const htp_mul_mat_params * p;
+    uint32_t                   ith;
+    dma_queue *                q;
+    mm_act_chunk               c;
+    uint32_t                   i02, i03;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vw, slot);
+        for (uint32_t i = 0; i < n; i++) {
+            const dma_addr_t s  = octx->src[0].data + row_offset(p->src0, r + i, i02, i03);
+            const dma_addr_t vi = v + i * p->vw.row_pitch;
+            for (uint32_t f = 0; f < p->n_fields; f++) {
+                if (!dma_queue_push(q, vi + p->field_vtcm[f], s + p->field_src[f], p->field_dst_stride[f], p->block_bytes,
+                                    p->field_size[f], p->n_blocks)) {
+                    return -1;
+                }
+            }
+        }
+        return (int) (n * p->n_fields);
+    }
+
+    // Weight row i of the slot -> prepared scratch (wq / ws / wo, or F32 row).
+    void prep_weight(const uint8_t * raw, HVX_Vector * w) {
+        const uint32_t parts = p->wprep_bytes / 128;
+        // Field f of the raw row, as vectors.
+        auto F = [&](uint32_t f) { return (const HVX_Vector *) (raw + p->field_vtcm[f]); };
+        switch (p->wtype) {
+            case HTP_TYPE_Q8_0:
+                mm_prep_q8_0(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[1]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[0]), p->n_blocks, p->k_vecs);
+                break;
+            case HTP_TYPE_Q4_0:
+                mm_prep_q4_0(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[1]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[0]), p->n_blocks, p->n_lo);
+                break;
+            case HTP_TYPE_Q5_0:
+                mm_prep_q5_0(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[2]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[1]), (const HVX_Vector *) (raw + p->field_vtcm[0]),
+                             p->n_blocks, p->n_lo);
+                break;
+            case HTP_TYPE_Q4_K:
+                mm_prep_q4_k(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[1]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[0]), p->n_blocks);
+                break;
+            case HTP_TYPE_Q6_K:
+                mm_prep_q6_k(w, w + parts, w + 2 * parts, (const HVX_Vector *) (raw + p->field_vtcm[0]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[1]), (const HVX_Vector *) (raw + p->field_vtcm[5]),
+                             (const HVX_Vector *) (raw + p->field_vtcm[6]), p->n_blocks);
+                break;
+            case HTP_TYPE_Q4_1:
+                mm_prep_q4_0(w, w + parts, w + 2 * parts, F(2), F(0), p->n_blocks, p->n_lo, F(1));
+                break;
+            case HTP_TYPE_Q5_1:
+                mm_prep_q5_0(w, w + parts, w + 2 * parts, F(3), F(2), F(0), p->n_blocks, p->n_lo, F(1));
+                break;
+            case HTP_TYPE_Q5_K:
+                mm_prep_q4_k(w, w + parts, w + 2 * parts, F(5), F(0), p->n_blocks, F(1));
+                break;
+            case HTP_TYPE_Q2_K:
+                mm_prep_q2_k(w, w + parts, w + 2 * parts, F(1), F(0), F(2), p->n_blocks, p->n_lo);
+                break;
+            case HTP_TYPE_Q3_K:
+                mm_prep_q3_k(w, w + parts, w + 2 * parts, F(2), F(0), raw + p->field_vtcm[3], F(4), p->n_blocks, p->n_lo);
+                break;
+            case HTP_TYPE_IQ4_NL:
+                mm_prep_b16(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo, MM_B16_IQ4_NL);
+                break;
+            case HTP_TYPE_MXFP4:
+                mm_prep_b16(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo, MM_B16_MXFP4);
+                break;
+            case HTP_TYPE_Q1_0:
+                mm_prep_b16(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo, MM_B16_Q1_0);
+                break;
+            case HTP_TYPE_Q2_0:
+                mm_prep_b16(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo, MM_B16_Q2_0);
+                break;
+            case HTP_TYPE_BF16:
+                mm_bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
+                if (p->ne00 % 32) {
+                    w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
+                                                     Q6_V_vzero());
+                }
+                break;
+            case HTP_TYPE_F16: {
+                f16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
+                if (p->ne00 % 32) {
+                    w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
+                                                     Q6_V_vzero());
+                }
+                break;
+            }
+            default:  // F32
+                mm_copy_f32_row(w, (const HVX_Vector *) raw, p->k_vecs, p->ne00 % 32);
+                break;
+        }
+    }
+
+    float dot_q(const HVX_Vector * w, uint32_t j) {
+        const uint32_t     parts = p->wprep_bytes / 128;
+        const HVX_Vector * aq    = mm_act_part(octx->ctx, p, j, 0);
+        const HVX_Vector * as    = mm_act_part(octx->ctx, p, j, 1);
+        const HVX_Vector * ax    = mm_act_part(octx->ctx, p, j, 2);
+        HVX_Vector         acc   = Q6_V_vzero();
+        for (uint32_t g = 0; g < p->k_vecs; g++) {
+            const HVX_Vector f = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(w[g], aq[g])), as[g]);
+            acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(f, w[parts + g]));
+            acc                = Q6_Vsf_vsub_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[2 * parts + g], ax[g]));
+        }
+        return lane0_f32(reduce_sum_sf(acc));
+    }
+
+    float dot_fp(const HVX_Vector * w, uint32_t j) {
+        const HVX_Vector * a   = mm_act_part(octx->ctx, p, j, 0);
+        HVX_Vector         acc = Q6_V_vzero();
+        for (uint32_t v = 0; v < p->k_vecs; v++) {
+            acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[v], a[v]));
+        }
+        return lane0_f32(reduce_sum_sf(acc));
+    }
+
+    void compute(uint32_t, uint32_t n, uint32_t slot) {
+        const uint8_t * raw  = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
+        HVX_Vector *    w    = vptr(vtcm_at(octx->ctx, p->split, ith, p->wprep_offset));
+        HVX_Vector *    out  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vout, slot));
+        const uint32_t  step = p->vout.row_pitch / 128;
+        // Results collect in a register-file copy, one vector (32 weight rows) per act row.
+        float res[HTP_MM_MAX_ACT_ROWS][32] __attribute__((aligned(128)));
+        for (uint32_t i = 0; i < n; i++) {
+            prep_weight(raw + i * p->vw.row_pitch, w);
+            for (uint32_t j = 0; j < c.n; j++) {
+                res[j][i] = p->path == HTP_MM_PATH_HVX_Q8 ? dot_q(w, j) : dot_fp(w, j);
+            }
+        }
+        for (uint32_t j = 0; j < c.n; j++) {
+            out[j * step] = *(const HVX_Vector *) res[j];
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        if (c.dst_off) {
+            const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vout, slot);
+            for (uint32_t j = 0; j < c.n; j++) {
+                if (!dma_queue_push_1d(q, octx->dst.data + c.dst_off[j] + r * 4, v + j * p->vout.row_pitch, n * 4)) {
+                    return -1;
+                }
+            }
+            return (int) c.n;
+        }
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + r * 4;
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vout, slot), p->dst.nb1, p->vout.row_pitch,
+                              n * 4, c.n) ? 1 : -1;
+    }
+};
+
+struct mm_job {
+    htp_op_context *           octx;
+    const htp_mul_mat_params * p;
+    mm_act_chunk               c;
+    uint32_t                   i02, i03;
+    int                        status[HTP_MAX_HVX_THREADS];
+};
+
+static inline void mm_job_init(mm_job & job, htp_op_context * octx, const htp_mul_mat_params * p) {
+    job.octx       = octx;
+    job.p          = p;
+    job.c.src1_off = nullptr;
+    job.c.dst_off  = nullptr;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+}
+
+static void mm_act_prep_worker(unsigned int, unsigned int ith, void * data) {
+    mm_job *         job = (mm_job *) data;
+    htp_context *    ctx = job->octx->ctx;
+    mm_act_prep_op   op  = { job->octx, job->p, ith, ctx->dma[ith], job->c };
+    // This chunk may be the plane's last, shorter one: its rows end at c.n.
+    htp_split_params sp = job->p->qsplit;
+    sp.total_rows       = job->c.n;
+    const int st        = stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, thread_rows(sp, ith), op);
+    if (st != HTP_STATUS_OK) {
+        job->status[ith] = st;
+    }
+}
+
+static void mm_dot_worker(unsigned int, unsigned int ith, void * data) {
+    mm_job *      job = (mm_job *) data;
+    htp_context * ctx = job->octx->ctx;
+    mm_dot_op     op  = { job->octx, job->p, ith, ctx->dma[ith], job->c, job->i02, job->i03 };
+    const int     st  = stream_rows(ctx->dma[ith], &ctx->trace[ith], job->p->split, thread_rows(job->p->split, ith), op);
+    if (st != HTP_STATUS_OK) {
+        job->status[ith] = st;
+    }
+}
+
+// Both phases for the chunk in job.c against weights (i02, i03); the first failure, if any.
+static inline int mm_run_chunk(mm_job & job) {
+    work_queue_run(job.octx->ctx->work_queue, mm_act_prep_worker, &job, job.p->qsplit.n_threads);
+    work_queue_run(job.octx->ctx->work_queue, mm_dot_worker, &job, job.p->split.n_threads);
+    for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
+        if (job.status[t] != HTP_STATUS_OK) {
+            return job.status[t];
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+}  // namespace htp_ops

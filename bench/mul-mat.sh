@@ -44,6 +44,7 @@ run() {
             sed -E 's/.* runs - +([0-9.]+) us\/run - .* - +([0-9.]+) ([GMT])FLOPS.*/\2 \3 \1/' |
             awk '{ g = $1; if ($2 == "M") g /= 1000; if ($2 == "T") g *= 1000; printf "%.3f %s\n", g, $3 }'
     else
+        cp "$log" "$BUILD/bench-mul-mat-$be-$t-$n.err.log" 2>/dev/null || true  # kept for a look
         echo error
     fi
 }
@@ -71,6 +72,9 @@ done
     echo "they are comparable between types and kernel versions, and against the CPU backend"
     echo "running on the same cores."
     echo
+    echo "Types run: $TYPES; n: $NS. \"timeout\": the HTP0 case did not finish its ~100 GFLOP within"
+    echo "HTP_TIMEOUT=${HTP_TIMEOUT} s (so below $(awk -v t="$HTP_TIMEOUT" 'BEGIN { printf "%.2f", 100 / t }') GFLOPS in that run)."
+    echo
     echo "| type | n | CPU GFLOPS | CPU us/run | HTP0 GFLOPS | HTP0 us/run | HTP0 / CPU |"
     echo "|---|---:|---:|---:|---:|---:|---:|"
     while IFS=$'\t' read -r t n cpu htp; do
@@ -78,7 +82,7 @@ done
         read -r hg hu <<<"$htp"
         ratio="-"
         if [[ "$cg" =~ ^[0-9.]+$ && "$hg" =~ ^[0-9.]+$ ]]; then
-            ratio=$(awk -v a="$hg" -v b="$cg" 'BEGIN { printf "%.4f", b > 0 ? a / b : 0 }')
+            ratio=$(awk -v a="$hg" -v b="$cg" 'BEGIN { printf "%.4f", (b > 0 ? a / b : 0) }')
         fi
         echo "| $t | $n | $cg | ${cu:--} | $hg | ${hu:--} | $ratio |"
     done <"$results"

@@ -51,6 +51,19 @@ bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split
 // and one write-back descriptor per chunk; src and dst slots of `pitch` bytes per row).
 stream_need rows_in_out_need(const htp_device_caps & caps, const ggml_tensor * op, uint32_t pitch);
 
+// The split of a MUL_MAT's activation rows for their quantize phase: one row per chunk,
+// double-buffered staging, in the same per-thread VTCM share as the dot-product phase.
+static inline htp_split_params act_row_split(uint32_t n_act, uint32_t n_threads, uint32_t vtcm_per_thread) {
+    htp_split_params s;
+    s.n_threads       = n_threads;
+    s.total_rows      = n_act;
+    s.rows_per_thread = (n_act + n_threads - 1) / n_threads;
+    s.rows_per_chunk  = 1;
+    s.n_bufs          = 2;
+    s.vtcm_per_thread = vtcm_per_thread;
+    return s;
+}
+
 htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32_t row_pitch, uint32_t rows);
 
 }  // namespace htp_enc

@@ -161,12 +161,7 @@ void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, c
     p.split.rows_per_chunk   = pl.cpc;
     p.split.n_bufs           = pl.n_bufs;
     p.split.vtcm_per_thread  = pl.per_thread;
-    p.qsplit.n_threads       = pl.q_threads;
-    p.qsplit.total_rows      = pl.n_act;
-    p.qsplit.rows_per_thread = (pl.n_act + pl.q_threads - 1) / pl.q_threads;
-    p.qsplit.rows_per_chunk  = 1;
-    p.qsplit.n_bufs          = 2;
-    p.qsplit.vtcm_per_thread = pl.per_thread;
+    p.qsplit = act_row_split(pl.n_act, pl.q_threads, pl.per_thread);
 
     p.wtype             = tw.format;
     p.ne00              = (uint32_t) w->ne[0];

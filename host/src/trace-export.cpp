@@ -20,6 +20,8 @@ static const char * htp_trace_type_name(uint16_t type) {
         case HTP_TRACE_EVT_FENCE:    return "fence";
         case HTP_TRACE_EVT_L2FLUSH:  return "l2flush";
         case HTP_TRACE_EVT_QUANT:    return "quantize";
+        case HTP_TRACE_EVT_DEQUANT:  return "dequantize";
+        case HTP_TRACE_EVT_OUTPUT:   return "output";
         default:                     return "event";
     }
 }

@@ -210,7 +210,8 @@ struct mm_dot_op {
         return lane0_f32(reduce_sum_sf(acc));
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+        htp_trace *     tr   = &octx->ctx->trace[ith];
         const uint8_t * raw  = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
         HVX_Vector *    w    = vptr(vtcm_at(octx->ctx, p->split, ith, p->wprep_offset));
         HVX_Vector *    out  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vout, slot));
@@ -218,14 +219,18 @@ struct mm_dot_op {
         // Results collect in a register-file copy, one vector (32 weight rows) per act row.
         float res[HTP_MM_MAX_ACT_ROWS][32] __attribute__((aligned(128)));
         for (uint32_t i = 0; i < n; i++) {
+            htp_trace_event_start(tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) (r + i));
             prep_weight(raw + i * p->vw.row_pitch, w);
+            htp_trace_event_stop(tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) (r + i));
             for (uint32_t j = 0; j < c.n; j++) {
                 res[j][i] = p->path == HTP_MM_PATH_HVX_Q8 ? dot_q(w, j) : dot_fp(w, j);
             }
         }
+        htp_trace_event_start(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
         for (uint32_t j = 0; j < c.n; j++) {
             out[j * step] = *(const HVX_Vector *) res[j];
         }
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {

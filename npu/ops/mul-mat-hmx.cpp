@@ -167,14 +167,14 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
         const uint32_t nt  = p->n_k_tiles - t0 < p->kc_tiles ? p->n_k_tiles - t0 : p->kc_tiles;
         fifo.wait(fetch_end[u % nb], (uint16_t) u);
         const uint8_t * raw = (const uint8_t *) htp_va(vtcm_at(ctx, p->split, ith, p->vraw_offset + (u % nb) * p->vraw_slot));
-        htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_HVX_COMP, (uint16_t) ct);
+        htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) ct);
         for (uint32_t t = 0; t < nt; t++) {
             const uint8_t * tile = raw + t * p->tile_bytes;
             // Q2_K: the super-block's first tile is in this slot (kc_tiles is a multiple of 8).
             const uint8_t * sb = raw + (t & ~7u) * p->tile_bytes;
             tile_dequant_f16(p->wtype, tile, sb, w + (t0 + t) * p->out_per_tile * 16, scratch);
         }
-        htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_HVX_COMP, (uint16_t) ct);
+        htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) ct);
         if (u + nb < U && !fetch(u + nb)) {
             st = HTP_STATUS_DMA_ERROR;
             break;
@@ -206,6 +206,7 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
         // Output: rows i1_0 + [0, n) of dst, columns [32 ct, 32 ct + cols).
         const uint32_t   cols = p->ne01 - ct * 32 < 32 ? p->ne01 - ct * 32 : 32;
         const dma_addr_t d    = job->octx->dst.data + row_offset(p->dst, job->c.i1_0, job->c.i2, job->c.i3) + ct * 128;
+        htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
         for (uint32_t mb = 0; mb < n_mb && st == HTP_STATUS_OK; mb++) {
             const uint32_t rows = job->c.n - mb * 32 < 32 ? job->c.n - mb * 32 : 32;
             if (!p->store_per_row) {
@@ -222,6 +223,7 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
                 }
             }
         }
+        htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
         store_end[os] = fifo.pushed;
     }
     fifo.wait(fifo.pushed, 0xffff);

@@ -151,11 +151,20 @@ struct dot_op {
         }
     }
 
+    // Output phase: the last K chunk's results (in the out slot) leave for dst.
     int store(uint32_t it, uint32_t, uint32_t slot) {
         const item x = at(it);
         if (x.kc + 1 != p->n_kchunks) {
             return 0;
         }
+        htp_trace * tr = &octx->ctx->trace[ith];
+        htp_trace_event_start(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) x.ct0);
+        const int k = store_out(x, slot);
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) x.ct0);
+        return k;
+    }
+
+    int store_out(const item & x, uint32_t slot) {
         const uint32_t   cols  = p->ne01 - 32 * x.ct0 < 32 * x.n_ct ? p->ne01 - 32 * x.ct0 : 32 * x.n_ct;
         const dma_addr_t d     = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + x.ct0 * 128;
         const dma_addr_t v     = vtcm_slot(octx->ctx, p->split, ith, p->vout, slot);

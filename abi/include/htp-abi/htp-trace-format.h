@@ -11,6 +11,8 @@ enum htp_trace_event_type {
     HTP_TRACE_EVT_FENCE = 4,    // multi-device barrier
     HTP_TRACE_EVT_L2FLUSH = 5,  // cache cleaning
     HTP_TRACE_EVT_QUANT = 6,    // on-the-fly activation quantization
+    HTP_TRACE_EVT_DEQUANT = 7,  // weights unpacked into the compute form (flat rows, HMX FP16 tiles)
+    HTP_TRACE_EVT_OUTPUT = 8,   // results leave the accumulators: written out, write-back queued
     HTP_TRACE_EVT_COUNT
 };
 

@@ -151,7 +151,7 @@ struct htp_mul_mat_tiled_params {
 //   phase 2 (split threads, split.total_rows = n_col_tiles): thread ith owns column tiles
 //     [rows_per_thread * ith, ...). For each, the weight tiles arrive in fetches of kc_tiles
 //     tiles (one 1-D DMA each, n_bufs slots; the last fetch of a column tile may be shorter),
-//     each tile is dequantized by HVX (HTP_TRACE_EVT_HVX_COMP) into FP16 HMX weight tiles
+//     each tile is dequantized by HVX (HTP_TRACE_EVT_DEQUANT) into FP16 HMX weight tiles
 //     (vw + kk * 2048, kk = K / 32 index), then under the HMX lock (HTP_TRACE_EVT_HMX_COMP)
 //     every 32-row activation block is multiplied (n_k32 tile pairs) and stored as an F32
 //     32 x 32 output tile (vout slot, 4096 bytes per block) that leaves by DMA: one 2-D

@@ -103,44 +103,27 @@ struct assemble_op {
     }
 };
 
-struct assemble_job {
-    htp_op_context *            octx;
-    const htp_assemble_params * p;
-    int                         status[HTP_MAX_HVX_THREADS];
-};
-
-static void assemble_worker(unsigned int, unsigned int ith, void * data) {
-    assemble_job *              job = (assemble_job *) data;
-    htp_context *               ctx = job->octx->ctx;
-    const htp_assemble_params * p   = job->p;
-    if (p->zero_init) {  // dim-0 padding: zero once, DMA never writes those bytes
+// Zeroes the dim-0 padding once (DMA never writes those bytes), then streams the rows.
+static int assemble_thread(htp_op_context * octx, uint32_t ith) {
+    htp_context *               ctx = octx->ctx;
+    const htp_assemble_params * p   = &octx->params->assemble;
+    if (p->zero_init) {
         htp_trace_event_start(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, 0xffff);
-        HVX_Vector *   v     = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc, 0));
-        const uint32_t n_vec = p->vsrc.slot_size * p->split.n_bufs / 128;
-        const HVX_Vector zero = Q6_V_vzero();
+        HVX_Vector *     v     = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc, 0));
+        const uint32_t   n_vec = p->vsrc.slot_size * p->split.n_bufs / 128;
+        const HVX_Vector zero  = Q6_V_vzero();
         for (uint32_t i = 0; i < n_vec; i++) {
             v[i] = zero;
         }
         htp_trace_event_stop(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, 0xffff);
     }
-    assemble_op op = { job->octx, p, ith, ctx->dma[ith] };
-    job->status[ith] = stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, thread_rows(p->split, ith), op);
+    assemble_op op = { octx, p, ith, ctx->dma[ith] };
+    return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, thread_rows(p->split, ith), op);
 }
 
 static int run_assemble(htp_op_context * octx) {
-    assemble_job job;
-    job.octx = octx;
-    job.p    = &octx->params->assemble;
-    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
-        job.status[i] = HTP_STATUS_OK;
-    }
-    work_queue_run(octx->ctx->work_queue, assemble_worker, &job, job.p->split.n_threads);
-    for (uint32_t i = 0; i < job.p->split.n_threads; i++) {
-        if (job.status[i] != HTP_STATUS_OK) {
-            return job.status[i];
-        }
-    }
-    return HTP_STATUS_OK;
+    return run_threads(octx->ctx, octx->params->assemble.split.n_threads,
+                       [octx](uint32_t ith) { return assemble_thread(octx, ith); });
 }
 
 }  // namespace

@@ -22,12 +22,6 @@ uint32_t kv_descs(uint32_t blocks, uint32_t mins, uint32_t qh) {
     return blocks == 0 ? 1 : 3 + (mins != 0) + (qh != 0);
 }
 
-struct fa_job {
-    htp_op_context *              octx;
-    const htp_flash_attn_params * p;
-    int                           status[HTP_MAX_HVX_THREADS];
-};
-
 struct fa_thread {
     const htp_op_context *        octx;
     const htp_flash_attn_params * p;
@@ -474,12 +468,12 @@ struct fa_thread {
     }
 };
 
-void fa_worker(unsigned int, unsigned int ith, void * data) {
-    fa_job *        job = (fa_job *) data;
-    htp_context *   ctx = job->octx->ctx;
-    const auto *    p   = job->p;
-    fa_thread       th;
-    th.octx = job->octx;
+// Thread ith's query tiles, one after another.
+int fa_run_thread(htp_op_context * octx, uint32_t ith) {
+    htp_context * ctx = octx->ctx;
+    const auto *  p   = &octx->params->flash_attn;
+    fa_thread     th;
+    th.octx = octx;
     th.p    = p;
     th.ith  = ith;
     th.q    = ctx->dma[ith];
@@ -499,7 +493,7 @@ void fa_worker(unsigned int, unsigned int ith, void * data) {
     } else {
         dma_pop_n(th.q, th.tr, pending, 0);
     }
-    job->status[ith] = st;
+    return st;
 }
 
 }  // namespace
@@ -515,17 +509,5 @@ int htp_op_flash_attn_ext(struct htp_op_context * octx) {
     if (4 * p.tile_rows + 2 * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    fa_job job;
-    job.octx = octx;
-    job.p    = &p;
-    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
-        job.status[i] = HTP_STATUS_OK;
-    }
-    work_queue_run(octx->ctx->work_queue, fa_worker, &job, p.split.n_threads);
-    for (uint32_t i = 0; i < p.split.n_threads; i++) {
-        if (job.status[i] != HTP_STATUS_OK) {
-            return job.status[i];
-        }
-    }
-    return HTP_STATUS_OK;
+    return run_threads(octx->ctx, p.split.n_threads, [octx](uint32_t ith) { return fa_run_thread(octx, ith); });
 }

@@ -191,37 +191,17 @@ struct gdn_thread {
     }
 };
 
-struct gdn_job {
-    htp_op_context *       octx;
-    const htp_gdn_params * p;
-    int                    status[HTP_MAX_HVX_THREADS];
-};
-
-void gdn_worker(unsigned int, unsigned int ith, void * data) {
-    gdn_job *     job = (gdn_job *) data;
-    htp_context * ctx = job->octx->ctx;
-    gdn_thread    th;
-    th.octx = job->octx;
-    th.p    = job->p;
-    th.ith  = ith;
-    th.t.init(ctx->dma[ith], &ctx->trace[ith]);
-    job->status[ith] = th.run(thread_rows(job->p->split, ith));
-}
-
 }  // namespace
 
 int htp_op_gated_delta_net(struct htp_op_context * octx) {
-    gdn_job job;
-    job.octx = octx;
-    job.p    = &octx->params->gdn;
-    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
-        job.status[i] = HTP_STATUS_OK;
-    }
-    work_queue_run(octx->ctx->work_queue, gdn_worker, &job, job.p->split.n_threads);
-    for (uint32_t i = 0; i < job.p->split.n_threads; i++) {
-        if (job.status[i] != HTP_STATUS_OK) {
-            return job.status[i];
-        }
-    }
-    return HTP_STATUS_OK;
+    htp_context * ctx = octx->ctx;
+    const auto *  p   = &octx->params->gdn;
+    return run_threads(ctx, p->split.n_threads, [&](uint32_t ith) {
+        gdn_thread th;
+        th.octx = octx;
+        th.p    = p;
+        th.ith  = ith;
+        th.t.init(ctx->dma[ith], &ctx->trace[ith]);
+        return th.run(thread_rows(p->split, ith));
+    });
 }

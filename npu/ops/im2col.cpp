@@ -152,37 +152,17 @@ struct im2col_thread {
     }
 };
 
-struct im2col_job {
-    htp_op_context *          octx;
-    const htp_im2col_params * p;
-    int                       status[HTP_MAX_HVX_THREADS];
-};
-
-void im2col_worker(unsigned int, unsigned int ith, void * data) {
-    im2col_job *  job = (im2col_job *) data;
-    htp_context * ctx = job->octx->ctx;
-    im2col_thread th;
-    th.octx = job->octx;
-    th.p    = job->p;
-    th.ith  = ith;
-    th.t.init(ctx->dma[ith], &ctx->trace[ith]);
-    job->status[ith] = th.run(thread_rows(job->p->split, ith));
-}
-
 }  // namespace
 
 int htp_op_im2col(struct htp_op_context * octx) {
-    im2col_job job;
-    job.octx = octx;
-    job.p    = &octx->params->im2col;
-    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
-        job.status[i] = HTP_STATUS_OK;
-    }
-    work_queue_run(octx->ctx->work_queue, im2col_worker, &job, job.p->split.n_threads);
-    for (uint32_t i = 0; i < job.p->split.n_threads; i++) {
-        if (job.status[i] != HTP_STATUS_OK) {
-            return job.status[i];
-        }
-    }
-    return HTP_STATUS_OK;
+    htp_context * ctx = octx->ctx;
+    const auto *  p   = &octx->params->im2col;
+    return run_threads(ctx, p->split.n_threads, [&](uint32_t ith) {
+        im2col_thread th;
+        th.octx = octx;
+        th.p    = p;
+        th.ith  = ith;
+        th.t.init(ctx->dma[ith], &ctx->trace[ith]);
+        return th.run(thread_rows(p->split, ith));
+    });
 }

@@ -9,6 +9,7 @@
 #pragma once
 #include "htp-abi/htp-types.h"
 #include "op-context.h"
+#include "run-threads.h"
 
 namespace htp_ops {
 
@@ -169,34 +170,13 @@ template <class Op> static int stream_rows(dma_queue * q, htp_trace * tr, const 
 }
 
 // An op struct starts with { octx, p, ith, q } and has fetch / compute / store (above).
-template <class Op, class Params> struct rows_job {
-    htp_op_context * octx;
-    const Params *   p;
-    int              status[HTP_MAX_HVX_THREADS];
-};
-
-template <class Op, class Params> static void rows_worker(unsigned int, unsigned int ith, void * data) {
-    rows_job<Op, Params> * job = (rows_job<Op, Params> *) data;
-    htp_context *          ctx = job->octx->ctx;
-    Op                     op  = { job->octx, job->p, ith, ctx->dma[ith] };
-    job->status[ith] = stream_rows(ctx->dma[ith], &ctx->trace[ith], job->p->split, thread_rows(job->p->split, ith), op);
-}
-
 // Runs Op over all rows on p.split.n_threads HVX threads; returns the first thread's failure.
 template <class Op, class Params> static int run_rows(htp_op_context * octx, const Params & p) {
-    rows_job<Op, Params> job;
-    job.octx = octx;
-    job.p    = &p;
-    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
-        job.status[i] = HTP_STATUS_OK;
-    }
-    work_queue_run(octx->ctx->work_queue, rows_worker<Op, Params>, &job, p.split.n_threads);
-    for (uint32_t i = 0; i < p.split.n_threads; i++) {
-        if (job.status[i] != HTP_STATUS_OK) {
-            return job.status[i];
-        }
-    }
-    return HTP_STATUS_OK;
+    htp_context * ctx = octx->ctx;
+    return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
+        Op op = { octx, &p, ith, ctx->dma[ith] };
+        return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(p.split, ith), op);
+    });
 }
 
 }  // namespace htp_ops

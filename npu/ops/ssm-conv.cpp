@@ -50,52 +50,32 @@ struct ssm_conv_op {
     }
 };
 
-struct ssm_conv_job {
-    htp_op_context *            octx;
-    const htp_ssm_conv_params * p;
-    int                         status[HTP_MAX_HVX_THREADS];
-};
-
-void ssm_conv_worker(unsigned int, unsigned int ith, void * data) {
-    ssm_conv_job *              job = (ssm_conv_job *) data;
-    htp_context *               ctx = job->octx->ctx;
-    const htp_ssm_conv_params * p   = job->p;
+int ssm_conv_thread(htp_op_context * octx, uint32_t ith) {
+    htp_context *               ctx = octx->ctx;
+    const htp_ssm_conv_params * p   = &octx->params->ssm_conv;
     const row_range             rr  = thread_rows(p->split, ith);
     if (rr.begin >= rr.end) {
-        job->status[ith] = HTP_STATUS_OK;
-        return;
+        return HTP_STATUS_OK;
     }
     // The taps, transposed: row k holds c[k, :].
     const dma_addr_t vc = vtcm_at(ctx, p->split, ith, p->vc_offset);
     uint32_t         n  = 0;
     for (uint32_t k = 0; k < p->d_conv; k++) {
-        if (!dma_queue_push(ctx->dma[ith], vc + k * p->pitch, job->octx->src[1].data + k * 4, 4, p->nb_c1, 4,
+        if (!dma_queue_push(ctx->dma[ith], vc + k * p->pitch, octx->src[1].data + k * 4, 4, p->nb_c1, 4,
                             p->d_inner)) {
             dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
-            job->status[ith] = HTP_STATUS_DMA_ERROR;
-            return;
+            return HTP_STATUS_DMA_ERROR;
         }
         n++;
     }
     dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
-    ssm_conv_op op = { job->octx, p, ith, ctx->dma[ith] };
-    job->status[ith] = stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, rr, op);
+    ssm_conv_op op = { octx, p, ith, ctx->dma[ith] };
+    return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, rr, op);
 }
 
 }  // namespace
 
 int htp_op_ssm_conv(struct htp_op_context * octx) {
-    ssm_conv_job job;
-    job.octx = octx;
-    job.p    = &octx->params->ssm_conv;
-    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
-        job.status[i] = HTP_STATUS_OK;
-    }
-    work_queue_run(octx->ctx->work_queue, ssm_conv_worker, &job, job.p->split.n_threads);
-    for (uint32_t i = 0; i < job.p->split.n_threads; i++) {
-        if (job.status[i] != HTP_STATUS_OK) {
-            return job.status[i];
-        }
-    }
-    return HTP_STATUS_OK;
+    return run_threads(octx->ctx, octx->params->ssm_conv.split.n_threads,
+                       [octx](uint32_t ith) { return ssm_conv_thread(octx, ith); });
 }

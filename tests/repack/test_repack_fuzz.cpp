@@ -1,6 +1,6 @@
-// Fuzz of the repacker over random shapes and random contents, deterministic seeds. Run it
-// under -DGGML_HEXAGON_SANITIZE=address,undefined as well (buffers are sized exactly, so any
-// out-of-bounds access is caught).
+// Fuzz of the repacker over random shapes and random contents, deterministic seeds. ctest
+// also runs it as repack.test_repack_fuzz_sanitized, with ASan and UBSan compiled into the
+// repacker (buffers are sized exactly, so any out-of-bounds access is caught).
 //  - raw random bytes (NaN/Inf scales included): lossless formats round-trip byte for byte;
 //    lossy ones keep their quant bits, and nothing reads or writes outside its buffer;
 //  - random quants with finite scales: lossy formats also satisfy set(get(T)) == T;

@@ -19,6 +19,8 @@ struct hmx_plan {
     uint32_t vraw_slot, vw_bytes, vout_slot, vstage_slot, vconv_bytes;
     uint32_t act_bytes;
     bool     store_per_row;
+    // rt-repack (tw.flat): flat bytes per row and per fetch, repacked tiles per thread.
+    uint32_t flat_row_bytes = 0, flat_chunk_bytes = 0, vtiles_bytes = 0;
 };
 
 bool plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw, hmx_plan & pl) {
@@ -44,6 +46,22 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_
     }
     pl.n_kc          = (tw.n_k_tiles + pl.kc_tiles - 1) / pl.kc_tiles;
     pl.vraw_slot     = align_up(pl.kc_tiles * tw.tile_bytes, kTile);
+    if (tw.flat) {
+        // The raw slots take a fetch's 32 flat rows; the tiles they repack into get their own
+        // buffer. kc_tiles * k_cols is a whole number of flat blocks (K-quants: 8-tile steps).
+        const uint32_t bk = (uint32_t) ggml_blck_size(w->type), bsz = (uint32_t) ggml_type_size(w->type);
+        if ((pl.kc_tiles * tw.k_cols) % bk != 0 || K % bk != 0 || tw.flat_nb1 > UINT32_MAX ||
+            !dma_field_ok(caps, tw.flat_nb1)) {
+            return false;
+        }
+        pl.flat_row_bytes   = K / bk * bsz;
+        pl.flat_chunk_bytes = pl.kc_tiles * tw.k_cols / bk * bsz;
+        if (!dma_field_ok(caps, pl.flat_chunk_bytes)) {
+            return false;
+        }
+        pl.vtiles_bytes = pl.vraw_slot;
+        pl.vraw_slot    = align_up(std::max(pl.kc_tiles * tw.tile_bytes, 32 * pl.flat_chunk_bytes), kTile);
+    }
     pl.vw_bytes      = (K / 32) * kTile;
     pl.vstage_slot   = align_up(n64 * 256, kTile);
     pl.vconv_bytes   = align_up(n64 * 128, kTile);
@@ -59,7 +77,7 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_
         pl.act_bytes = pl.n_mb * (K / 32) * kTile;
         for (pl.n_bufs = 3; pl.n_bufs >= 2; pl.n_bufs--) {
             const uint64_t thread = (uint64_t) pl.n_bufs * pl.vraw_slot + pl.vw_bytes + 2ull * pl.vout_slot + 4096 +
-                                    2ull * pl.vstage_slot + pl.vconv_bytes;
+                                    2ull * pl.vstage_slot + pl.vconv_bytes + pl.vtiles_bytes;
             const uint64_t shared = (uint64_t) pl.act_bytes + kTile;
             for (uint32_t t = n_hvx; t >= 1; t--) {
                 if (shared + t * thread <= caps.vtcm_size) {
@@ -146,7 +164,13 @@ void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const h
     off += 2 * pl.vstage_slot;
     p.vconv_offset = off;
     off += pl.vconv_bytes;
+    p.vtiles_offset = off;  // rt-repack only (vtiles_bytes 0 otherwise)
     // Shared region after every thread's (HMX operands stay 2048-aligned: all sizes are).
     p.act_offset      = pl.max_threads * pl.per_thread;
     p.colparam_offset = p.act_offset + pl.act_bytes;
+
+    p.rt_repack        = tw.flat ? 1 : 0;
+    p.w_nb1            = tw.flat ? (uint32_t) tw.flat_nb1 : 0;
+    p.flat_row_bytes   = pl.flat_row_bytes;
+    p.flat_chunk_bytes = pl.flat_chunk_bytes;
 }

@@ -9,7 +9,14 @@
 //   tiled weight: tiled HVX when its hooks exist, its plan succeeds and the activation rows
 //                 per plane are <= HTP_MM_TILED_HVX_MAX_ROWS; else HMX.
 //                 GGML_HEXAGON_MM_SELECT=hvx / hmx forces one; GGML_HEXAGON_NHMX=0 removes HMX.
-//   flat weight:  the flat HVX path.
+//   flat weight:  rt-repack + HMX (the HMX path repacks the flat rows into tiles in VTCM as
+//                 they stream in, with host/repack's own code) when the weight type has a
+//                 tiled format, HMX plans it and the activation rows per plane are
+//                 > HTP_MM_TILED_HVX_MAX_ROWS (the repack cost is shared by many rows), or
+//                 always with GGML_HEXAGON_MM_SELECT=hmx / GGML_HEXAGON_RTREPACK=all;
+//                 else (GGML_HEXAGON_RTREPACK=0, few rows, MM_SELECT=hvx, NHMX=0) the flat
+//                 HVX path. Either way the flat path's plan decides supports_op, so the
+//                 choice never changes what is supported.
 #pragma once
 #include <cstdint>
 
@@ -37,7 +44,19 @@ struct htp_tiled_weight {
     uint64_t nb2;          // bytes between planes i2 and i2 + 1 (of the weight as the op sees it)
     uint64_t nb3;          // bytes between planes i3 and i3 + 1
     int64_t  data_offset;  // bytes from w->data (the flat address) to plane (0, 0)'s first tile
+    // rt-repack: the weight is FLAT (ggml's layout) and the path repacks it at run time into
+    // the tile grid above; nb2 / nb3 are then the flat plane strides and flat_nb1 the row
+    // stride (htp_rt_repack_weight). Only the HMX path takes such a weight.
+    bool     flat     = false;
+    uint64_t flat_nb1 = 0;
 };
+
+// The tile grid a flat weight gets when the HMX path repacks it at run time (tw.flat set):
+// false when w's type has no tiled format or its K does not split into tiles.
+bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw);
+
+// Whether op's flat weight goes rt-repack + HMX (HTP_MM_ROUTE_HMX, tw filled) or the flat HVX
+// path (HTP_MM_ROUTE_NONE). Implemented in host/ops/mul-mat.cpp.
 
 // True when w (or w->view_src, when w covers whole planes of it with the same row layout)
 // holds tiled data; fills tw. False for flat data. Implemented in host/src/weight-repack.cpp
@@ -66,17 +85,20 @@ void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const h
 // (un-repacks it in place) before encoding. Implemented in host/ops/mul-mat.cpp.
 enum htp_mm_route { HTP_MM_ROUTE_NONE = 0, HTP_MM_ROUTE_TILED_HVX = 1, HTP_MM_ROUTE_HMX = 2 };
 htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
+htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_tiled_weight & tw);
 
 // MUL_MAT_ID: defined (non-null) and true when its encoder takes this tiled expert stack;
 // otherwise the graph un-repacks the weight before a MUL_MAT_ID uses it.
 bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
     __attribute__((weak));
 
-// Path choice settings (GGML_HEXAGON_MM_SELECT, GGML_HEXAGON_NHMX), set by the backend from
-// its config before any encode.
+// Path choice settings (GGML_HEXAGON_MM_SELECT, GGML_HEXAGON_NHMX, GGML_HEXAGON_RTREPACK), set
+// by the backend from its config before any encode.
 enum htp_mm_select { HTP_MM_SELECT_AUTO = 0, HTP_MM_SELECT_HVX = 1, HTP_MM_SELECT_HMX = 2 };
+enum htp_mm_rtrepack { HTP_MM_RTREPACK_OFF = 0, HTP_MM_RTREPACK_AUTO = 1, HTP_MM_RTREPACK_ALL = 2 };
 struct htp_mm_settings {
-    htp_mm_select select = HTP_MM_SELECT_AUTO;
-    bool          hmx    = true;  // GGML_HEXAGON_NHMX=0 -> false
+    htp_mm_select   select   = HTP_MM_SELECT_AUTO;
+    bool            hmx      = true;  // GGML_HEXAGON_NHMX=0 -> false
+    htp_mm_rtrepack rtrepack = HTP_MM_RTREPACK_AUTO;
 };
 htp_mm_settings & htp_mm_config();

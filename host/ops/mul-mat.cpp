@@ -366,6 +366,10 @@ void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
         desc.opcode = HTP_OP_NONE;  // unreachable when the graph checked the route; fails loudly on the NPU
         return;
     }
+    if (htp_mm_route_flat(caps, op, tw) == HTP_MM_ROUTE_HMX) {
+        mm_hmx_encode(caps, op, tw, desc);  // rt-repack: flat rows repacked in VTCM
+        return;
+    }
     mul_mat_encode_flat(caps, op, desc);
 }
 
@@ -409,6 +413,44 @@ htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor 
         return HTP_MM_ROUTE_TILED_HVX;
     }
     return hmx_ok ? HTP_MM_ROUTE_HMX : HTP_MM_ROUTE_NONE;
+}
+
+bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw) {
+    const htp_type ty = (htp_type) w->type;
+    const uint32_t kc = htp_tile_k_cols(ty);
+    if (kc == 0 || w->ne[0] % kc != 0 || w->ne[0] % ggml_blck_size(w->type) != 0 ||
+        w->nb[0] != ggml_type_size(w->type)) {
+        return false;
+    }
+    tw.format      = w->type;
+    tw.k_cols      = kc;
+    tw.n_k_tiles   = (uint32_t) htp_tile_n_k_tiles(ty, w->ne[0]);
+    tw.n_col_tiles = (uint32_t) htp_tile_n_col_tiles(w->ne[1]);
+    tw.tile_bytes  = htp_tile_size(ty);
+    tw.plane_bytes = htp_tiled_matrix_size(ty, w->ne[0], w->ne[1]);
+    tw.nb2         = w->nb[2];
+    tw.nb3         = w->nb[3];
+    tw.data_offset = 0;
+    tw.flat        = true;
+    tw.flat_nb1    = w->nb[1];
+    return true;
+}
+
+htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_tiled_weight & tw) {
+    const htp_mm_settings & s = htp_mm_config();
+    if (s.rtrepack == HTP_MM_RTREPACK_OFF || !s.hmx || s.select == HTP_MM_SELECT_HVX || !mm_hmx_plan ||
+        !mm_hmx_encode) {
+        return HTP_MM_ROUTE_NONE;
+    }
+    // Few activation rows would not pay back the repack: only when forced.
+    const bool many = op->src[1]->ne[1] > HTP_MM_TILED_HVX_MAX_ROWS;
+    if (!many && s.rtrepack != HTP_MM_RTREPACK_ALL && s.select != HTP_MM_SELECT_HMX) {
+        return HTP_MM_ROUTE_NONE;
+    }
+    if (!htp_rt_repack_weight(op->src[0], tw) || !mm_hmx_plan(caps, op, tw)) {
+        return HTP_MM_ROUTE_NONE;
+    }
+    return HTP_MM_ROUTE_HMX;
 }
 
 extern const htp_op_encoder htp_mul_mat_encoder = { mul_mat_supports, mul_mat_encode };

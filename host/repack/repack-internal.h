@@ -97,6 +97,9 @@ struct format_ops {
     void (*tile_to_f16)(const uint8_t * ct_tiles, int64_t kt, uint16_t * out);
 };
 
+// The table of a tiled type; nullptr for any other type (repack-ops.cpp).
+const format_ops * find_ops(enum htp_type type);
+
 const format_ops * ops_q4_0();
 const format_ops * ops_q4_1();
 const format_ops * ops_q8_0();

@@ -5,24 +5,6 @@
 
 using namespace htp_repack;
 
-static const format_ops * find_ops(enum htp_type type) {
-    switch (type) {
-        case HTP_TYPE_Q4_0:   return ops_q4_0();
-        case HTP_TYPE_Q4_1:   return ops_q4_1();
-        case HTP_TYPE_Q8_0:   return ops_q8_0();
-        case HTP_TYPE_IQ4_NL: return ops_iq4_nl();
-        case HTP_TYPE_MXFP4:  return ops_mxfp4();
-        case HTP_TYPE_Q1_0:   return ops_q1_0();
-        case HTP_TYPE_Q2_0:   return ops_q2_0();
-        case HTP_TYPE_Q2_K:   return ops_q2_K();
-        case HTP_TYPE_Q3_K:   return ops_q3_K();
-        case HTP_TYPE_Q4_K:   return ops_q4_K();
-        case HTP_TYPE_Q5_K:   return ops_q5_K();
-        case HTP_TYPE_Q6_K:   return ops_q6_K();
-        default: return nullptr;
-    }
-}
-
 // Valid matrix: ne0 a positive multiple of both the flat block and K_cols.
 static const format_ops * check_matrix(enum htp_type type, int64_t ne0, int64_t ne1) {
     const format_ops * ops = find_ops(type);

@@ -49,6 +49,15 @@ bool htp_repack_rows(enum htp_type type, void * dst_tiled, const void * src_flat
 bool htp_unrepack_rows(enum htp_type type, void * dst_flat, const void * src_tiled,
                        int64_t ne0, int64_t ne1, int64_t row0, int64_t row1);
 
+// Repacks 32 flat rows into one column tile: row r (0..31) at src_flat + r * src_row_stride
+// holds n_k_tiles tiles' worth of whole flat blocks, and the n_k_tiles consecutive tiles at
+// dst_tiles get written. The rows may be a K-range of longer rows when it starts and ends on a
+// tile and a flat block boundary (K-quants: whole super-blocks). Rows past a matrix's end
+// must be zero-filled by the caller (the tiling of padding rows). No heap: the NPU runs this
+// for run-time repacking of flat weights (rt-repack). False for an unsupported type.
+bool htp_repack_col_tile(enum htp_type type, void * dst_tiles, const void * src_flat, size_t src_row_stride,
+                         int64_t n_k_tiles);
+
 // Fills the padding rows (ne1 .. 32*n_col_tiles-1) with the tiling of an all-zero row.
 bool htp_repack_fill_padding(enum htp_type type, void * dst_tiled, int64_t ne0, int64_t ne1);
 

@@ -68,6 +68,7 @@ bool htp_config_from_env(htp_config & cfg, std::string & error) {
     cfg.hmx = v != 0;
     if (!env_choice("GGML_HEXAGON_REPACK", { "0", "1", "all" }, cfg.repack, error)) return false;
     if (!env_choice("GGML_HEXAGON_MM_SELECT", { "auto", "hvx", "hmx" }, cfg.mm_select, error)) return false;
+    if (!env_choice("GGML_HEXAGON_RTREPACK", { "0", "1", "all" }, cfg.rtrepack, error)) return false;
     if (const char * d = std::getenv("GGML_HEXAGON_TRACE_DIR"); d && *d) {
         cfg.trace_dir = d;
     }

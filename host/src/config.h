@@ -17,6 +17,7 @@ struct htp_config {
     int      repack = 1;            // GGML_HEXAGON_REPACK: 0 never, 1 (default) weights buffers, 2 ("all") any device buffer
     int      mm_select = 0;         // GGML_HEXAGON_MM_SELECT: 0 auto, 1 hvx, 2 hmx (tiled weights)
     bool     hmx = true;            // GGML_HEXAGON_NHMX=0: no HMX path
+    int      rtrepack = 1;          // GGML_HEXAGON_RTREPACK: 0 never, 1 (default) flat weights x many rows, 2 ("all") every flat weight
 };
 
 // Parses the environment; on a malformed value writes a one-line reason and returns false.

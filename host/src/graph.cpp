@@ -28,6 +28,17 @@ class htp_batch {
     size_t size() const { return ops_.size(); }
     const std::vector<const ggml_tensor *> & nodes() const { return nodes_; }
     const char * op_name(size_t i) const { return names_[i]; }  // "RMS_NORM+MUL" for a fusion
+    // The NPU kernel an op went to, when it is not the op's own name (MUL_MAT's paths;
+    // "+rt-repack" when the HMX path repacks a flat weight at run time); "" otherwise.
+    std::string npu_path(size_t i) const {
+        const htp_op_desc & d    = ops_[i];
+        const char *        name = htp_opcode_name(d.opcode);
+        std::string         s    = name && strcmp(name, names_[i]) != 0 ? name : "";
+        if (d.opcode == HTP_OP_MUL_MAT_HMX && d.params.mul_mat_hmx.rt_repack) {
+            s += "+rt-repack";
+        }
+        return s;
+    }
 
     // Adds a node; false with a reason when a tensor cannot be described to the NPU.
     bool add(const htp_device & d, const ggml_tensor * node, std::string & error) {
@@ -220,8 +231,9 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
         const auto * t = (const htp_op_timing *) (resp.data() + sizeof(r));
         for (uint32_t i = 0; i < r.n_ops && i < batch.size(); i++) {
             const ggml_tensor * node = batch.nodes()[i];
-            HTP_LOG_REQUESTED("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads", d.spec.name.c_str(),
-                         batch.op_name(i), node->name, t[i].usecs, t[i].cycles, t[i].n_threads);
+            HTP_LOG_REQUESTED("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads%s%s", d.spec.name.c_str(),
+                         batch.op_name(i), node->name, t[i].usecs, t[i].cycles, t[i].n_threads,
+                         batch.npu_path(i).empty() ? "" : " ", batch.npu_path(i).c_str());
         }
     }
     return GGML_STATUS_SUCCESS;

@@ -82,7 +82,8 @@ static void htp_registry_open_devices(htp_registry & reg) {
         return;
     }
     htp_mm_config().select = (htp_mm_select) reg.cfg.mm_select;
-    htp_mm_config().hmx    = reg.cfg.hmx;
+    htp_mm_config().hmx      = reg.cfg.hmx;
+    htp_mm_config().rtrepack = (htp_mm_rtrepack) reg.cfg.rtrepack;
 
     struct vhtp_device_info info = {};
     char err[512] = "";

@@ -3,9 +3,12 @@
 // chunk into shared FP16 tiles (phase 1); every thread then streams the weight tiles of its
 // column tiles through its own VTCM slots, dequantizes them into FP16 HMX tiles, multiplies
 // them with all activation blocks on HMX and sends the F32 results out (phase 2).
+// A flat weight (rt_repack) arrives as flat rows instead and is repacked into tiles in VTCM
+// first, by the same repacker the host uses at set_tensor (host/repack, htp_repack_col_tile).
 #include "htp/hmx.h"
 #include "hvx-util.h"
 #include "op-table.h"
+#include "repack.h"
 #include "row-stream.h"
 #include "tile-dequant.h"
 
@@ -136,15 +139,29 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
     uint32_t         store_end[2] = { 0, 0 };
     int              st           = HTP_STATUS_OK;
 
+    // rt-repack: one flat row's bytes of fetch kc, and the rows of column tile ct.
+    auto flat_bytes = [&](uint32_t kc) -> uint32_t {
+        return kc + 1 < p->n_kc ? p->flat_chunk_bytes : p->flat_row_bytes - kc * p->flat_chunk_bytes;
+    };
+    auto ct_rows = [&](uint32_t ct) -> uint32_t { return p->ne01 - ct * 32 < 32 ? p->ne01 - ct * 32 : 32; };
+
     auto fetch = [&](uint32_t u) -> bool {
         const uint32_t ct = rr.begin + u / p->n_kc, kc = u % p->n_kc;
         const uint32_t t0 = kc * p->kc_tiles;
         const uint32_t nt = p->n_k_tiles - t0 < p->kc_tiles ? p->n_k_tiles - t0 : p->kc_tiles;
-        const dma_addr_t s = wbase + (ct * p->n_k_tiles + t0) * p->tile_bytes;
         const dma_addr_t v = vtcm_at(ctx, p->split, ith, p->vraw_offset + (u % nb) * p->vraw_slot);
         fifo.room(1, (uint16_t) u);
-        if (!fifo.push(v, s, nt * p->tile_bytes, nt * p->tile_bytes, nt * p->tile_bytes, 1)) {
-            return false;
+        if (p->rt_repack) {
+            const uint32_t   fb = flat_bytes(kc);
+            const dma_addr_t s  = wbase + ct * 32 * p->w_nb1 + kc * p->flat_chunk_bytes;
+            if (!fifo.push(v, s, fb, p->w_nb1, fb, ct_rows(ct))) {
+                return false;
+            }
+        } else {
+            const dma_addr_t s = wbase + (ct * p->n_k_tiles + t0) * p->tile_bytes;
+            if (!fifo.push(v, s, nt * p->tile_bytes, nt * p->tile_bytes, nt * p->tile_bytes, 1)) {
+                return false;
+            }
         }
         fetch_end[u % nb] = fifo.pushed;
         return true;
@@ -168,6 +185,22 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
         fifo.wait(fetch_end[u % nb], (uint16_t) u);
         const uint8_t * raw = (const uint8_t *) htp_va(vtcm_at(ctx, p->split, ith, p->vraw_offset + (u % nb) * p->vraw_slot));
         htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) ct);
+        if (p->rt_repack) {
+            // rt-repack (inside DEQUANT): flat rows -> this fetch's tiles; rows past the matrix
+            // get the tiling of zero rows.
+            const uint32_t fb = flat_bytes(kc), rows = ct_rows(ct);
+            uint8_t *      flat = (uint8_t *) raw;
+            if (rows < 32) {
+                __builtin_memset(flat + rows * fb, 0, (32 - rows) * fb);
+            }
+            uint8_t * tiles = (uint8_t *) htp_va(vtcm_at(ctx, p->split, ith, p->vtiles_offset));
+            if (!htp_repack_col_tile((enum htp_type) p->wtype, tiles, flat, fb, nt)) {
+                htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) ct);
+                st = HTP_STATUS_BAD_PARAMS;
+                break;
+            }
+            raw = tiles;
+        }
         for (uint32_t t = 0; t < nt; t++) {
             const uint8_t * tile = raw + t * p->tile_bytes;
             // Q2_K: the super-block's first tile is in this slot (kc_tiles is a multiple of 8).
@@ -236,8 +269,9 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
 
 int htp_op_mul_mat_hmx(struct htp_op_context * octx) {
     const htp_mul_mat_hmx_params & p = octx->params->mul_mat_hmx;
-    if (!(octx->src[0].flags & HTP_TENSOR_TILED) || !octx->ctx->info->hmx || p.split.n_bufs > 16 ||
-        p.split.n_bufs < 2) {
+    // A tiled weight, or a flat one for rt-repack (never both).
+    const bool tiled = (octx->src[0].flags & HTP_TENSOR_TILED) != 0;
+    if (tiled == (p.rt_repack != 0) || !octx->ctx->info->hmx || p.split.n_bufs > 16 || p.split.n_bufs < 2) {
         return HTP_STATUS_BAD_PARAMS;
     }
     hmx_job job;

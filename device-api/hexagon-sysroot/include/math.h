@@ -19,6 +19,7 @@ float  sinf(float x);
 float  cosf(float x);
 float  fmaxf(float x, float y);
 float  fminf(float x, float y);
+long   lrintf(float x);
 double sqrt(double x);
 double exp(double x);
 double fabs(double x);

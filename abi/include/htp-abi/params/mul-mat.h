@@ -156,6 +156,12 @@ struct htp_mul_mat_tiled_params {
 //     every 32-row activation block is multiplied (n_k32 tile pairs) and stored as an F32
 //     32 x 32 output tile (vout slot, 4096 bytes per block) that leaves by DMA: one 2-D
 //     descriptor per block, or one per row when store_per_row (dst nb1 too wide for a field).
+// Run-time repacking (rt_repack = 1): desc.src[0] is a FLAT weight (no HTP_TENSOR_TILED; ggml's
+// layout, rows w_nb1 apart, planes wnb2 / wnb3 apart). A fetch is then one 2-D DMA of the
+// column tile's (up to) 32 flat rows, flat_chunk_bytes each (the last fetch: flat_row_bytes
+// minus the others), into the raw slot (rows dense, flat_chunk_bytes apart); rows past ne01
+// are zero-filled, the 32 rows are repacked into the fetch's tiles in vtiles_offset (the
+// shared host/device repacker, htp_repack_col_tile) and dequantized from there as above.
 struct htp_mul_mat_hmx_params {
     struct htp_split_params split;   // column tiles over threads (rows_per_chunk 1, n_bufs = raw slots)
     struct htp_split_params asplit;  // activation rows of one chunk over threads
@@ -187,6 +193,12 @@ struct htp_mul_mat_hmx_params {
     // Shared, from vtcm_base.
     uint32_t act_offset;             // FP16 activation tiles of the chunk
     uint32_t colparam_offset;        // HTP_HMX_COLPARAM_BYTES: scale 1.0 x 32, bias 0 x 32
+    // Run-time repacking of a flat weight (0: the weight is tiled).
+    uint32_t rt_repack;
+    uint32_t w_nb1;                  // bytes between flat weight rows
+    uint32_t flat_row_bytes;         // one flat row (K / block_k * block_size)
+    uint32_t flat_chunk_bytes;       // one flat row's share of kc_tiles tiles
+    uint32_t vtiles_offset;          // per thread: kc_tiles repacked tiles (2048-aligned)
 };
 
 // MUL_MAT_ID: dst[:, i, t] = W[:, :, ids[i, t]] x A[:, i % ne11, t] (ggml_mul_mat_id) on the

@@ -10,6 +10,8 @@
 #                             output (the tile dequantization is fused into the vrmpy dots)
 #   trace.sh BIN hmx          MUL_MAT_HMX (REPACK=all, MM_SELECT=hmx): quantize, dma-wait,
 #                             dequantize, hmx, output
+#   trace.sh BIN rt-repack    MUL_MAT_HMX on flat weights repacked at run time (REPACK=0,
+#                             MM_SELECT=hmx): the same phases as hmx
 set -uo pipefail
 bin=$1
 mode=${2:-scale}
@@ -22,6 +24,7 @@ case $mode in
     flat)      env=(GGML_HEXAGON_REPACK=0);                          args=(-o MUL_MAT -p "$mm_cases") ;;
     tiled-hvx) env=(GGML_HEXAGON_REPACK=all GGML_HEXAGON_MM_SELECT=hvx); args=(-o MUL_MAT -p "$mm_cases") ;;
     hmx)       env=(GGML_HEXAGON_REPACK=all GGML_HEXAGON_MM_SELECT=hmx); args=(-o MUL_MAT -p "$mm_cases") ;;
+    rt-repack) env=(GGML_HEXAGON_REPACK=0 GGML_HEXAGON_MM_SELECT=hmx);   args=(-o MUL_MAT -p "$mm_cases") ;;
     *) echo "FAIL: unknown mode $mode"; exit 1 ;;
 esac
 out=$(env "${env[@]}" GGML_HEXAGON_PROFILE=3 GGML_HEXAGON_TRACE_DIR="$dir" "$bin/test-backend-ops" test -b HTP0 "${args[@]}" 2>&1)
@@ -55,6 +58,7 @@ else:
         "flat":      ("MUL_MAT",       ["quantize", "dma-wait", "dequantize", "hvx", "output"]),
         "tiled-hvx": ("MUL_MAT_TILED", ["quantize", "dma-wait", "hvx", "output"]),
         "hmx":       ("MUL_MAT_HMX",   ["quantize", "dma-wait", "dequantize", "hmx", "output"]),
+        "rt-repack": ("MUL_MAT_HMX",   ["quantize", "dma-wait", "dequantize", "hmx", "output"]),
     }[mode]
     seen = collections.Counter(e["cat"] for e in ev if e["ph"] == "B" and e["tid"] != 100 and e["name"] == f'{e["cat"]} {opcode}')
     missing = [k for k in want if seen[k] == 0]

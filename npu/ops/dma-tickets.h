@@ -6,6 +6,7 @@
 #pragma once
 #include "htp-abi/htp-abi.h"
 #include "op-context.h"
+#include "row-stream.h"
 
 namespace htp_ops {
 
@@ -53,5 +54,19 @@ struct dma_tickets {
 
     void drain(uint16_t info) { wait(pushed, info); }
 };
+
+// Runs an op whose per-thread state is a struct T { octx, p, ith, dma_tickets t, ... } with
+// int run(row_range) over p->split's rows (one T per HVX thread, on that thread's stack).
+template <class T, class Params> static int run_ticket_threads(htp_op_context * octx, const Params * p) {
+    htp_context * ctx = octx->ctx;
+    return run_threads(ctx, p->split.n_threads, [&](uint32_t ith) {
+        T th;
+        th.octx = octx;
+        th.p    = p;
+        th.ith  = ith;
+        th.t.init(ctx->dma[ith], &ctx->trace[ith]);
+        return th.run(thread_rows(p->split, ith));
+    });
+}
 
 }  // namespace htp_ops

@@ -194,14 +194,5 @@ struct gdn_thread {
 }  // namespace
 
 int htp_op_gated_delta_net(struct htp_op_context * octx) {
-    htp_context * ctx = octx->ctx;
-    const auto *  p   = &octx->params->gdn;
-    return run_threads(ctx, p->split.n_threads, [&](uint32_t ith) {
-        gdn_thread th;
-        th.octx = octx;
-        th.p    = p;
-        th.ith  = ith;
-        th.t.init(ctx->dma[ith], &ctx->trace[ith]);
-        return th.run(thread_rows(p->split, ith));
-    });
+    return run_ticket_threads<gdn_thread>(octx, &octx->params->gdn);
 }

@@ -155,14 +155,5 @@ struct im2col_thread {
 }  // namespace
 
 int htp_op_im2col(struct htp_op_context * octx) {
-    htp_context * ctx = octx->ctx;
-    const auto *  p   = &octx->params->im2col;
-    return run_threads(ctx, p->split.n_threads, [&](uint32_t ith) {
-        im2col_thread th;
-        th.octx = octx;
-        th.p    = p;
-        th.ith  = ith;
-        th.t.init(ctx->dma[ith], &ctx->trace[ith]);
-        return th.run(thread_rows(p->split, ith));
-    });
+    return run_ticket_threads<im2col_thread>(octx, &octx->params->im2col);
 }

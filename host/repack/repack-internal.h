@@ -16,6 +16,8 @@ constexpr int QK_K = 256;
 struct block_q4_0   { uint16_t d; uint8_t qs[16]; };
 struct block_q4_1   { uint16_t d, m; uint8_t qs[16]; };
 struct block_q8_0   { uint16_t d; int8_t qs[32]; };
+struct block_q5_0   { uint16_t d; uint8_t qh[4]; uint8_t qs[16]; };   // qh: bit j = element j's 5th bit
+struct block_q5_1   { uint16_t d, m; uint8_t qh[4]; uint8_t qs[16]; };
 struct block_iq4_nl { uint16_t d; uint8_t qs[16]; };
 struct block_mxfp4  { uint8_t e; uint8_t qs[16]; };
 struct block_q1_0   { uint16_t d; uint8_t qs[16]; };   // 128 elements, bit j = element j
@@ -29,6 +31,8 @@ struct block_q6_K   { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; uint16
 static_assert(sizeof(block_q4_0) == 18, "q4_0");
 static_assert(sizeof(block_q4_1) == 20, "q4_1");
 static_assert(sizeof(block_q8_0) == 34, "q8_0");
+static_assert(sizeof(block_q5_0) == 22, "q5_0");
+static_assert(sizeof(block_q5_1) == 24, "q5_1");
 static_assert(sizeof(block_iq4_nl) == 18, "iq4_nl");
 static_assert(sizeof(block_mxfp4) == 17, "mxfp4");
 static_assert(sizeof(block_q1_0) == 18, "q1_0");
@@ -103,6 +107,8 @@ const format_ops * find_ops(enum htp_type type);
 const format_ops * ops_q4_0();
 const format_ops * ops_q4_1();
 const format_ops * ops_q8_0();
+const format_ops * ops_q5_0();
+const format_ops * ops_q5_1();
 const format_ops * ops_iq4_nl();
 const format_ops * ops_mxfp4();
 const format_ops * ops_q1_0();

@@ -11,6 +11,8 @@ const format_ops * find_ops(enum htp_type type) {
         case HTP_TYPE_Q4_0:   return ops_q4_0();
         case HTP_TYPE_Q4_1:   return ops_q4_1();
         case HTP_TYPE_Q8_0:   return ops_q8_0();
+        case HTP_TYPE_Q5_0:   return ops_q5_0();
+        case HTP_TYPE_Q5_1:   return ops_q5_1();
         case HTP_TYPE_IQ4_NL: return ops_iq4_nl();
         case HTP_TYPE_MXFP4:  return ops_mxfp4();
         case HTP_TYPE_Q1_0:   return ops_q1_0();

@@ -7,7 +7,7 @@
 // range of whole rows can be (un)repacked independently (partial set_tensor/get_tensor).
 //
 // Lossless formats (unrepack(repack(x)) == x byte for byte, for any bytes):
-//   Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4, Q1_0, Q2_0, Q2_K.
+//   Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4, Q1_0, Q2_0, Q2_K.
 // Lossy formats (the tile keeps FP16 products of the super-block scale and the sub-block
 // scales): Q3_K, Q4_K, Q5_K, Q6_K. Their quants survive exactly; unrepack refits the
 // super-block scale and the integer sub-block scales to the FP16 products (exact refit in
@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-// True for the twelve types that have a tiled format.
+// True for the fourteen types that have a tiled format.
 bool htp_repack_supported(enum htp_type type);
 
 // True when unrepack(repack(x)) reproduces x exactly.

@@ -21,7 +21,7 @@ struct type_case {
     const char *  name;
 };
 
-// All twelve tiled types, in the spec's order.
+// All fourteen tiled types: the spec's twelve in its order, then our Q5_0 and Q5_1.
 inline const std::vector<type_case> & all_types() {
     static const std::vector<type_case> v = {
         { GGML_TYPE_Q4_0, HTP_TYPE_Q4_0, "Q4_0" },       { GGML_TYPE_Q8_0, HTP_TYPE_Q8_0, "Q8_0" },
@@ -30,6 +30,7 @@ inline const std::vector<type_case> & all_types() {
         { GGML_TYPE_Q2_0, HTP_TYPE_Q2_0, "Q2_0" },       { GGML_TYPE_Q2_K, HTP_TYPE_Q2_K, "Q2_K" },
         { GGML_TYPE_Q3_K, HTP_TYPE_Q3_K, "Q3_K" },       { GGML_TYPE_Q4_K, HTP_TYPE_Q4_K, "Q4_K" },
         { GGML_TYPE_Q5_K, HTP_TYPE_Q5_K, "Q5_K" },       { GGML_TYPE_Q6_K, HTP_TYPE_Q6_K, "Q6_K" },
+        { GGML_TYPE_Q5_0, HTP_TYPE_Q5_0, "Q5_0" },       { GGML_TYPE_Q5_1, HTP_TYPE_Q5_1, "Q5_1" },
     };
     return v;
 }

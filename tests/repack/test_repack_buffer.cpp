@@ -1,4 +1,4 @@
-// Repacking in the real HTP device buffer (host/src/weight-repack.cpp), all twelve formats:
+// Repacking in the real HTP device buffer (host/src/weight-repack.cpp), all fourteen formats:
 // set_tensor on a weights buffer stores exactly the tiles htp_repack_rows makes, get_tensor
 // returns the flat bytes (lossless formats: the input; lossy: unrepack(repack(input))), and
 // partial writes / reads at any byte offsets (whole rows, partial rows, stacked matrices) give

@@ -72,6 +72,7 @@ TEST(Golden, TileConstants) {
         { HTP_TYPE_MXFP4, 32, 544 }, { HTP_TYPE_Q4_1, 32, 640 }, { HTP_TYPE_Q1_0, 128, 576 },
         { HTP_TYPE_Q2_0, 64, 576 },  { HTP_TYPE_Q2_K, 32, 336 }, { HTP_TYPE_Q3_K, 32, 512 },
         { HTP_TYPE_Q4_K, 32, 640 },  { HTP_TYPE_Q5_K, 32, 768 }, { HTP_TYPE_Q6_K, 32, 896 },
+        { HTP_TYPE_Q5_0, 32, 704 },  { HTP_TYPE_Q5_1, 32, 768 },
     };
     for (const auto & w : want) {
         EXPECT_EQ(htp_tile_k_cols(w.t), w.k) << w.t;
@@ -515,3 +516,70 @@ TEST(Golden, Q6_K) {
         }
     });
 }
+
+// Q5_0 / Q5_1 (docs/tiled-formats.md "Q5_0 and Q5_1"): the 5-bit code's low 4 bits in the Q4_0
+// nibble layout (byte 32*cp + r: column 2cp low nibble, 2cp+1 high), its fifth bit in a plane
+// (column k of row r: byte P + 32*((k/2)%4) + r, bit 2*(k/8) + k%2; P = 512 for Q5_0, 640 for
+// Q5_1); Q5_0 d at 640 + 2r, Q5_1 d at 512 + 4r and m at 514 + 4r.
+static void golden_q5(bool q5_1) {
+    const ggml_type     gt    = q5_1 ? GGML_TYPE_Q5_1 : GGML_TYPE_Q5_0;
+    const enum htp_type ht    = q5_1 ? HTP_TYPE_Q5_1 : HTP_TYPE_Q5_0;
+    const size_t        bs    = q5_1 ? 24 : 22;   // d (m) qh[4] qs[16]
+    const size_t        qhoff = q5_1 ? 4 : 2;
+    const int64_t       ne0 = 64, ne1 = 64;
+    auto q_of = [](int64_t r, int64_t c) { return code(r, c, 32); };
+    auto m_of = [](int64_t r, int64_t b) { return f16(-(float) (r + 2 * b) / 16.0f); };
+    std::vector<uint8_t> flat(bs * (size_t) (ne0 / 32 * ne1), 0);
+    for (int64_t r = 0; r < ne1; r++) {
+        for (int64_t b = 0; b < ne0 / 32; b++) {
+            uint8_t *      blk = flat.data() + (r * (ne0 / 32) + b) * bs;
+            const uint16_t d = d_of(r, b), m = m_of(r, b);
+            memcpy(blk, &d, 2);
+            if (q5_1) {
+                memcpy(blk + 2, &m, 2);
+            }
+            for (int j = 0; j < 32; j++) {   // ggml: element j < 16 low nibble of qs[j], else high of qs[j-16]
+                const int q = q_of(r, 32 * b + j);
+                blk[qhoff + 4 + j % 16] |= (uint8_t) ((q & 15) << (4 * (j / 16)));
+                blk[qhoff + j / 8] |= (uint8_t) ((q >> 4) << (j % 8));
+            }
+        }
+    }
+    check_flat(gt, flat, ne0, ne1, [&](int64_t r, int64_t c) {
+        const float d = f32(d_of(r, c / 32));
+        return q5_1 ? (float) q_of(r, c) * d + f32(m_of(r, c / 32)) : (float) (q_of(r, c) - 16) * d;
+    });
+    const auto   tiled = repack_all(ht, flat, ne0, ne1);
+    const grid   g{ ht, ne0, ne1, 2, tiled };
+    const size_t plane = q5_1 ? 640 : 512;
+    for (int64_t ct = 0; ct < 2; ct++) {
+        for (int64_t kt = 0; kt < 2; kt++) {
+            const uint8_t * t = g.at(ct, kt);
+            for (int row = 0; row < 32; row++) {
+                const int64_t R = 32 * ct + row, C = 32 * kt;
+                for (int cp = 0; cp < 16; cp++) {
+                    ASSERT_EQ(t[32 * cp + row], ((q_of(R, C + 2 * cp + 1) & 15) << 4) | (q_of(R, C + 2 * cp) & 15));
+                }
+                for (int k = 0; k < 32; k++) {
+                    ASSERT_EQ((t[plane + 32 * ((k / 2) % 4) + row] >> (2 * (k / 8) + k % 2)) & 1, q_of(R, C + k) >> 4)
+                        << "ct " << ct << " kt " << kt << " row " << row << " k " << k;
+                }
+                if (q5_1) {
+                    EXPECT_EQ(rd16(t + 512 + 4 * row), d_of(R, kt));
+                    EXPECT_EQ(rd16(t + 514 + 4 * row), m_of(R, kt));
+                } else {
+                    EXPECT_EQ(rd16(t + 640 + 2 * row), d_of(R, kt));
+                }
+            }
+        }
+    }
+    // Literal bytes: row 0, columns 0..1 have codes 0, 3; row 1 has 5, 8; row 4 column 0 has 20
+    // (fifth bit set: plane byte P + 4, bit 0).
+    EXPECT_EQ(g.at(0, 0)[0], 0x30);
+    EXPECT_EQ(g.at(0, 0)[1], 0x85);
+    EXPECT_EQ(q_of(4, 0), 20);
+    EXPECT_EQ(g.at(0, 0)[plane + 4] & 1, 1);
+}
+
+TEST(Golden, Q5_0) { golden_q5(false); }
+TEST(Golden, Q5_1) { golden_q5(true); }

@@ -230,7 +230,7 @@ TEST_P(RepackType, StackedMatrices) {
 TEST(RepackApi, RejectsBadArguments) {
     std::vector<uint8_t> buf(1 << 16);
     EXPECT_FALSE(htp_repack_supported(HTP_TYPE_F16));
-    EXPECT_FALSE(htp_repack_supported(HTP_TYPE_Q5_0));
+    EXPECT_FALSE(htp_repack_supported(HTP_TYPE_BF16));
     EXPECT_FALSE(htp_repack_rows(HTP_TYPE_F32, buf.data(), buf.data(), 32, 32, 0, 32));
     EXPECT_FALSE(htp_repack_rows(HTP_TYPE_Q4_K, buf.data(), buf.data(), 128, 32, 0, 32));   // not whole super-blocks
     EXPECT_FALSE(htp_repack_rows(HTP_TYPE_Q1_0, buf.data(), buf.data(), 64, 32, 0, 32));    // not whole Q1_0 blocks

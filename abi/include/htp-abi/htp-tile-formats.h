@@ -36,6 +36,8 @@ extern "C" {
 #define HTP_TENSOR_TILE_SIZE_Q4_K   640
 #define HTP_TENSOR_TILE_SIZE_Q5_K   768
 #define HTP_TENSOR_TILE_SIZE_Q6_K   896
+#define HTP_TENSOR_TILE_SIZE_Q5_0   704
+#define HTP_TENSOR_TILE_SIZE_Q5_1   768
 
 // Section offsets inside a tile (bytes). Quants always start at 0.
 #define HTP_TILE_Q4_0_SCALES   512 // 32 x FP16 d
@@ -54,6 +56,10 @@ extern "C" {
 #define HTP_TILE_Q5_K_QH       640 // 128 B fifth-bit plane
 #define HTP_TILE_Q6_K_QH       512 // 256 B high 2 bits
 #define HTP_TILE_Q6_K_SCALES   768 // 64 x FP16 d * scale
+#define HTP_TILE_Q5_0_QH       512 // 128 B fifth-bit plane (the Q5_K plane's layout)
+#define HTP_TILE_Q5_0_SCALES   640 // 32 x FP16 d
+#define HTP_TILE_Q5_1_SCALES   512 // 32 x (FP16 d, FP16 m), as Q4_1
+#define HTP_TILE_Q5_1_QH       640 // 128 B fifth-bit plane, as Q5_K
 
 // A K-quant super-block (256 columns) spans this many consecutive tiles along K.
 #define HTP_TILE_KQ_TILES_PER_SUPERBLOCK 8
@@ -65,6 +71,8 @@ static inline uint32_t htp_tile_k_cols(enum htp_type type) {
         case HTP_TYPE_Q2_0: return HTP_TENSOR_TILE_K_Q2_0;
         case HTP_TYPE_Q4_0:
         case HTP_TYPE_Q4_1:
+        case HTP_TYPE_Q5_0:
+        case HTP_TYPE_Q5_1:
         case HTP_TYPE_Q8_0:
         case HTP_TYPE_IQ4_NL:
         case HTP_TYPE_MXFP4:
@@ -92,6 +100,8 @@ static inline uint32_t htp_tile_size(enum htp_type type) {
         case HTP_TYPE_Q4_K:   return HTP_TENSOR_TILE_SIZE_Q4_K;
         case HTP_TYPE_Q5_K:   return HTP_TENSOR_TILE_SIZE_Q5_K;
         case HTP_TYPE_Q6_K:   return HTP_TENSOR_TILE_SIZE_Q6_K;
+        case HTP_TYPE_Q5_0:   return HTP_TENSOR_TILE_SIZE_Q5_0;
+        case HTP_TYPE_Q5_1:   return HTP_TENSOR_TILE_SIZE_Q5_1;
         default: return 0;
     }
 }

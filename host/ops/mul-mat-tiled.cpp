@@ -25,6 +25,8 @@ bool tiled_format(uint32_t f, uint32_t & order) {
         case GGML_TYPE_Q4_1:
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q5_K:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
         case GGML_TYPE_MXFP4: order = HTP_MMT_ORDER_NIBBLE; return true;
         default: return false;
     }

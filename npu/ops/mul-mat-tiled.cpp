@@ -140,7 +140,9 @@ struct dot_op {
             case HTP_TYPE_Q4_0: compute_fmt<fmt_q4_0>(x, slot); break;
             case HTP_TYPE_Q4_1:
             case HTP_TYPE_Q4_K: compute_fmt<fmt_q4_k<false>>(x, slot); break;
-            case HTP_TYPE_Q5_K: compute_fmt<fmt_q4_k<true>>(x, slot); break;
+            case HTP_TYPE_Q5_K:
+            case HTP_TYPE_Q5_1: compute_fmt<fmt_q4_k<true>>(x, slot); break;
+            case HTP_TYPE_Q5_0: compute_fmt<fmt_q5_0>(x, slot); break;
             case HTP_TYPE_Q6_K: compute_fmt<fmt_q6_k>(x, slot); break;
             case HTP_TYPE_Q3_K: compute_fmt<fmt_q3_k>(x, slot); break;
             case HTP_TYPE_Q2_K: compute_fmt<fmt_q2_k>(x, slot); break;

@@ -126,7 +126,7 @@ struct fmt_q8_0 {
     }
 };
 
-// 4-bit quants of Q4_0 / Q4_1 / Q4_K / Q5_K (bytes 0..511, byte 32 cp + r): vector v holds
+// 4-bit quants of Q4_0 / Q4_1 / Q4_K / Q5_K / Q5_0 / Q5_1 (bytes 0..511, byte 32 cp + r): vector v holds
 // column pairs 4v..4v+3; transposed, its low nibbles are slot 2v (columns 8v + {0,2,4,6}),
 // its high nibbles slot 2v + 1 (nibble act order).
 template <int NR>
@@ -142,7 +142,7 @@ static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * 
         const HVX_Vector x  = transpose_4x32(t[v]);
         HVX_Vector       lo = Q6_V_vand_VV(x, m4);
         HVX_Vector       hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), m4);
-        if (fifth) {  // Q5_K: bit 2v (low nibble) / 2v + 1 (high) of the transposed plane -> bit 4
+        if (fifth) {  // Q5_K / Q5_0 / Q5_1: bit 2v (low nibble) / 2v + 1 (high) of the transposed plane -> bit 4
             lo = Q6_V_vor_VV(lo, Q6_V_vand_VV(shift_h(*fifth, 4 - 2 * v), b4));
             hi = Q6_V_vor_VV(hi, Q6_V_vand_VV(shift_h(*fifth, 3 - 2 * v), b4));
         }
@@ -169,7 +169,7 @@ struct fmt_q4_0 {
 };
 
 // Q4_1 / Q4_K (640 B): value code * x + y with (x, y) FP16 at 512 + 4r: Q4_1 (d, m), Q4_K
-// (d * sc, -dmin * m). Q5_K (768 B): the same with a fifth bit from the plane at 640.
+// (d * sc, -dmin * m). Q5_K / Q5_1 (768 B): the same with a fifth bit from the plane at 640.
 template <bool Q5> struct fmt_q4_k {
     static constexpr uint32_t blocks = 1;
 
@@ -186,6 +186,23 @@ template <bool Q5> struct fmt_q4_k {
         const HVX_Vector     y  = Q6_V_hi_W(xy);
         for (int j = 0; j < NR; j++) {
             acc[j] = fadd(acc[j], fadd(fmul(x, fmul(mm_int_to_sf(s[j]), a[j][A_D])), fmul(y, a[j][A_QD])));
+        }
+    }
+};
+
+// Q5_0 (704 B): the Q4_0 nibbles plus the Q5_K fifth-bit plane at 512 (vector 4), value
+// (code - 16) * d, d at 640 + 2r (vector 5). (Q5_1 has Q5_K's layout: fmt_q4_k<true>.)
+struct fmt_q5_0 {
+    static constexpr uint32_t blocks = 1;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        HVX_Vector       s[NR];
+        const HVX_Vector fifth = transpose_4x32(t[4]);
+        dot_nibbles<NR>(t, a, s, &fifth);
+        const HVX_Vector dw = f16_rows(t[5]);
+        for (int j = 0; j < NR; j++) {
+            const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(a[j][A_QALL], 4));
+            acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, a[j][A_D])));
         }
     }
 };

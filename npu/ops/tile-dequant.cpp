@@ -52,6 +52,22 @@ inline void to_f16(HVX_Vector * out, const float * f) {
     f32_to_f16_vectors(out, (const HVX_Vector *) f, 16);
 }
 
+// Q5_0 / Q5_1: the 4-bit nibbles plus the fifth-bit plane at `qh` (column k of row r: byte
+// 32*((k/2)%4) + r, bit 2*(k/8) + k%2). Q5_0: (code - 16) * d, d at 640 + 2r; Q5_1:
+// code * d + m, (d, m) at 512 + 4r.
+void dequant_q5(uint32_t type, const uint8_t * t, float * f) {
+    const bool      q5_1 = type == HTP_TYPE_Q5_1;
+    const uint8_t * qh   = t + (q5_1 ? HTP_TILE_Q5_1_QH : HTP_TILE_Q5_0_QH);
+    for (int r = 0; r < NR; r++) {
+        const float d = h2f(rd16(q5_1 ? t + HTP_TILE_Q5_1_SCALES + 4 * r : t + HTP_TILE_Q5_0_SCALES + 2 * r));
+        const float m = q5_1 ? h2f(rd16(t + HTP_TILE_Q5_1_SCALES + 4 * r + 2)) : 0.0f;
+        for (int k = 0; k < 32; k++) {
+            const int q   = nib32(t, r, k) | (((qh[32 * ((k / 2) % 4) + r] >> (2 * (k / 8) + (k & 1))) & 1) << 4);
+            f[r * 32 + k] = q5_1 ? (float) q * d + m : (float) (q - 16) * d;
+        }
+    }
+}
+
 }  // namespace
 
 bool tile_dequant_f16(uint32_t type, const uint8_t * t, const uint8_t * sb_first, HVX_Vector * out, float * f) {
@@ -162,6 +178,10 @@ bool tile_dequant_f16(uint32_t type, const uint8_t * t, const uint8_t * sb_first
                     f[r * 32 + k]  = s * (float) ((lo | (hi << 4)) - 32);
                 }
             }
+            break;
+        case HTP_TYPE_Q5_0:
+        case HTP_TYPE_Q5_1:
+            dequant_q5(type, t, f);
             break;
         default:
             return false;

@@ -7,8 +7,9 @@
 // per-format formula of the reference dequantizer (htp_repack_tile_to_f16), written to an
 // FP32 scratch, then converted to FP16 by HVX (one rounding, nearest-even).
 // Bound (tests/kernels/test_tile_dequant.cpp): bit-equal to the reference for Q4_0, Q8_0,
-// IQ4_NL, MXFP4, Q1_0, Q2_0, Q3_K, Q6_K (one product per value); within 1 FP16 ulp for Q4_1,
-// Q2_K, Q4_K, Q5_K (a product and a sum: the compiler may fuse them into one rounding).
+// IQ4_NL, MXFP4, Q1_0, Q2_0, Q3_K, Q6_K, Q5_0 (one product per value); within 1 FP16 ulp for
+// Q4_1, Q5_1, Q2_K, Q4_K, Q5_K (a product and a sum: the compiler may fuse them into one
+// rounding).
 #pragma once
 #include <stdint.h>
 

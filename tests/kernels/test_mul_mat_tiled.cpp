@@ -196,7 +196,7 @@ class MulMatTiled : public ::testing::Test {
 
 const ggml_type kTypes[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
                              GGML_TYPE_Q6_K, GGML_TYPE_Q3_K, GGML_TYPE_Q2_K, GGML_TYPE_Q2_0, GGML_TYPE_Q1_0,
-                             GGML_TYPE_MXFP4 };
+                             GGML_TYPE_MXFP4, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1 };
 
 bool is_kquant(ggml_type t) {
     return t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K || t == GGML_TYPE_Q6_K || t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q2_K;
@@ -228,7 +228,7 @@ TEST_F(MulMatTiled, Formats) {
 // A large K with tiny VTCM: the column tile's K tiles arrive in several chunks.
 TEST_F(MulMatTiled, KChunks) {
     const htp_device_caps tiny = { 73, 1, 90u << 10, 16 };
-    for (ggml_type t : { GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K }) {
+    for (ggml_type t : { GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q5_0 }) {
         const Case c    = { t, 1024, 64, 1, 1, 1, 1, 1 };
         double     nmse = 0;
         htp_device_caps caps = tiny;

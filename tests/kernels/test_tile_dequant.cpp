@@ -1,7 +1,7 @@
 // npu/ops/tile-dequant: every tile of every tiled format, dequantized by the NPU routine into
 // FP16 HMX tiles, against (1) the reference dequantizer htp_repack_tile_to_f16 and (2) ggml's
 // to_float. Bounds (tile-dequant.h): (1) bit-equal, or within 1 FP16 ulp for the formats whose
-// value is a product plus a sum (Q4_1, Q2_K, Q4_K, Q5_K); (2) lossless formats: the FP16
+// value is a product plus a sum (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K); (2) lossless formats: the FP16
 // rounding of ggml's value (half an ulp, plus the ulp of (1)); lossy formats: the bound of
 // docs/tiled-formats.md ("Precision", in terms of ggml's S, q, M), plus (1).
 #include <gtest/gtest.h>
@@ -29,6 +29,7 @@ const tc kTypes[] = {
     { GGML_TYPE_MXFP4, "MXFP4" }, { GGML_TYPE_Q4_1, "Q4_1" }, { GGML_TYPE_Q1_0, "Q1_0" },
     { GGML_TYPE_Q2_0, "Q2_0" }, { GGML_TYPE_Q2_K, "Q2_K" }, { GGML_TYPE_Q3_K, "Q3_K" },
     { GGML_TYPE_Q4_K, "Q4_K" }, { GGML_TYPE_Q5_K, "Q5_K" }, { GGML_TYPE_Q6_K, "Q6_K" },
+    { GGML_TYPE_Q5_0, "Q5_0" }, { GGML_TYPE_Q5_1, "Q5_1" },
 };
 
 int ulp_diff(uint16_t a, uint16_t b) {
@@ -43,7 +44,7 @@ TEST_P(TileDequant, MatchesReferenceAndGgml) {
     const htp_type ht   = (htp_type) t.type;
     const int64_t  ne0  = 512, ne1 = 40;  // 2 K-quant super-blocks, a padded second row-tile
     const bool     sum  = t.type == GGML_TYPE_Q4_1 || t.type == GGML_TYPE_Q2_K || t.type == GGML_TYPE_Q4_K ||
-                     t.type == GGML_TYPE_Q5_K;
+                     t.type == GGML_TYPE_Q5_K || t.type == GGML_TYPE_Q5_1;
     std::mt19937   rng(11);
     std::normal_distribution<float> nd(0.0f, 1.0f);
     std::vector<float>              x((size_t) (ne0 * ne1));

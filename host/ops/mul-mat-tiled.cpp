@@ -22,6 +22,7 @@ bool tiled_format(uint32_t f, uint32_t & order) {
         case GGML_TYPE_Q2_0:
         case GGML_TYPE_Q1_0: order = HTP_MMT_ORDER_NATURAL; return true;
         case GGML_TYPE_Q4_0:
+        case GGML_TYPE_IQ4_NL:
         case GGML_TYPE_Q4_1:
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q5_K:

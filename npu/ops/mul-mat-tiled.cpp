@@ -138,6 +138,7 @@ struct dot_op {
         switch (p->wtype) {
             case HTP_TYPE_Q8_0: compute_fmt<fmt_q8_0>(x, slot); break;
             case HTP_TYPE_Q4_0: compute_fmt<fmt_q4_0>(x, slot); break;
+            case HTP_TYPE_IQ4_NL: compute_fmt<fmt_iq4_nl>(x, slot); break;
             case HTP_TYPE_Q4_1:
             case HTP_TYPE_Q4_K: compute_fmt<fmt_q4_k<false>>(x, slot); break;
             case HTP_TYPE_Q5_K:

@@ -129,9 +129,10 @@ struct fmt_q8_0 {
 // 4-bit quants of Q4_0 / Q4_1 / Q4_K / Q5_K / Q5_0 / Q5_1 (bytes 0..511, byte 32 cp + r): vector v holds
 // column pairs 4v..4v+3; transposed, its low nibbles are slot 2v (columns 8v + {0,2,4,6}),
 // its high nibbles slot 2v + 1 (nibble act order).
+// lut (IQ4_NL): codes become table bytes through vlut32 (code k -> byte 2k of *lut).
 template <int NR>
 static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * s,
-                               const HVX_Vector * fifth) {
+                               const HVX_Vector * fifth, const HVX_Vector * lut = nullptr) {
     const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
     const HVX_Vector b4 = Q6_V_vsplat_R(0x10101010);
     for (int j = 0; j < NR; j++) {
@@ -145,6 +146,10 @@ static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * 
         if (fifth) {  // Q5_K / Q5_0 / Q5_1: bit 2v (low nibble) / 2v + 1 (high) of the transposed plane -> bit 4
             lo = Q6_V_vor_VV(lo, Q6_V_vand_VV(shift_h(*fifth, 4 - 2 * v), b4));
             hi = Q6_V_vor_VV(hi, Q6_V_vand_VV(shift_h(*fifth, 3 - 2 * v), b4));
+        }
+        if (lut) {
+            lo = Q6_Vb_vlut32_VbVbR(lo, *lut, 0);
+            hi = Q6_Vb_vlut32_VbVbR(hi, *lut, 0);
         }
         for (int j = 0; j < NR; j++) {
             s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], lo, a[j][2 * v]);
@@ -164,6 +169,26 @@ struct fmt_q4_0 {
         for (int j = 0; j < NR; j++) {
             const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(a[j][A_QALL], 3));
             acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, a[j][A_D])));
+        }
+    }
+};
+
+// IQ4_NL (576 B): Q4_0's layout, value d * kvalues_iq4nl[code] (ggml's table, all within
+// int8): vlut32 turns the codes into the signed values, which vrmpy takes as they are.
+struct fmt_iq4_nl {
+    static constexpr uint32_t blocks = 1;
+
+    template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
+        static const int8_t lut_bytes[128] __attribute__((aligned(128))) = {
+            -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
+            1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0,
+        };
+        const HVX_Vector lut = *(const HVX_Vector *) lut_bytes;
+        HVX_Vector       s[NR];
+        dot_nibbles<NR>(t, a, s, nullptr, &lut);
+        const HVX_Vector dw = f16_rows(t[4]);
+        for (int j = 0; j < NR; j++) {
+            acc[j] = fadd(acc[j], fmul(mm_int_to_sf(s[j]), fmul(dw, a[j][A_D])));
         }
     }
 };

@@ -196,7 +196,7 @@ class MulMatTiled : public ::testing::Test {
 
 const ggml_type kTypes[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
                              GGML_TYPE_Q6_K, GGML_TYPE_Q3_K, GGML_TYPE_Q2_K, GGML_TYPE_Q2_0, GGML_TYPE_Q1_0,
-                             GGML_TYPE_MXFP4, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1 };
+                             GGML_TYPE_MXFP4, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL };
 
 bool is_kquant(ggml_type t) {
     return t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K || t == GGML_TYPE_Q6_K || t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q2_K;

@@ -182,6 +182,35 @@ TEST(HvxEmuPermute, SplatsPairsRotateAlign) {
     }
 }
 
+// vlut32 (128-byte vectors) as the ISA states it: matchval = Rt & 7, oddhalf = (Rt >> 1) & 1,
+// lane i = (idx & 0xE0) == matchval << 5 ? Vv.h[idx % 64].b[oddhalf] : 0.
+TEST(HvxEmuPermute, Lut32) {
+    auto    tbl = vectors<int8_t>(30, kB, 8);
+    auto    rnd = vectors<int8_t>(31, kB, 8);
+    std::vector<VecBox> idx = rnd;
+    for (int half = 0; half < 2; half++) {  // every index 0..255 once
+        HVX_Vector ramp;
+        for (int i = 0; i < 128; i++) {
+            set_lane<uint8_t>(ramp, i, (uint8_t) (128 * half + i));
+        }
+        idx.push_back(VecBox{ ramp });
+    }
+    for (const auto & t : tbl) {
+        for (const auto & u : idx) {
+            for (int32_t rt : { 0, 1, 2, 3, 4, 5, 6, 7, 8, 0x12, -1 }) {
+                const HVX_Vector d        = Q6_Vb_vlut32_VbVbR(u, t, rt);
+                const unsigned   matchval = (unsigned) rt & 7, oddhalf = ((unsigned) rt >> 1) & 1;
+                for (int i = 0; i < 128; i++) {
+                    const unsigned x    = lane<uint8_t>(u, i);
+                    const uint16_t h    = lane<uint16_t>(t, (int) (x % 64));
+                    const uint8_t  want = (x & 0xe0) == matchval << 5 ? (uint8_t) (h >> (8 * oddhalf)) : 0;
+                    EXPECT_EQ(lane<uint8_t>(d, i), want) << "rt " << rt << " idx " << x;
+                }
+            }
+        }
+    }
+}
+
 TEST(HvxEmuUnpack, KeepsElementOrderAcrossThePair) {
     auto a = vectors<int8_t>(16, kB);
     for (auto & v : a) {

@@ -37,6 +37,25 @@ HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
     return r;
 }
 
+// Vd.b = vlut32(Vu.b, Vv.b, Rt): a 32-entry byte table lookup. matchval = Rt & 7, oddhalf =
+// (Rt >> 1) & 1 (128-byte vectors: log2(128) - 6 = 1); idx = Vu.ub[i]:
+// Vd.b[i] = (idx & 0xe0) == matchval << 5 ? Vv.h[idx % 64].b[oddhalf] : 0.
+// With Rt = 0 an index 0..31 reads byte 2 * idx of Vv.
+HVX_EMU_INLINE HVX_Vector Q6_Vb_vlut32_VbVbR(HVX_Vector Vu, HVX_Vector Vv, int32_t Rt) {
+    const uint32_t matchval = (uint32_t) Rt & 7u;
+    const uint32_t oddhalf  = ((uint32_t) Rt >> 1) & 1u;
+    uint8_t        u[HVX_EMU_VLEN], v[HVX_EMU_VLEN], d[HVX_EMU_VLEN];
+    memcpy(u, &Vu, HVX_EMU_VLEN);
+    memcpy(v, &Vv, HVX_EMU_VLEN);
+    for (uint32_t i = 0; i < HVX_EMU_VLEN; i++) {
+        const uint32_t idx = u[i];
+        d[i]               = (idx & 0xe0u) == matchval << 5 ? v[2 * (idx % 64) + oddhalf] : 0;
+    }
+    HVX_Vector r;
+    memcpy(&r, d, HVX_EMU_VLEN);
+    return r;
+}
+
 // Bytes [s, s + 128) of the 256-byte concatenation Vu:Vv (Vv in the low half).
 HVX_EMU_INLINE HVX_Vector hvx_emu_align_bytes(HVX_Vector Vu, HVX_Vector Vv, uint32_t s) {
     uint8_t tmp[2 * HVX_EMU_VLEN];

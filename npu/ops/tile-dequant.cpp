@@ -1,192 +1,355 @@
-// Tiled weight formats -> FP16 HMX tiles (see tile-dequant.h; layouts in docs/tiled-formats.md).
+// Tiled weight formats -> FP16 HMX tiles with HVX (see tile-dequant.h; layouts in
+// docs/tiled-formats.md).
+//
+// The tile layouts keep one byte (or halfword) per row in consecutive lanes, so a whole column
+// (32 rows) decodes at once: codes are picked with byte/halfword masks and shifts (4-bit
+// codes through vlut32 where they map to a table), widened to words, converted to FP32
+// exactly (integer + magic float), scaled per row in FP32 and rounded once to FP16 two columns at
+// a time. The 16 vectors of column pairs then go through a 32 x 32 halfword transpose (five
+// rounds of two-vector interleaves) into the row-major HMX layout.
 #include "tile-dequant.h"
 
 namespace htp_ops {
 namespace {
 
-constexpr int NR = HTP_TENSOR_TILE_N_ROWS;
-
-inline uint16_t rd16(const uint8_t * p) {
-    return (uint16_t) (p[0] | (p[1] << 8));
-}
-
-// IEEE binary16 -> binary32 (exact, subnormals and specials included).
-inline float h2f(uint16_t h) {
-    const uint32_t s = (uint32_t) (h & 0x8000) << 16;
-    uint32_t       e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    if (e == 0x1f) {
-        bits = s | 0x7f800000u | (m << 13);
-    } else if (e != 0) {
-        bits = s | ((e + 112) << 23) | (m << 13);
-    } else if (m == 0) {
-        bits = s;
-    } else {
-        e = 113;
-        while (!(m & 0x400)) {
-            m <<= 1;
-            e--;
-        }
-        bits = s | (e << 23) | ((m & 0x3ff) << 13);
+// Bytes [p, p + n) (n <= 128) as one vector, p any address: aligned loads that stay inside
+// the 128-byte blocks holding those bytes (a tile's last block may be the end of a VTCM
+// slot), joined with valign.
+inline HVX_Vector load_u(const uint8_t * p, uint32_t n) {
+    const uint32_t     off  = (uint32_t) ((uintptr_t) p & 127);
+    const HVX_Vector * base = (const HVX_Vector *) (p - off);
+    if (off == 0) {
+        return base[0];
     }
-    float f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
+    return Q6_V_valign_VVR(off + n > 128 ? base[1] : base[0], base[0], (int32_t) off);
 }
 
-const int8_t kIq4nl[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
-const float  kMxfp4[16] = { 0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f,
-                            0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f };
-
-// 4-bit code of column c, row r, in the shared block-32 nibble layout (byte 32*cp + r).
-inline int nib32(const uint8_t * t, int r, int c) {
-    return (t[32 * (c / 2) + r] >> (4 * (c & 1))) & 15;
+// FP16 at p + 2r -> sf lane r (32 rows).
+inline HVX_Vector rows_f16(const uint8_t * p) {
+    return Q6_V_lo_W(Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(load_u(p, 64))));
 }
 
-// 2-bit code in vrmpy order: vector k/16, byte 4r + k%4, bits 2*((k/4)%4).
-inline int v2(const uint8_t * t, int r, int k) {
-    return (t[128 * (k / 16) + 4 * r + (k % 4)] >> (2 * ((k / 4) % 4))) & 3;
+// int32 lanes (|x| < 2^22) -> sf, exactly: the float with bits 0x4B400000 + x is 1.5 * 2^23 + x.
+inline HVX_Vector int_sf(HVX_Vector w) {
+    return Q6_Vsf_vsub_VsfVsf(Q6_Vw_vadd_VwVw(w, Q6_V_vsplat_R(0x4B400000)), Q6_V_vsplat_R(0x4B400000));
 }
 
-// 32 x 32 floats -> one FP16 HMX tile (64 floats per output vector: rows 2v, 2v+1).
-inline void to_f16(HVX_Vector * out, const float * f) {
-    f32_to_f16_vectors(out, (const HVX_Vector *) f, 16);
+// int16 lanes: lanes 0..31 -> lo sf, lanes 32..63 -> hi sf (exact).
+inline HVX_VectorPair codes_sf(HVX_Vector h) {
+    const HVX_VectorPair w = Q6_Ww_vunpack_Vh(h);
+    return Q6_W_vcombine_VV(int_sf(Q6_V_hi_W(w)), int_sf(Q6_V_lo_W(w)));
 }
 
-// Q5_0 / Q5_1: the 4-bit nibbles plus the fifth-bit plane at `qh` (column k of row r: byte
-// 32*((k/2)%4) + r, bit 2*(k/8) + k%2). Q5_0: (code - 16) * d, d at 640 + 2r; Q5_1:
-// code * d + m, (d, m) at 512 + 4r.
-void dequant_q5(uint32_t type, const uint8_t * t, float * f) {
-    const bool      q5_1 = type == HTP_TYPE_Q5_1;
-    const uint8_t * qh   = t + (q5_1 ? HTP_TILE_Q5_1_QH : HTP_TILE_Q5_0_QH);
-    for (int r = 0; r < NR; r++) {
-        const float d = h2f(rd16(q5_1 ? t + HTP_TILE_Q5_1_SCALES + 4 * r : t + HTP_TILE_Q5_0_SCALES + 2 * r));
-        const float m = q5_1 ? h2f(rd16(t + HTP_TILE_Q5_1_SCALES + 4 * r + 2)) : 0.0f;
-        for (int k = 0; k < 32; k++) {
-            const int q   = nib32(t, r, k) | (((qh[32 * ((k / 2) % 4) + r] >> (2 * (k / 8) + (k & 1))) & 1) << 4);
-            f[r * 32 + k] = q5_1 ? (float) q * d + m : (float) (q - 16) * d;
+inline HVX_Vector fmul(HVX_Vector a, HVX_Vector b) {
+    return Q6_Vsf_vmpy_VsfVsf(a, b);
+}
+
+inline HVX_Vector fadd(HVX_Vector a, HVX_Vector b) {
+    return Q6_Vsf_vadd_VsfVsf(a, b);
+}
+
+inline HVX_Vector band(HVX_Vector a, uint32_t m) {
+    return Q6_V_vand_VV(a, Q6_V_vsplat_R((int32_t) m));
+}
+
+inline HVX_Vector lsr_h(HVX_Vector v, int n) {
+    return n ? Q6_Vuh_vlsr_VuhR(v, n) : v;
+}
+
+// Halfword shift by n (> 0 left, < 0 logical right); callers mask the bits they keep.
+inline HVX_Vector shift_h(HVX_Vector v, int n) {
+    return n > 0 ? Q6_Vh_vasl_VhR(v, n) : lsr_h(v, -n);
+}
+
+// One 32 x 32 FP16 HMX tile, gathered column pair by column pair.
+// h[u] lanes: hf[2n + c] = (row n, column 2u + c) after put, the order vcvt produces.
+struct tile_f16 {
+    HVX_Vector h[16];
+
+    // Columns k, k + 1 (k even) from their sf row vectors.
+    void put(int k, HVX_Vector even, HVX_Vector odd) { h[k / 2] = Q6_Vhf_vcvt_VsfVsf(even, odd); }
+
+    // Interleaves the halfwords of a and b: a <- (a[i], b[i]) for i < 32, b <- for i >= 32.
+    static void interleave(HVX_Vector & a, HVX_Vector & b) {
+        const HVX_VectorPred lo = Q6_Q_vsetq_R(64);
+        const HVX_Vector     x  = Q6_V_vmux_QVV(lo, a, Q6_V_vror_VR(b, 64));  // a[0..31] b[0..31]
+        const HVX_Vector     y  = Q6_V_vmux_QVV(lo, Q6_V_vror_VR(a, 64), b);  // a[32..63] b[32..63]
+        a                       = Q6_Vh_vshuff_Vh(x);
+        b                       = Q6_Vh_vshuff_Vh(y);
+    }
+
+    // Halfword (n, k) sits at vector index bits k4 k3 k2 k1, lane bits k0 n4 n3 n2 n1 n0 after
+    // the vdeal. An interleave on vector bit j pushes j into the lane's bottom and the lane's
+    // top bit into j; pushing bits 3, 2, 1, 0, 3 leaves lane n0 k4 k3 k2 k1 k0 in vector
+    // n1 n4 n3 n2: the HMX row pair (2m, 2m + 1) of out[m].
+    void store(HVX_Vector * out) {
+        for (int u = 0; u < 16; u++) {
+            h[u] = Q6_Vh_vdeal_Vh(h[u]);
+        }
+        static const int bits[5] = { 3, 2, 1, 0, 3 };
+        for (int s = 0; s < 5; s++) {
+            const int j = bits[s];
+            for (int u = 0; u < 16; u++) {
+                if (!(u & (1 << j))) {
+                    interleave(h[u], h[u | (1 << j)]);
+                }
+            }
+        }
+        for (int m = 0; m < 16; m++) {
+            out[m] = h[((m & 1) << 3) | (m >> 1)];
+        }
+    }
+};
+
+// ---- 4-bit formats: byte 32 cp + r = code(r, 2cp) | code(r, 2cp + 1) << 4 -----------------
+// Per quant vector v (column pairs 4v..4v+3) the low / high nibble bytes unpack to halfwords
+// whose lanes 0..31 / 32..63 are column pairs 4v + 2q and 4v + 2q + 1 (q = 0: lo register).
+
+// Q5_1's tile is laid out as Q5_K's ((d, m) at 512, fifth-bit plane at 640): NIB_Q5_K.
+enum nib_kind { NIB_Q4_0, NIB_IQ4_NL, NIB_MXFP4, NIB_Q4_1, NIB_Q5_K, NIB_Q5_0 };
+
+// Byte 2k = the signed value of code k (vlut32 with Rt = 0 reads byte 2 * idx).
+alignas(128) const int8_t kLutQ4_0[128]   = { -8, 0, -7, 0, -6, 0, -5, 0, -4, 0, -3, 0, -2, 0, -1, 0,
+                                              0,  0, 1,  0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,  0 };
+alignas(128) const int8_t kLutIq4nl[128]  = { -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
+                                              1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0 };
+// Q5_0: 5-bit code k -> k - 16 (the fifth bit is ORed in before the lookup).
+alignas(128) const int8_t kLutQ5_0[128]   = { -16, 0, -15, 0, -14, 0, -13, 0, -12, 0, -11, 0, -10, 0, -9, 0,
+                                              -8,  0, -7,  0, -6,  0, -5,  0, -4,  0, -3,  0, -2,  0, -1, 0,
+                                              0,   0, 1,   0, 2,   0, 3,   0, 4,   0, 5,   0, 6,   0, 7,  0,
+                                              8,   0, 9,   0, 10,  0, 11,  0, 12,  0, 13,  0, 14,  0, 15, 0 };
+// MXFP4: 2 * E2M1 (scaled back by the half scale below).
+alignas(128) const int8_t kLutMxfp4x2[128] = { 0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
+                                               0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0 };
+
+void dequant_nibbles(nib_kind kind, const uint8_t * t, tile_f16 & o) {
+    const uint32_t m4 = 0x0F0F0F0F;
+    HVX_Vector     x = Q6_V_vzero(), y = Q6_V_vzero();  // value = code * x + y per row
+    HVX_Vector     lut = Q6_V_vzero(), fifth = Q6_V_vzero();
+    switch (kind) {
+        case NIB_Q4_0:
+        case NIB_IQ4_NL:
+            x   = rows_f16(t + HTP_TILE_Q4_0_SCALES);
+            lut = *(const HVX_Vector *) (kind == NIB_Q4_0 ? kLutQ4_0 : kLutIq4nl);
+            break;
+        case NIB_MXFP4: {
+            // ggml's scale is FP16 2^(eh - 15), eh = clamp(e - 112, 0, 30) (eh = 0: zero);
+            // the table holds 2 * E2M1, so the row factor is half of it: (eh + 111) << 23.
+            const HVX_Vector e  = Q6_V_lo_W(Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(
+                load_u(t + HTP_TILE_MXFP4_SCALES, 32)))));
+            const HVX_Vector eh = Q6_Vw_vmin_VwVw(Q6_Vw_vmax_VwVw(Q6_Vw_vsub_VwVw(e, Q6_V_vsplat_R(112)), Q6_V_vzero()),
+                                                  Q6_V_vsplat_R(30));
+            x   = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(eh, Q6_V_vzero()), Q6_V_vzero(),
+                                Q6_Vw_vasl_VwR(Q6_Vw_vadd_VwVw(eh, Q6_V_vsplat_R(111)), 23));
+            lut = *(const HVX_Vector *) kLutMxfp4x2;
+            break;
+        }
+        case NIB_Q5_0:  // (code - 16) * d, d at 640, fifth-bit plane at 512
+            x     = rows_f16(t + HTP_TILE_Q5_0_SCALES);
+            lut   = *(const HVX_Vector *) kLutQ5_0;
+            fifth = load_u(t + HTP_TILE_Q5_0_QH, 128);
+            break;
+        case NIB_Q4_1:
+        case NIB_Q5_K: {
+            const HVX_VectorPair xy = Q6_Wsf_vcvt_Vhf(load_u(t + HTP_TILE_Q4_1_SCALES, 128));  // (d, m) per row
+            x                       = Q6_V_lo_W(xy);
+            y                       = Q6_V_hi_W(xy);
+            if (kind == NIB_Q5_K) {
+                fifth = load_u(t + HTP_TILE_Q5_K_QH, 128);  // byte 32 j + r: bit 2v + nibble of pair 4v + j
+            }
+            break;
+        }
+    }
+    const bool table = kind == NIB_Q4_0 || kind == NIB_IQ4_NL || kind == NIB_MXFP4 || kind == NIB_Q5_0;
+    for (int v = 0; v < 4; v++) {
+        const HVX_Vector q = load_u(t + 128 * v, 128);
+        HVX_Vector       nib[2] = { band(q, m4), band(lsr_h(q, 4), m4) };
+        for (int hn = 0; hn < 2; hn++) {
+            if (kind == NIB_Q5_K || kind == NIB_Q5_0) {
+                nib[hn] = Q6_V_vor_VV(nib[hn], band(shift_h(fifth, 4 - 2 * v - hn), 0x10101010));
+            }
+            if (table) {
+                nib[hn] = Q6_Vb_vlut32_VbVbR(nib[hn], lut, 0);
+            }
+        }
+        // Codes are below 128 (or signed table values): a signed unpack widens both.
+        const HVX_VectorPair w[2] = { Q6_Wh_vunpack_Vb(nib[0]), Q6_Wh_vunpack_Vb(nib[1]) };
+        for (int q2 = 0; q2 < 2; q2++) {
+            const HVX_VectorPair lo = codes_sf(q2 ? Q6_V_hi_W(w[0]) : Q6_V_lo_W(w[0]));  // columns c, c + 2
+            const HVX_VectorPair hi = codes_sf(q2 ? Q6_V_hi_W(w[1]) : Q6_V_lo_W(w[1]));  // c + 1, c + 3
+            const int            c  = 8 * v + 4 * q2;
+            HVX_Vector           f[4] = { Q6_V_lo_W(lo), Q6_V_lo_W(hi), Q6_V_hi_W(lo), Q6_V_hi_W(hi) };
+            for (int i = 0; i < 4; i++) {
+                f[i] = table ? fmul(f[i], x) : fadd(fmul(f[i], x), y);
+            }
+            o.put(c, f[0], f[1]);
+            o.put(c + 2, f[2], f[3]);
+        }
+    }
+}
+
+// ---- Q8_0: byte 64 cp + 2r + (k & 1) ------------------------------------------------------
+void dequant_q8_0(const uint8_t * t, tile_f16 & o) {
+    const HVX_Vector d = rows_f16(t + HTP_TILE_Q8_0_SCALES);
+    for (int v = 0; v < 8; v++) {
+        const HVX_VectorPair w = Q6_Wh_vunpack_Vb(load_u(t + 128 * v, 128));
+        for (int q2 = 0; q2 < 2; q2++) {
+            // halfword 2r + c of pair 2v + q2 -> sf lo (c = 0) / hi (c = 1), lane r
+            const HVX_VectorPair c = codes_sf(Q6_Vh_vdeal_Vh(q2 ? Q6_V_hi_W(w) : Q6_V_lo_W(w)));
+            o.put(4 * v + 2 * q2, fmul(Q6_V_lo_W(c), d), fmul(Q6_V_hi_W(c), d));
+        }
+    }
+}
+
+// ---- vrmpy-order formats: byte 4r + k % 4 of a 128-byte vector ---------------------------
+// After vdeal.h halfword lane 32 j1 + r holds row r's bytes k % 4 = 2 j1 (low) and 2 j1 + 1
+// (high): a field at bit b of byte j0 is (lane >> (8 j0 + b)), and its lanes 0..31 / 32..63
+// are columns base + j0 / base + 2 + j0.
+inline HVX_Vector vrmpy_rows(const uint8_t * p) {
+    return Q6_Vh_vdeal_Vh(load_u(p, 128));
+}
+
+// Puts columns base..base + 3 from the code vectors of j0 = 0, 1 (int16), scaled per row.
+template <class F> inline void put4(tile_f16 & o, int base, HVX_Vector c0, HVX_Vector c1, F scale) {
+    const HVX_VectorPair a = codes_sf(c0), b = codes_sf(c1);
+    o.put(base, scale(Q6_V_lo_W(a)), scale(Q6_V_lo_W(b)));
+    o.put(base + 2, scale(Q6_V_hi_W(a)), scale(Q6_V_hi_W(b)));
+}
+
+// Q1_0: quarter o = vector o, column 4g + k % 4 at bit g; value (2 bit - 1) * d.
+void dequant_q1_0(const uint8_t * t, HVX_Vector * out) {
+    const HVX_Vector d   = rows_f16(t + HTP_TILE_Q1_0_SCALES);
+    const HVX_Vector one = Q6_Vh_vsplat_R(1);
+    auto             mul = [&](HVX_Vector f) { return fmul(f, d); };
+    for (int q = 0; q < 4; q++) {
+        tile_f16         o;
+        const HVX_Vector y = vrmpy_rows(t + 128 * q);
+        for (int g = 0; g < 8; g++) {
+            HVX_Vector c[2];
+            for (int j0 = 0; j0 < 2; j0++) {
+                const HVX_Vector bit = Q6_V_vand_VV(lsr_h(y, 8 * j0 + g), one);
+                c[j0]                = Q6_Vh_vsub_VhVh(Q6_Vh_vasl_VhR(bit, 1), one);
+            }
+            put4(o, 4 * g, c[0], c[1], mul);
+        }
+        o.store(out + 16 * q);
+    }
+}
+
+// 2-bit code of group g (bits 2g) of byte j0 from a vdealt vrmpy-order vector.
+inline HVX_Vector code2(HVX_Vector y, int j0, int g) {
+    return Q6_V_vand_VV(lsr_h(y, 8 * j0 + 2 * g), Q6_Vh_vsplat_R(3));
+}
+
+// Q2_0: vector k / 16, bits 2 ((k / 4) % 4); value (code - 1) * d; 2 output tiles.
+void dequant_q2_0(const uint8_t * t, HVX_Vector * out) {
+    const HVX_Vector d   = rows_f16(t + HTP_TILE_Q2_0_SCALES);
+    const HVX_Vector one = Q6_Vh_vsplat_R(1);
+    auto             mul = [&](HVX_Vector f) { return fmul(f, d); };
+    for (int q = 0; q < 2; q++) {
+        tile_f16 o;
+        for (int w = 0; w < 2; w++) {
+            const HVX_Vector y = vrmpy_rows(t + 128 * (2 * q + w));
+            for (int g = 0; g < 4; g++) {
+                put4(o, 16 * w + 4 * g, Q6_Vh_vsub_VhVh(code2(y, 0, g), one), Q6_Vh_vsub_VhVh(code2(y, 1, g), one), mul);
+            }
+        }
+        o.store(out + 16 * q);
+    }
+}
+
+// Q3_K: low 2 bits as Q2_0, sign bit k / 4 of the plane at 256 (set: minus 4); FP16 scale per
+// row and half (k < 16: 384 + 2r, else 448 + 2r).
+void dequant_q3_k(const uint8_t * t, tile_f16 & o) {
+    const HVX_VectorPair sc   = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(load_u(t + HTP_TILE_Q3_K_SCALES, 128)));
+    const HVX_Vector     sg   = vrmpy_rows(t + HTP_TILE_Q3_K_SIGNS);
+    for (int w = 0; w < 2; w++) {
+        const HVX_Vector y   = vrmpy_rows(t + 128 * w);
+        const HVX_Vector s   = w ? Q6_V_hi_W(sc) : Q6_V_lo_W(sc);
+        auto             mul = [&](HVX_Vector f) { return fmul(f, s); };
+        for (int g = 0; g < 4; g++) {
+            HVX_Vector c[2];
+            for (int j0 = 0; j0 < 2; j0++) {
+                const HVX_Vector neg = Q6_V_vand_VV(lsr_h(sg, 8 * j0 + 4 * w + g), Q6_Vh_vsplat_R(1));
+                c[j0]                = Q6_Vh_vsub_VhVh(code2(y, j0, g), Q6_Vh_vasl_VhR(neg, 2));
+            }
+            put4(o, 16 * w + 4 * g, c[0], c[1], mul);
+        }
+    }
+}
+
+// Q6_K: low nibble (k / 4) % 2 of vector k / 8, high 2 bits 2 ((k / 4) % 4) of vector
+// 4 + k / 16; value (code - 32) * scale, FP16 scale per row and half at 768.
+void dequant_q6_k(const uint8_t * t, tile_f16 & o) {
+    const HVX_VectorPair sc = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(load_u(t + HTP_TILE_Q6_K_SCALES, 128)));
+    const HVX_Vector     k32 = Q6_Vh_vsplat_R(32);
+    for (int w = 0; w < 2; w++) {
+        const HVX_Vector hi  = vrmpy_rows(t + HTP_TILE_Q6_K_QH + 128 * w);
+        const HVX_Vector s   = w ? Q6_V_hi_W(sc) : Q6_V_lo_W(sc);
+        auto             mul = [&](HVX_Vector f) { return fmul(f, s); };
+        for (int a = 2 * w; a < 2 * w + 2; a++) {  // vector k / 8
+            const HVX_Vector lo = vrmpy_rows(t + 128 * a);
+            for (int b = 0; b < 2; b++) {  // nibble (k / 4) % 2
+                HVX_Vector c[2];
+                for (int j0 = 0; j0 < 2; j0++) {
+                    const HVX_Vector l = Q6_V_vand_VV(lsr_h(lo, 8 * j0 + 4 * b), Q6_Vh_vsplat_R(15));
+                    const HVX_Vector h = code2(hi, j0, 2 * (a % 2) + b);
+                    c[j0]              = Q6_Vh_vsub_VhVh(Q6_V_vor_VV(l, Q6_Vh_vasl_VhR(h, 4)), k32);
+                }
+                put4(o, 8 * a + 4 * b, c[0], c[1], mul);
+            }
+        }
+    }
+}
+
+// Q2_K: codes as Q2_0's first two vectors; raw scale bytes (min << 4 | sc) at 256 + r (k < 16)
+// and 288 + r; FP16 d of rows 8j..8j+7 at 320.. of the super-block's tile j < 4, -dmin in
+// tiles 4..7. value = (d * sc) * code + (-dmin) * min.
+void dequant_q2_k(const uint8_t * t, const uint8_t * sb, tile_f16 & o) {
+    HVX_Vector dm = Q6_V_vzero();  // bytes 16 j.. = tile j's 8 FP16
+    for (int j = 0; j < 8; j++) {
+        const HVX_VectorPred q = Q6_Q_and_QQ(Q6_Q_vsetq2_R(16 * j + 16), Q6_Q_not_Q(Q6_Q_vsetq_R(16 * j)));
+        const HVX_Vector     v = load_u(sb + j * HTP_TENSOR_TILE_SIZE_Q2_K + HTP_TILE_Q2_K_DM, 16);
+        dm                     = Q6_V_vmux_QVV(q, Q6_V_vror_VR(v, 128 - 16 * j), dm);
+    }
+    const HVX_VectorPair dd  = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(dm));  // lo: d per row, hi: -dmin
+    const HVX_Vector     raw = Q6_V_lo_W(Q6_Wuh_vunpack_Vub(load_u(t + HTP_TILE_Q2_K_SCALES, 64)));
+    const HVX_VectorPair sc  = codes_sf(Q6_V_vand_VV(raw, Q6_Vh_vsplat_R(15)));
+    const HVX_VectorPair mn  = codes_sf(Q6_Vuh_vlsr_VuhR(raw, 4));
+    for (int w = 0; w < 2; w++) {
+        const HVX_Vector y   = vrmpy_rows(t + 128 * w);
+        const HVX_Vector dl  = fmul(Q6_V_lo_W(dd), w ? Q6_V_hi_W(sc) : Q6_V_lo_W(sc));
+        const HVX_Vector ml  = fmul(Q6_V_hi_W(dd), w ? Q6_V_hi_W(mn) : Q6_V_lo_W(mn));
+        auto             mad = [&](HVX_Vector f) { return fadd(fmul(dl, f), ml); };
+        for (int g = 0; g < 4; g++) {
+            put4(o, 16 * w + 4 * g, code2(y, 0, g), code2(y, 1, g), mad);
         }
     }
 }
 
 }  // namespace
 
-bool tile_dequant_f16(uint32_t type, const uint8_t * t, const uint8_t * sb_first, HVX_Vector * out, float * f) {
+bool tile_dequant_f16(uint32_t type, const uint8_t * t, const uint8_t * sb_first, HVX_Vector * out, float * scratch) {
+    (void) scratch;  // the decoders keep everything in vectors
+    tile_f16 o;
     switch (type) {
-        case HTP_TYPE_Q4_0:
-        case HTP_TYPE_IQ4_NL:
-            for (int r = 0; r < NR; r++) {
-                const float d = h2f(rd16(t + HTP_TILE_Q4_0_SCALES + 2 * r));
-                for (int c = 0; c < 32; c++) {
-                    const int q  = nib32(t, r, c);
-                    f[r * 32 + c] = type == HTP_TYPE_Q4_0 ? (float) (q - 8) * d : d * (float) kIq4nl[q];
-                }
-            }
-            break;
+        case HTP_TYPE_Q4_0: dequant_nibbles(NIB_Q4_0, t, o); break;
+        case HTP_TYPE_IQ4_NL: dequant_nibbles(NIB_IQ4_NL, t, o); break;
+        case HTP_TYPE_MXFP4: dequant_nibbles(NIB_MXFP4, t, o); break;
         case HTP_TYPE_Q4_1:
-            for (int r = 0; r < NR; r++) {
-                const float d = h2f(rd16(t + HTP_TILE_Q4_1_SCALES + 4 * r));
-                const float m = h2f(rd16(t + HTP_TILE_Q4_1_SCALES + 4 * r + 2));
-                for (int c = 0; c < 32; c++) {
-                    f[r * 32 + c] = (float) nib32(t, r, c) * d + m;
-                }
-            }
-            break;
-        case HTP_TYPE_MXFP4:
-            for (int r = 0; r < NR; r++) {
-                const int   e  = t[HTP_TILE_MXFP4_SCALES + r];
-                const int   eh = e - 112 < 0 ? 0 : (e - 112 > 30 ? 30 : e - 112);
-                const float s  = h2f((uint16_t) (eh << 10));
-                for (int c = 0; c < 32; c++) {
-                    f[r * 32 + c] = kMxfp4[nib32(t, r, c)] * s;
-                }
-            }
-            break;
-        case HTP_TYPE_Q8_0:
-            for (int r = 0; r < NR; r++) {
-                const float d = h2f(rd16(t + HTP_TILE_Q8_0_SCALES + 2 * r));
-                for (int c = 0; c < 32; c++) {
-                    f[r * 32 + c] = (float) (int8_t) t[(c / 2) * 64 + 2 * r + (c & 1)] * d;
-                }
-            }
-            break;
-        case HTP_TYPE_Q1_0:
-            for (int o = 0; o < 4; o++) {
-                for (int r = 0; r < NR; r++) {
-                    const float d = h2f(rd16(t + HTP_TILE_Q1_0_SCALES + 2 * r));
-                    for (int c = 0; c < 32; c++) {
-                        const int bit = (t[128 * o + 4 * r + (c % 4)] >> (c / 4)) & 1;
-                        f[r * 32 + c] = bit ? d : -d;
-                    }
-                }
-                to_f16(out + 16 * o, f);
-            }
-            return true;
-        case HTP_TYPE_Q2_0:
-            for (int o = 0; o < 2; o++) {
-                for (int r = 0; r < NR; r++) {
-                    const float d = h2f(rd16(t + HTP_TILE_Q2_0_SCALES + 2 * r));
-                    for (int c = 0; c < 32; c++) {
-                        f[r * 32 + c] = (float) (v2(t, r, 32 * o + c) - 1) * d;
-                    }
-                }
-                to_f16(out + 16 * o, f);
-            }
-            return true;
-        case HTP_TYPE_Q2_K: {
-            constexpr uint32_t T2 = HTP_TENSOR_TILE_SIZE_Q2_K;
-            for (int r = 0; r < NR; r++) {
-                const float d    = h2f(rd16(sb_first + (r / 8) * T2 + HTP_TILE_Q2_K_DM + 2 * (r % 8)));
-                const float dmin = -h2f(rd16(sb_first + (4 + r / 8) * T2 + HTP_TILE_Q2_K_DM + 2 * (r % 8)));
-                for (int k = 0; k < 32; k++) {
-                    const int   sc = t[HTP_TILE_Q2_K_SCALES + 32 * (k / 16) + r];
-                    const float dl = d * (float) (sc & 0xf);
-                    const float ml = dmin * (float) (sc >> 4);
-                    f[r * 32 + k]  = dl * (float) v2(t, r, k) - ml;
-                }
-            }
-            break;
-        }
-        case HTP_TYPE_Q3_K:
-            for (int r = 0; r < NR; r++) {
-                for (int k = 0; k < 32; k++) {
-                    const float s   = h2f(rd16(t + HTP_TILE_Q3_K_SCALES + 2 * (32 * (k / 16) + r)));
-                    const int   neg = (t[HTP_TILE_Q3_K_SIGNS + 4 * r + (k % 4)] >> (k / 4)) & 1;
-                    f[r * 32 + k]   = s * (float) (v2(t, r, k) - 4 * neg);
-                }
-            }
-            break;
-        case HTP_TYPE_Q4_K:
+        case HTP_TYPE_Q4_K: dequant_nibbles(NIB_Q4_1, t, o); break;
         case HTP_TYPE_Q5_K:
-            for (int r = 0; r < NR; r++) {
-                const float s = h2f(rd16(t + HTP_TILE_Q4_K_SCALES + 4 * r));
-                const float m = h2f(rd16(t + HTP_TILE_Q4_K_SCALES + 4 * r + 2));
-                for (int k = 0; k < 32; k++) {
-                    int q = nib32(t, r, k);
-                    if (type == HTP_TYPE_Q5_K) {
-                        q |= ((t[HTP_TILE_Q5_K_QH + 32 * ((k / 2) % 4) + r] >> (2 * (k / 8) + (k & 1))) & 1) << 4;
-                    }
-                    f[r * 32 + k] = s * (float) q + m;
-                }
-            }
-            break;
-        case HTP_TYPE_Q6_K:
-            for (int r = 0; r < NR; r++) {
-                for (int k = 0; k < 32; k++) {
-                    const float s  = h2f(rd16(t + HTP_TILE_Q6_K_SCALES + 2 * (32 * (k / 16) + r)));
-                    const int   lo = (t[128 * (k / 8) + 4 * r + (k % 4)] >> (4 * ((k / 4) % 2))) & 15;
-                    const int   hi = v2(t + HTP_TILE_Q6_K_QH, r, k);
-                    f[r * 32 + k]  = s * (float) ((lo | (hi << 4)) - 32);
-                }
-            }
-            break;
-        case HTP_TYPE_Q5_0:
-        case HTP_TYPE_Q5_1:
-            dequant_q5(type, t, f);
-            break;
-        default:
-            return false;
+        case HTP_TYPE_Q5_1: dequant_nibbles(NIB_Q5_K, t, o); break;
+        case HTP_TYPE_Q5_0: dequant_nibbles(NIB_Q5_0, t, o); break;
+        case HTP_TYPE_Q8_0: dequant_q8_0(t, o); break;
+        case HTP_TYPE_Q1_0: dequant_q1_0(t, out); return true;
+        case HTP_TYPE_Q2_0: dequant_q2_0(t, out); return true;
+        case HTP_TYPE_Q2_K: dequant_q2_k(t, sb_first, o); break;
+        case HTP_TYPE_Q3_K: dequant_q3_k(t, o); break;
+        case HTP_TYPE_Q6_K: dequant_q6_k(t, o); break;
+        default: return false;
     }
-    to_f16(out, f);
+    o.store(out);
     return true;
 }
 

@@ -29,12 +29,31 @@ HVX_EMU_INLINE HVX_VectorPair Q6_W_vcombine_VV(HVX_Vector Vu, HVX_Vector Vv) {
 
 // Vd = vror(Vu, Rt): Vd.ub[k] = Vu.ub[(k + Rt) & 127]
 HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
+#if defined(__AVX2__)
+    // In registers (a doubled buffer costs store-forwarding stalls): 16-byte chunk i of the
+    // result joins chunks i + q and i + q + 1 (Rt = 16 q + s) with two byte shuffles.
+    union {
+        HVX_Vector v;
+        __m128i    x[8];
+    } U, D;
+    U.v                = Vu;
+    const uint32_t r   = (uint32_t) Rt & (HVX_EMU_VLEN - 1), q = r >> 4;
+    const __m128i  b   = _mm_add_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                      _mm_set1_epi8((char) (r & 15)));
+    const __m128i  ilo = _mm_or_si128(b, _mm_cmpgt_epi8(b, _mm_set1_epi8(15)));  // > 15: zero
+    const __m128i  ihi = _mm_sub_epi8(b, _mm_set1_epi8(16));                     // < 0: zero
+    for (uint32_t i = 0; i < 8; i++) {
+        D.x[i] = _mm_or_si128(_mm_shuffle_epi8(U.x[(i + q) & 7], ilo), _mm_shuffle_epi8(U.x[(i + q + 1) & 7], ihi));
+    }
+    return D.v;
+#else
     uint8_t tmp[2 * HVX_EMU_VLEN];
     memcpy(tmp, &Vu, HVX_EMU_VLEN);
     memcpy(tmp + HVX_EMU_VLEN, &Vu, HVX_EMU_VLEN);
     HVX_Vector r;
     memcpy(&r, tmp + ((uint32_t) Rt & (HVX_EMU_VLEN - 1)), HVX_EMU_VLEN);
     return r;
+#endif
 }
 
 // Vd.b = vlut32(Vu.b, Vv.b, Rt): a 32-entry byte table lookup. matchval = Rt & 7, oddhalf =

@@ -1,12 +1,13 @@
 // Host side of MUL_MAT_TILED: the tiled-weight HVX path (token generation). Plans threads,
 // work items (column tiles x K chunks), buffers and the VTCM layout into kernel_params
 // (htp-abi/params/mul-mat.h, docs/mul-mat.md "Tiled HVX path"). Hooks declared in
-// mul-mat-paths.h; the MUL_MAT encoder calls them for tiled weights.
+// mul-mat-paths.h; the MUL_MAT encoder calls them for tiled weights. The plan itself
+// (mul-mat-tiled.h) also serves MUL_MAT_ID over tiled expert stacks.
+#include "mul-mat-tiled.h"
+
 #include <algorithm>
 
-#include "encode-util.h"
 #include "htp-abi/htp-tile-formats.h"
-#include "mul-mat-paths.h"
 
 using namespace htp_enc;
 
@@ -44,33 +45,21 @@ bool pitch_ok_q2k(uint32_t pitch) {
     return pitch == 384;
 }
 
-struct mmt_plan {
-    uint32_t order, n_ct, n_kt, pitch, act_pitch, stage;
-    uint32_t n_act, priv, out_per_row;
-    uint32_t n_threads, q_threads, rpt, cpc, kpc, n_kchunks, n_bufs;
-    uint32_t per_thread, vw_slot, vout_pitch, vacc_bytes, act_bytes;
-};
-
 uint32_t per_thread_bytes(const mmt_plan & pl) {
     return pl.n_bufs * pl.vw_slot + pl.n_bufs * pl.n_act * pl.vout_pitch + pl.vacc_bytes + 2 * pl.stage +
            (pl.priv ? pl.n_act * pl.act_pitch : 0);
 }
 
-bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw, mmt_plan & pl) {
-    const ggml_tensor * w = op->src[0];
-    const ggml_tensor * a = op->src[1];
-    if (!tiled_format(tw.format, pl.order) || tw.format != (uint32_t) w->type) {
-        return false;
-    }
-    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || a->nb[0] != 4 || op->nb[0] != 4) {
+}  // namespace
+
+bool htp_enc::mmt_plan_tiled(const htp_device_caps & caps, const ggml_tensor * w, const htp_tiled_weight & tw,
+                             uint32_t n_rows, uint64_t dst_nb1, bool scatter, mmt_plan & pl) {
+    if (!tiled_format(tw.format, pl.order) || tw.format != (uint32_t) w->type || n_rows == 0) {
         return false;
     }
     const uint64_t K = (uint64_t) w->ne[0];
-    if (a->ne[0] != w->ne[0] || tw.k_cols == 0 || tw.k_cols % 32 || K % tw.k_cols || K / tw.k_cols != tw.n_k_tiles ||
+    if (tw.k_cols == 0 || tw.k_cols % 32 || K % tw.k_cols || K / tw.k_cols != tw.n_k_tiles ||
         tw.tile_bytes != htp_tile_size((enum htp_type) tw.format) || tw.n_col_tiles != (w->ne[1] + 31) / 32) {
-        return false;
-    }
-    if (a->ne[2] % w->ne[2] != 0 || a->ne[3] % w->ne[3] != 0 || !fits_u32(a) || !fits_u32(op)) {
         return false;
     }
     // Plane offsets and tile offsets are 32-bit device address sums.
@@ -88,9 +77,8 @@ bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_
     }
 
     const uint32_t n_hvx = std::max(1u, std::min<uint32_t>(caps.n_hvx, 8u));
-    const uint32_t ne11  = (uint32_t) a->ne[1];
-    pl.priv              = ne11 <= kPrivateRows;
-    pl.n_act             = std::min<uint32_t>(ne11, HTP_MMT_MAX_ACT_ROWS);
+    pl.priv              = n_rows <= kPrivateRows;
+    pl.n_act             = std::min<uint32_t>(n_rows, HTP_MMT_MAX_ACT_ROWS);
     pl.n_threads         = std::min(n_hvx, pl.n_ct);
     const uint32_t ctpt  = (pl.n_ct + pl.n_threads - 1) / pl.n_threads;
     pl.kpc               = pl.n_kt;
@@ -106,8 +94,8 @@ bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_
         if (pl.n_kchunks > 1) {
             pl.cpc = 1;
         }
-        pl.out_per_row = !(dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, pl.n_act) &&
-                           dma_field_ok(caps, pl.cpc * 128));
+        pl.out_per_row = scatter || !(dma_field_ok(caps, dst_nb1) && dma_field_ok(caps, pl.n_act) &&
+                                      dma_field_ok(caps, pl.cpc * 128));
         pl.vw_slot     = pl.cpc * pl.kpc * pl.pitch;
         pl.vout_pitch  = pl.cpc * 128;
         pl.vacc_bytes  = pl.n_kchunks > 1 ? pl.n_act * 128 : 0;
@@ -142,6 +130,21 @@ bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_
     return true;
 }
 
+namespace {
+
+bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw, mmt_plan & pl) {
+    const ggml_tensor * w = op->src[0];
+    const ggml_tensor * a = op->src[1];
+    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || a->nb[0] != 4 || op->nb[0] != 4 ||
+        a->ne[0] != w->ne[0]) {
+        return false;
+    }
+    if (a->ne[2] % w->ne[2] != 0 || a->ne[3] % w->ne[3] != 0 || !fits_u32(a) || !fits_u32(op)) {
+        return false;
+    }
+    return mmt_plan_tiled(caps, w, tw, (uint32_t) a->ne[1], op->nb[1], false, pl);
+}
+
 }  // namespace
 
 bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
@@ -151,13 +154,14 @@ bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, con
 
 void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
                          htp_op_desc & desc) {
-    const ggml_tensor *        w = op->src[0];
-    const ggml_tensor *        a = op->src[1];
-    htp_mul_mat_tiled_params & p = desc.params.mul_mat_tiled;
-    mmt_plan                   pl;
+    mmt_plan pl;
     plan_tiled(caps, op, tw, pl);
     desc.opcode = HTP_OP_MUL_MAT_TILED;
+    mmt_fill_tiled(pl, op->src[0], tw, op->src[1], op, desc.params.mul_mat_tiled);
+}
 
+void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const htp_tiled_weight & tw,
+                             const ggml_tensor * a, const ggml_tensor * op, htp_mul_mat_tiled_params & p) {
     p.split.n_threads        = pl.n_threads;
     p.split.total_rows       = pl.n_ct;
     p.split.rows_per_thread  = pl.rpt;
@@ -183,8 +187,9 @@ void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, c
     p.ne12              = (uint32_t) a->ne[2];
     p.n_planes          = (uint32_t) (a->ne[2] * a->ne[3]);
     p.div_ne12          = htp_fastdiv_init(p.ne12);
-    p.div_r2            = htp_fastdiv_init((uint32_t) (a->ne[2] / w->ne[2]));
-    p.div_r3            = htp_fastdiv_init((uint32_t) (a->ne[3] / w->ne[3]));
+    // (MUL_MAT_ID: w's planes are experts, not broadcast; the ratios are unused there.)
+    p.div_r2            = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[2] / w->ne[2]));
+    p.div_r3            = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[3] / w->ne[3]));
     p.w_nb2             = (uint32_t) tw.nb2;
     p.w_nb3             = (uint32_t) tw.nb3;
     p.src1              = rows_strides(a->nb[1], a->nb[2], a->nb[3]);

@@ -172,13 +172,15 @@ std::string htp_shape(const ggml_tensor * t) {
     return buf;
 }
 
-void htp_log_op(const htp_device & d, const char * op_name, const ggml_tensor * node) {
+// path: the NPU kernel when it is not the op's own (htp_batch::npu_path), logged as "(kernel ...)".
+void htp_log_op(const htp_device & d, const char * op_name, const ggml_tensor * node, const std::string & path) {
     std::string srcs;
     for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
         srcs += (i ? ", " : "") + htp_shape(node->src[i]);
     }
-    HTP_LOG_REQUESTED("%s: op %s '%s' %s <- %s", d.spec.name.c_str(), op_name, node->name, htp_shape(node).c_str(),
-                      srcs.c_str());
+    const std::string kernel = path.empty() ? "" : " (kernel " + path + ")";
+    HTP_LOG_REQUESTED("%s: op %s '%s' %s <- %s%s", d.spec.name.c_str(), op_name, node->name, htp_shape(node).c_str(),
+                      srcs.c_str(), kernel.c_str());
 }
 
 // Sends the batch and checks the answer.
@@ -195,7 +197,7 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
     }
     if (reg.cfg.verbose >= 1) {
         for (size_t i = 0; i < batch.size(); i++) {
-            htp_log_op(d, batch.op_name(i), batch.nodes()[i]);
+            htp_log_op(d, batch.op_name(i), batch.nodes()[i], batch.npu_path(i));
         }
     }
 

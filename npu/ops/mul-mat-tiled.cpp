@@ -3,6 +3,7 @@
 // quantized into VTCM blocks ready for vrmpy; each thread streams its column tiles' weight
 // tiles DDR -> VTCM (n_bufs deep) and computes 32 output rows x 1 or 2 activation rows per
 // tile step.
+#include "mul-mat-tiled-pass.h"
 #include "mul-mat-tiled.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -11,11 +12,6 @@ using namespace htp_ops;
 using namespace htp_ops::mmt;
 
 namespace {
-
-// The activation rows one pass works on: [i1_0, i1_0 + n) of plane (i2, i3).
-struct mm_pass {
-    uint32_t i1_0, n, i2, i3;
-};
 
 // Activation prep, one row per pipeline step: F32 DDR -> staging slot -> prepared blocks.
 struct act_op {
@@ -27,7 +23,8 @@ struct act_op {
     HVX_Vector *                     act;  // prepared row 0 of the pass
 
     int fetch(uint32_t r, uint32_t, uint32_t slot) {
-        const dma_addr_t s = octx->src[1].data + row_offset(p->src1, c.i1_0 + r, c.i2, c.i3);
+        const dma_addr_t s =
+            octx->src[1].data + (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
         return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot), s, p->act_row_bytes) ? 1 : -1;
     }
 
@@ -169,8 +166,17 @@ struct dot_op {
 
     int store_out(const item & x, uint32_t slot) {
         const uint32_t   cols  = p->ne01 - 32 * x.ct0 < 32 * x.n_ct ? p->ne01 - 32 * x.ct0 : 32 * x.n_ct;
-        const dma_addr_t d     = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + x.ct0 * 128;
         const dma_addr_t v     = vtcm_slot(octx->ctx, p->split, ith, p->vout, slot);
+        if (c.dst_off) {  // MUL_MAT_ID: every row to its own dst row
+            for (uint32_t j = 0; j < c.n; j++) {
+                if (!dma_queue_push_1d(q, octx->dst.data + c.dst_off[j] + x.ct0 * 128, v + j * p->vout.row_pitch,
+                                       cols * 4)) {
+                    return -1;
+                }
+            }
+            return (int) c.n;
+        }
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + x.ct0 * 128;
         if (!p->out_per_row) {
             return dma_queue_push(q, d, v, p->dst.nb1, p->vout.row_pitch, cols * 4, c.n) ? 1 : -1;
         }
@@ -234,31 +240,45 @@ void dot_worker(unsigned int, unsigned int ith, void * data) {
 
 }  // namespace
 
-int htp_op_mul_mat_tiled(struct htp_op_context * octx) {
-    const htp_mul_mat_tiled_params & p = octx->params->mul_mat_tiled;
-    mmt_job                          job;
-    job.octx = octx;
-    job.p    = &p;
+int htp_ops::mmt::run_pass(htp_op_context * octx, const htp_mul_mat_tiled_params & p, const mm_pass & c,
+                           dma_addr_t wbase) {
+    mmt_job job;
+    job.octx  = octx;
+    job.p     = &p;
+    job.c     = c;
+    job.wbase = wbase;
     for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
         job.status[i] = HTP_STATUS_OK;
     }
+    if (!p.act_private) {
+        work_queue_run(octx->ctx->work_queue, prep_worker, &job, p.qsplit.n_threads);
+    }
+    work_queue_run(octx->ctx->work_queue, dot_worker, &job, p.split.n_threads);
+    for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
+        if (job.status[t] != HTP_STATUS_OK) {
+            return job.status[t];
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+int htp_op_mul_mat_tiled(struct htp_op_context * octx) {
+    const htp_mul_mat_tiled_params & p = octx->params->mul_mat_tiled;
     for (uint32_t plane = 0; plane < p.n_planes; plane++) {
-        job.c.i3           = htp_fastdiv(plane, &p.div_ne12);
-        job.c.i2           = plane - job.c.i3 * p.ne12;
-        const uint32_t i02 = htp_fastdiv(job.c.i2, &p.div_r2);
-        const uint32_t i03 = htp_fastdiv(job.c.i3, &p.div_r3);
-        job.wbase          = octx->src[0].data + i02 * p.w_nb2 + i03 * p.w_nb3;
+        mm_pass c;
+        c.i3               = htp_fastdiv(plane, &p.div_ne12);
+        c.i2               = plane - c.i3 * p.ne12;
+        c.src1_off         = nullptr;
+        c.dst_off          = nullptr;
+        const uint32_t i02 = htp_fastdiv(c.i2, &p.div_r2);
+        const uint32_t i03 = htp_fastdiv(c.i3, &p.div_r3);
+        const dma_addr_t w = octx->src[0].data + i02 * p.w_nb2 + i03 * p.w_nb3;
         for (uint32_t i1 = 0; i1 < p.ne11; i1 += p.act_rows_per_pass) {
-            job.c.i1_0 = i1;
-            job.c.n    = p.ne11 - i1 < p.act_rows_per_pass ? p.ne11 - i1 : p.act_rows_per_pass;
-            if (!p.act_private) {
-                work_queue_run(octx->ctx->work_queue, prep_worker, &job, p.qsplit.n_threads);
-            }
-            work_queue_run(octx->ctx->work_queue, dot_worker, &job, p.split.n_threads);
-            for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
-                if (job.status[t] != HTP_STATUS_OK) {
-                    return job.status[t];
-                }
+            c.i1_0       = i1;
+            c.n          = p.ne11 - i1 < p.act_rows_per_pass ? p.ne11 - i1 : p.act_rows_per_pass;
+            const int st = run_pass(octx, p, c, w);
+            if (st != HTP_STATUS_OK) {
+                return st;
             }
         }
     }

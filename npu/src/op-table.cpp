@@ -35,6 +35,7 @@ HTP_WEAK_OP(htp_op_gated_delta_net)
 HTP_WEAK_OP(htp_op_im2col)
 HTP_WEAK_OP(htp_op_mul_mat_tiled)
 HTP_WEAK_OP(htp_op_mul_mat_hmx)
+HTP_WEAK_OP(htp_op_mul_mat_id_tiled)
 #undef HTP_WEAK_OP
 
 htp_op_fn htp_op_lookup(uint32_t opcode) {
@@ -79,6 +80,7 @@ htp_op_fn htp_op_lookup(uint32_t opcode) {
         case HTP_OP_GATED_DELTA_NET: return htp_op_gated_delta_net;
         case HTP_OP_IM2COL:          return htp_op_im2col;
         case HTP_OP_MUL_MAT_TILED:   return htp_op_mul_mat_tiled;
+        case HTP_OP_MUL_MAT_ID_TILED: return htp_op_mul_mat_id_tiled;
         default:                     return nullptr;
     }
 }

@@ -201,17 +201,21 @@ struct htp_mul_mat_hmx_params {
     uint32_t vtiles_offset;          // per thread: kc_tiles repacked tiles (2048-aligned)
 };
 
-// MUL_MAT_ID: dst[:, i, t] = W[:, :, ids[i, t]] x A[:, i % ne11, t] (ggml_mul_mat_id) on the
-// flat HVX path. The kernel reads the ids (scalar loads, as GET_ROWS does), and per used
-// expert e gathers the (i, t) pairs routed to it into chunks of mm.act_rows_per_chunk
-// activation rows, streams only expert e's weight rows (mm.src0.nb2 = expert stride) and
-// scatters each activation row's results with its own descriptor (dst row (i, t)).
-// mm.src1 / mm.dst: nb1 = per used slot i, nb2 = per token t. An id outside [0, n_as) fails
-// the op with HTP_STATUS_BAD_PARAMS.
+// MUL_MAT_ID: dst[:, i, t] = W[:, :, ids[i, t]] x A[:, i % ne11, t] (ggml_mul_mat_id). The
+// kernel reads the ids (scalar loads, as GET_ROWS does), and per used expert e gathers the
+// (i, t) pairs routed to it into chunks of activation rows, streams only expert e's weights
+// and scatters each activation row's results with its own descriptor (dst row (i, t)).
+// src1 / dst strides of the path's params: nb1 = per used slot i, nb2 = per token t. An id
+// outside [0, n_as) fails the op with HTP_STATUS_BAD_PARAMS.
+//   MUL_MAT_ID:       flat weights, flat HVX path; mm.src0.nb2 = expert stride; chunks of
+//                     mm.act_rows_per_chunk rows.
+//   MUL_MAT_ID_TILED: a tiled expert stack (desc.src[0] has HTP_TENSOR_TILED, expert e's
+//                     tiles at e * mm.w_nb2), tiled HVX path (MUL_MAT_TILED's phases);
+//                     chunks of mm.act_rows_per_pass rows, results always per row
+//                     (mm.out_per_row = 1); the plane fields of mm are unused.
 #define HTP_MM_ID_MAX_EXPERTS 4096  // n_as limit (the kernel keeps a bitmap of used experts)
 
-struct htp_mul_mat_id_params {
-    struct htp_mul_mat_params mm;    // starts with split; planned with scatter (see above)
+struct htp_mm_id_routing {
     uint32_t n_as;                   // experts (src0 ne02)
     uint32_t n_ids;                  // ids ne0: experts used per token
     uint32_t n_tokens;               // ids ne1 == src1 ne2
@@ -219,8 +223,19 @@ struct htp_mul_mat_id_params {
     struct htp_fastdiv div_ne11;     // i11 = i % ne11 (ne11 = 1: every slot reads the same row)
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT          \
-    struct htp_mul_mat_params       mul_mat;       \
-    struct htp_mul_mat_tiled_params mul_mat_tiled; \
-    struct htp_mul_mat_hmx_params   mul_mat_hmx;   \
-    struct htp_mul_mat_id_params    mul_mat_id;
+struct htp_mul_mat_id_params {
+    struct htp_mul_mat_params mm;    // starts with split; planned with scatter (see above)
+    struct htp_mm_id_routing  route;
+};
+
+struct htp_mul_mat_id_tiled_params {
+    struct htp_mul_mat_tiled_params mm;  // starts with split
+    struct htp_mm_id_routing        route;
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT                \
+    struct htp_mul_mat_params          mul_mat;          \
+    struct htp_mul_mat_tiled_params    mul_mat_tiled;    \
+    struct htp_mul_mat_hmx_params      mul_mat_hmx;      \
+    struct htp_mul_mat_id_params       mul_mat_id;       \
+    struct htp_mul_mat_id_tiled_params mul_mat_id_tiled;

@@ -8,7 +8,7 @@
 set -uo pipefail
 bin=$1
 # Whole stacks (m_v=0: no strided view) of tiled formats, small expert counts.
-cases='^type_a=(q4_0|q4_1|q8_0|q2_K|q3_K|q4_K|q5_K|q6_K|mxfp4),type_b=f32,n_mats=(4|8|16|32),.*,m_v=0$'
+cases='^type_a=(q4_0|q4_1|q5_0|q5_1|q8_0|iq4_nl|q2_K|q3_K|q4_K|q5_K|q6_K|mxfp4),type_b=f32,n_mats=(4|8|16|32),.*,m_v=0$'
 out=$(GGML_HEXAGON_REPACK=all GGML_HEXAGON_VERBOSE=1 \
       "$bin/test-backend-ops" test -b HTP0 -o MUL_MAT_ID -p "$cases" 2>&1)
 rc=$?

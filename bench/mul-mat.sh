@@ -1,121 +1,70 @@
 #!/usr/bin/env bash
-# MUL_MAT throughput, HTP0 against ggml's CPU backend, per weight type at test-backend-ops' own
-# perf shapes: W 4096 x 14336 (m = 4096, k = 14336) times n = 1 (GEMV, token generation) and
-# n = 512 (GEMM, prompt) F32 activation columns. Writes docs/bench-mul-mat.md (table) and, when
-# python3 has matplotlib, docs/bench-mul-mat.png. A benchmark, not a test: run it by hand.
+# MUL_MAT throughput, HTP0 against ggml's CPU backend, for every weight type MUL_MAT on HTP
+# takes, at a GEMV shape (n = 1, token generation) and a GEMM shape (n = 512, prompt), with
+# flat weights and, for the types that have a tiled format, repacked (tiled) weights.
+# Runs build/bin/mul-mat-bench (bench/mul-mat/) per type and shape and writes
+# docs/bench-mul-mat.md (table) and docs/bench-mul-mat.svg (plot, python3 standard library).
+# A benchmark, not a test: run it by hand, best on an otherwise idle machine.
 #
-#   bench/mul-mat.sh                     # every type the NPU takes, n = 1 and 512
-#   TYPES="q4_0 q8_0" NS=1 bench/mul-mat.sh
-#   HTP_TIMEOUT=300 bench/mul-mat.sh     # seconds per HTP0 case before it is reported as "timeout"
+#   bench/mul-mat.sh                          # all types, n = 1 and 512 (~15 min on 2 cores)
+#   TYPES="q4_0 q8_0" NS=1 bench/mul-mat.sh   # a subset
+#   K=4096 M_GEMV=4096 M_GEMM=512 bench/mul-mat.sh
 #
-# test-backend-ops perf repeats a case until it has done ~100 GFLOP on a non-CPU backend
-# (8 GFLOP on the CPU) and for at least one second, so on the emulated NPU one case costs
-# 100 GFLOP of emulated HVX work: minutes per case. A case that exceeds HTP_TIMEOUT is listed
-# as "timeout" (its throughput is then below 100 GFLOP / HTP_TIMEOUT).
+# Shapes are small on purpose: every HVX instruction of HTP0 is emulated on the host, so
+# test-backend-ops' perf shapes (m = 4096, k = 14336, ~100 GFLOP per case) take 5-20 minutes
+# per case; here one case is a few seconds.
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 
 TYPES=${TYPES:-"f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl mxfp4 q1_0 q2_0 q2_K q3_K q4_K q5_K q6_K"}
+# Types with a tiled format (docs/tiled-formats.md): measured flat and tiled.
+TILED_TYPES=" q4_0 q4_1 q8_0 iq4_nl mxfp4 q1_0 q2_0 q2_K q3_K q4_K q5_K q6_K "
 NS=${NS:-"1 512"}
-HTP_TIMEOUT=${HTP_TIMEOUT:-600}
-CPU_TIMEOUT=${CPU_TIMEOUT:-300}
+K=${K:-2048}
+M_GEMV=${M_GEMV:-2048}  # weight rows at n = 1
+M_GEMM=${M_GEMM:-512}   # weight rows at n = 512
+MIN_TIME=${MIN_TIME:-1}
+CASE_TIMEOUT=${CASE_TIMEOUT:-300}
 OUT_MD=${OUT_MD:-$ROOT/docs/bench-mul-mat.md}
-OUT_PNG=${OUT_PNG:-${OUT_MD%.md}.png}
-TBO=$BIN/test-backend-ops
-[ -x "$TBO" ] || die "$TBO not built (scripts/build.sh)"
+OUT_SVG=${OUT_SVG:-${OUT_MD%.md}.svg}
+MMB=$BIN/mul-mat-bench
+[ -x "$MMB" ] || die "$MMB not built (scripts/build.sh)"
+
+# Flat weights stay flat only with the default repack mode (usage WEIGHTS = tiled).
+export GGML_HEXAGON_REPACK=1
+unset GGML_HEXAGON_MM_SELECT GGML_HEXAGON_NHMX GGML_HEXAGON_PROFILE
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# run BACKEND TYPE N -> "GFLOPS US_PER_RUN" or "timeout" / "unsupported" / "error"
-run() {
-    local be=$1 t=$2 n=$3 to log
-    to=$([ "$be" = CPU ] && echo "$CPU_TIMEOUT" || echo "$HTP_TIMEOUT")
-    log=$tmp/$be-$t-$n.log
-    local rc=0
-    timeout "$to" "$TBO" perf -b "$be" -o MUL_MAT -p "^type_a=$t,type_b=f32,m=4096,n=$n,k=14336,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\]" \
-        >"$log" 2>&1 || rc=$?
-    if [ $rc -eq 124 ]; then
-        echo timeout
-    elif grep -q "not supported" "$log"; then
-        echo unsupported
-    elif line=$(grep -E "^ +MUL_MAT\(.* runs - " "$log" | head -1) && [ -n "$line" ]; then
-        # "... 69 runs - 30347.51 us/run - 117.44 MFLOP/run - 3.87 GFLOPS"
-        sed -E 's/\x1b\[[0-9;]*m//g' <<<"$line" |
-            sed -E 's/.* runs - +([0-9.]+) us\/run - .* - +([0-9.]+) ([GMT])FLOPS.*/\2 \3 \1/' |
-            awk '{ g = $1; if ($2 == "M") g /= 1000; if ($2 == "T") g *= 1000; printf "%.3f %s\n", g, $3 }'
-    else
-        cp "$log" "$BUILD/bench-mul-mat-$be-$t-$n.err.log" 2>/dev/null || true  # kept for a look
-        echo error
-    fi
-}
-
 results=$tmp/results.tsv
 : >"$results"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+loads=()
+t_start=$(date +%s)
 for t in $TYPES; do
+    layouts=flat
+    [[ "$TILED_TYPES" == *" $t "* ]] && layouts=flat,tiled
     for n in $NS; do
-        log "MUL_MAT type_a=$t n=$n: CPU"
-        cpu=$(run CPU "$t" "$n")
-        log "MUL_MAT type_a=$t n=$n: HTP0 (timeout ${HTP_TIMEOUT}s)"
-        htp=$(run HTP0 "$t" "$n")
-        printf '%s\t%s\t%s\t%s\n' "$t" "$n" "$cpu" "$htp" | tee -a "$results" >&2
+        m=$([ "$n" -eq 1 ] && echo "$M_GEMV" || echo "$M_GEMM")
+        log "MUL_MAT $t m=$m n=$n k=$K: CPU, HTP0 $layouts"
+        rc=0
+        timeout "$CASE_TIMEOUT" "$MMB" --type "$t" -n "$n" -m "$m" -k "$K" --min-time "$MIN_TIME" --layouts "$layouts" \
+            >"$tmp/case.tsv" 2>"$tmp/case.err" || rc=$?
+        cat "$tmp/case.tsv" >>"$results"
+        cat "$tmp/case.tsv" >&2
+        if [ $rc -ne 0 ]; then
+            log "  exit $rc$([ $rc -eq 124 ] && echo " (timeout ${CASE_TIMEOUT}s)"): $(tail -3 "$tmp/case.err" | tr '\n' ' ')"
+            printf '%s\t%s\t%s\t%s\tHTP0\t%s\t%s\t-\t-\t-\n' "$t" "$n" "$m" "$K" "incomplete" \
+                "$([ $rc -eq 124 ] && echo timeout || echo error)" >>"$results"
+        fi
+        loads+=("$(cut -d' ' -f1 /proc/loadavg)")
     done
 done
+t_end=$(date +%s)
 
-{
-    echo "# MUL_MAT: HTP0 against the CPU backend"
-    echo
-    echo "Generated by \`bench/mul-mat.sh\` on $(date -u +%Y-%m-%d) ($(nproc) host cores, commit"
-    echo "$(git -C "$ROOT" rev-parse --short HEAD), GGML_HEXAGON_ARCH=${GGML_HEXAGON_ARCH:-v79})."
-    echo "Shapes: test-backend-ops' perf cases \`MUL_MAT(type_a=T, type_b=f32, m=4096, n=N, k=14336)\`."
-    echo "GFLOPS = 2 m n k / time per run. HTP0 is the virtual NPU: every HVX instruction is"
-    echo "emulated on the host's cores, so its numbers measure the emulation, not a Hexagon chip;"
-    echo "they are comparable between types and kernel versions, and against the CPU backend"
-    echo "running on the same cores."
-    echo
-    echo "Types run: $TYPES; n: $NS. \"timeout\": the HTP0 case did not finish its ~100 GFLOP within"
-    echo "HTP_TIMEOUT=${HTP_TIMEOUT} s (so below $(awk -v t="$HTP_TIMEOUT" 'BEGIN { printf "%.2f", 100 / t }') GFLOPS in that run)."
-    echo
-    echo "| type | n | CPU GFLOPS | CPU us/run | HTP0 GFLOPS | HTP0 us/run | HTP0 / CPU |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
-    while IFS=$'\t' read -r t n cpu htp; do
-        read -r cg cu <<<"$cpu"
-        read -r hg hu <<<"$htp"
-        ratio="-"
-        if [[ "$cg" =~ ^[0-9.]+$ && "$hg" =~ ^[0-9.]+$ ]]; then
-            ratio=$(awk -v a="$hg" -v b="$cg" 'BEGIN { printf "%.4f", (b > 0 ? a / b : 0) }')
-        fi
-        echo "| $t | $n | $cg | ${cu:--} | $hg | ${hu:--} | $ratio |"
-    done <"$results"
-} >"$OUT_MD.tmp"
-
-if python3 -c 'import matplotlib' 2>/dev/null; then
-    python3 - "$results" "$OUT_PNG" <<'PY'
-import sys
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-ns = sorted({int(r[1]) for r in rows})
-fig, axes = plt.subplots(len(ns), 1, figsize=(10, 3.5 * len(ns)), squeeze=False)
-for ax, n in zip(axes[:, 0], ns):
-    sel = [r for r in rows if int(r[1]) == n]
-    num = lambda s: float(s.split()[0]) if s.split() and s.split()[0].replace(".", "", 1).isdigit() else 0.0
-    x = range(len(sel))
-    ax.bar([i - 0.2 for i in x], [num(r[2]) for r in sel], 0.4, label="CPU")
-    ax.bar([i + 0.2 for i in x], [num(r[3]) for r in sel], 0.4, label="HTP0")
-    ax.set_xticks(list(x), [r[0] for r in sel])
-    ax.set_ylabel("GFLOPS")
-    ax.set_title(f"MUL_MAT m=4096 k=14336 n={n}")
-    ax.legend()
-fig.tight_layout()
-fig.savefig(sys.argv[2])
-PY
-    echo >>"$OUT_MD.tmp"
-    echo "Plot: \`$(basename "$OUT_PNG")\`." >>"$OUT_MD.tmp"
-else
-    log "python3 has no matplotlib: no plot (the project pins no plotting dependency)"
-    echo >>"$OUT_MD.tmp"
-    echo "No plot: python3 here has no matplotlib, and the project pins no plotting dependency." >>"$OUT_MD.tmp"
-fi
-mv "$OUT_MD.tmp" "$OUT_MD"
-log "wrote $OUT_MD"
+python3 "$ROOT/bench/mul-mat-report.py" "$results" "$OUT_MD" "$OUT_SVG" \
+    "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
+    "commit=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- npu host abi vhtp || echo '+local changes')" \
+    "cores=$(nproc)" "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
+    "tiled_types=$TILED_TYPES" "arch=${GGML_HEXAGON_ARCH:-v79}" "k=$K" "m_gemv=$M_GEMV" "m_gemm=$M_GEMM" "min_time=$MIN_TIME" \
+    "load_before=$load_before" "loads=${loads[*]}" "minutes=$(( (t_end - t_start + 59) / 60 ))"
+log "wrote $OUT_MD and $OUT_SVG"

@@ -50,7 +50,7 @@ def cell(c, lay, t):
     if row is None:  # not run (no tiled format), or the case died before this layout
         return c.get("fail", "-") if lay != "tiled" or t in tiled_types else "-"
     v = num(row)
-    return f"{v:.3f}" if v is not None else row["g"]
+    return (f"{v:.3f}" if v >= 0.01 else f"{v:.2g}") if v is not None else row["g"]
 
 
 def ratio(c, lay):
@@ -59,7 +59,7 @@ def ratio(c, lay):
 
 
 def fmt_ratio(r):
-    return "-" if r is None else (f"{r:.3f}" if r < 10 else f"{r:.1f}")
+    return "-" if r is None else (f"{r:.3f}" if r >= 0.01 else f"{r:.2g}")
 
 
 types = []

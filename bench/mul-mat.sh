@@ -3,7 +3,8 @@
 # takes, at a GEMV shape (n = 1, token generation) and a GEMM shape (n = 512, prompt), with
 # flat weights and, for the types that have a tiled format, repacked (tiled) weights.
 # Runs build/bin/mul-mat-bench (bench/mul-mat/) per type and shape and writes
-# docs/bench-mul-mat.md (table) and docs/bench-mul-mat.svg (plot, python3 standard library).
+# docs/bench-mul-mat.md (table), docs/bench-mul-mat.svg (plot, python3 standard library) and
+# docs/bench-mul-mat.tsv (raw rows of mul-mat-bench).
 # A benchmark, not a test: run it by hand, best on an otherwise idle machine.
 #
 #   bench/mul-mat.sh                          # all types, n = 1 and 512 (~15 min on 2 cores)
@@ -26,6 +27,7 @@ MIN_TIME=${MIN_TIME:-1}
 CASE_TIMEOUT=${CASE_TIMEOUT:-300}
 OUT_MD=${OUT_MD:-$ROOT/docs/bench-mul-mat.md}
 OUT_SVG=${OUT_SVG:-${OUT_MD%.md}.svg}
+OUT_TSV=${OUT_TSV:-${OUT_MD%.md}.tsv}  # the raw rows, so the report can be remade
 MMB=$BIN/mul-mat-bench
 [ -x "$MMB" ] || die "$MMB not built (scripts/build.sh)"
 
@@ -61,6 +63,7 @@ for t in $TYPES; do
 done
 t_end=$(date +%s)
 
+cp "$results" "$OUT_TSV"
 python3 "$ROOT/bench/mul-mat-report.py" "$results" "$OUT_MD" "$OUT_SVG" \
     "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
     "commit=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- npu host abi vhtp || echo '+local changes')" \

@@ -31,8 +31,10 @@ OUT_TSV=${OUT_TSV:-${OUT_MD%.md}.tsv}  # the raw rows, so the report can be rema
 MMB=$BIN/mul-mat-bench
 [ -x "$MMB" ] || die "$MMB not built (scripts/build.sh)"
 
-# Flat weights stay flat only with the default repack mode (usage WEIGHTS = tiled).
-export GGML_HEXAGON_REPACK=1
+# Flat weights stay flat only with the default repack mode (usage WEIGHTS = tiled), and stay
+# on the flat HVX path only without run-time repacking (by default a flat weight of a tiled
+# type with > 8 activation rows is repacked in VTCM for HMX: the tiled column's path again).
+export GGML_HEXAGON_REPACK=1 GGML_HEXAGON_RTREPACK=0
 unset GGML_HEXAGON_MM_SELECT GGML_HEXAGON_NHMX GGML_HEXAGON_PROFILE
 
 tmp=$(mktemp -d)

@@ -93,8 +93,12 @@ md.append(
     "repack). **HTP0 tiled**: the same bytes in a buffer of usage WEIGHTS, which "
     "repacks them into tiles at `set_tensor` (`GGML_HEXAGON_REPACK=1`, docs/tiled-formats.md); the "
     "default path choice then runs n = 1 on the tiled HVX path and n = 512 on HMX (docs/mul-mat.md "
-    "\"Paths\"). Only the 12 tiled types have a tiled column. NMSE: HTP0's result against the CPU's "
+    f"\"Paths\"). Only the tiled types ({len(tiled_types)} here: {', '.join(sorted(tiled_types))}) have a tiled column. "
+    "NMSE: HTP0's result against the CPU's "
     "(test-backend-ops accepts 5e-4); every HTP0 number comes from a run whose result was checked.\n")
+
+if meta.get("note"):
+    md.append(f"Note: {meta['note']}\n")
 
 for n in ns:
     m = next(cases[(t, nn)]["m"] for t, nn in order if nn == n)

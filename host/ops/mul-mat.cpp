@@ -380,6 +380,18 @@ htp_mm_settings & htp_mm_config() {
     return s;
 }
 
+// The tile grid of w's matrix (format, K per tile, tile counts and sizes); the callers set
+// where the planes are.
+static void fill_tile_grid(const ggml_tensor * w, htp_tiled_weight & tw) {
+    const htp_type ty = (htp_type) w->type;
+    tw.format      = w->type;
+    tw.k_cols      = htp_tile_k_cols(ty);
+    tw.n_k_tiles   = (uint32_t) htp_tile_n_k_tiles(ty, w->ne[0]);
+    tw.n_col_tiles = (uint32_t) htp_tile_n_col_tiles(w->ne[1]);
+    tw.tile_bytes  = htp_tile_size(ty);
+    tw.plane_bytes = htp_tiled_matrix_size(ty, w->ne[0], w->ne[1]);
+}
+
 bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw) {
     const htp_type ty = (htp_type) w->type;
     const uint32_t kc = htp_tile_k_cols(ty);
@@ -390,12 +402,7 @@ bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw) {
     if ((w->ne[2] > 1 && w->nb[2] % pflat != 0) || (w->ne[3] > 1 && w->nb[3] % pflat != 0)) {
         return false;
     }
-    tw.format      = w->type;
-    tw.k_cols      = kc;
-    tw.n_k_tiles   = (uint32_t) htp_tile_n_k_tiles(ty, w->ne[0]);
-    tw.n_col_tiles = (uint32_t) htp_tile_n_col_tiles(w->ne[1]);
-    tw.tile_bytes  = htp_tile_size(ty);
-    tw.plane_bytes = htp_tiled_matrix_size(ty, w->ne[0], w->ne[1]);
+    fill_tile_grid(w, tw);
     tw.nb2         = w->ne[2] > 1 ? w->nb[2] / pflat * tw.plane_bytes : tw.plane_bytes;
     tw.nb3         = w->ne[3] > 1 ? w->nb[3] / pflat * tw.plane_bytes : tw.plane_bytes * (uint64_t) w->ne[2];
     tw.data_offset = 0;
@@ -422,12 +429,7 @@ bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw) {
         w->nb[0] != ggml_type_size(w->type)) {
         return false;
     }
-    tw.format      = w->type;
-    tw.k_cols      = kc;
-    tw.n_k_tiles   = (uint32_t) htp_tile_n_k_tiles(ty, w->ne[0]);
-    tw.n_col_tiles = (uint32_t) htp_tile_n_col_tiles(w->ne[1]);
-    tw.tile_bytes  = htp_tile_size(ty);
-    tw.plane_bytes = htp_tiled_matrix_size(ty, w->ne[0], w->ne[1]);
+    fill_tile_grid(w, tw);
     tw.nb2         = w->nb[2];
     tw.nb3         = w->nb[3];
     tw.data_offset = 0;

@@ -4,9 +4,10 @@
 #include <cstring>
 
 bool htp_fuse_rms_norm_mul(const htp_device_caps &, const ggml_cgraph *, int, htp_fused_op &) __attribute__((weak));
+bool htp_fuse_mul_mat_add(const htp_device_caps &, const ggml_cgraph *, int, htp_fused_op &) __attribute__((weak));
 
 bool htp_find_fusion(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f) {
-    static const htp_fuser_fn fusers[] = { htp_fuse_rms_norm_mul };
+    static const htp_fuser_fn fusers[] = { htp_fuse_rms_norm_mul, htp_fuse_mul_mat_add };
     for (htp_fuser_fn fuse : fusers) {
         if (!fuse) {
             continue;

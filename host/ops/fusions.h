@@ -14,6 +14,8 @@ struct htp_fused_op {
     const ggml_tensor * dst;                 // the last node: what the fused op writes
     const ggml_tensor * src[HTP_MAX_SRC];    // what it reads (null: absent)
     htp_op_desc         desc;                // opcode and params (tensor descriptors are filled by the caller)
+    int64_t             src_offset_delta[HTP_MAX_SRC];  // added to src[i]'s offset (tiled weights: to plane (0, 0))
+    uint32_t            src_flags[HTP_MAX_SRC];         // or-ed into src[i]'s flags (HTP_TENSOR_TILED)
 };
 
 // Tries every fuser at node i; true (and `f` filled) when one applies.
@@ -21,3 +23,9 @@ bool htp_find_fusion(const htp_device_caps & caps, const ggml_cgraph * graph, in
 
 // Fusers (one per pattern). Each returns false when the nodes at i do not qualify.
 typedef bool (*htp_fuser_fn)(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f);
+
+// Consecutive MUL_MATs sharing one activation (host/ops/mul-mat-fusions.cpp): when `cur` runs
+// right after `prev` in the same message, on the same path, reading the same src1 prepared the
+// same way into the same VTCM (and prev's output does not overwrite src1), sets cur's
+// act_ready so the NPU skips re-quantizing it. True when it did.
+bool htp_mm_act_reuse(const htp_op_desc & prev, htp_op_desc & cur) __attribute__((weak));

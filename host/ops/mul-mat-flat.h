@@ -21,12 +21,15 @@ struct mm_plan {
     uint32_t split_elems, b_offset, n_lo, planes;
     uint32_t wprep_bytes, wprep_total, act_part, act_pitch, stage_pitch;
     uint32_t n_act, rpc, n_bufs, n_threads, q_threads, per_thread, act_offset;
+    uint32_t bias;  // 1: room for a bias slice per chunk (MUL_MAT+ADD: vbias, one more fetch descriptor)
 };
 
 // Plans weights `w` (flat) against up to n_act activation rows per chunk (1..32). scatter:
 // each activation row's results leave with their own descriptor (MUL_MAT_ID) instead of one
-// 2-D descriptor per chunk. False when the type or shape does not fit.
-bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t n_act, bool scatter, mm_plan & pl);
+// 2-D descriptor per chunk. bias: plan for a fused bias ADD (mm_fill_flat places vbias).
+// False when the type or shape does not fit.
+bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t n_act, bool scatter, mm_plan & pl,
+                  bool bias = false);
 
 // Fills p from the plan: weights w, activations a, result dst (strides as they are).
 void mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml_tensor * a, const ggml_tensor * dst,

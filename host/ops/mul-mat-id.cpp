@@ -33,7 +33,7 @@ bool plan_mul_mat_id_tiled(const htp_device_caps & caps, const ggml_tensor * op,
     }
     const ggml_tensor * w      = op->src[0];
     const uint32_t      n_rows = (uint32_t) std::min<int64_t>(op->src[2]->ne[1], HTP_MMT_MAX_ACT_ROWS);
-    return w->ne[3] == 1 && mmt_plan_tiled(caps, w, tw, n_rows, op->nb[1], true, pl);
+    return w->ne[3] == 1 && mmt_plan_tiled(caps, w, tw, n_rows, op->nb[1], true, false, pl);
 }
 
 bool mul_mat_id_supports(const htp_device_caps & caps, const ggml_tensor * op) {

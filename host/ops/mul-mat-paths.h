@@ -75,6 +75,10 @@ bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, con
     __attribute__((weak));
 void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
                          htp_op_desc & desc) __attribute__((weak));
+// MUL_MAT+ADD fusion (host/ops/mul-mat-fusions.cpp): plans and encodes op writing dst (the ADD)
+// with room for a bias; false when that plan does not fit. The caller sets has_bias / bias.
+bool mm_tiled_hvx_encode_bias(const htp_device_caps & caps, const ggml_tensor * op, const ggml_tensor * dst,
+                              const htp_tiled_weight & tw, htp_op_desc & desc) __attribute__((weak));
 bool mm_hmx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
     __attribute__((weak));
 void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,

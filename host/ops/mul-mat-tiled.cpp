@@ -47,13 +47,14 @@ bool pitch_ok_q2k(uint32_t pitch) {
 
 uint32_t per_thread_bytes(const mmt_plan & pl) {
     return pl.n_bufs * pl.vw_slot + pl.n_bufs * pl.n_act * pl.vout_pitch + pl.vacc_bytes + 2 * pl.stage +
-           (pl.priv ? pl.n_act * pl.act_pitch : 0);
+           pl.bias * pl.n_bufs * pl.vout_pitch + (pl.priv ? pl.n_act * pl.act_pitch : 0);
 }
 
 }  // namespace
 
 bool htp_enc::mmt_plan_tiled(const htp_device_caps & caps, const ggml_tensor * w, const htp_tiled_weight & tw,
-                             uint32_t n_rows, uint64_t dst_nb1, bool scatter, mmt_plan & pl) {
+                             uint32_t n_rows, uint64_t dst_nb1, bool scatter, bool bias, mmt_plan & pl) {
+    pl.bias = bias ? 1 : 0;
     if (!tiled_format(tw.format, pl.order) || tw.format != (uint32_t) w->type || n_rows == 0) {
         return false;
     }
@@ -100,7 +101,7 @@ bool htp_enc::mmt_plan_tiled(const htp_device_caps & caps, const ggml_tensor * w
         pl.vout_pitch  = pl.cpc * 128;
         pl.vacc_bytes  = pl.n_kchunks > 1 ? pl.n_act * 128 : 0;
         pl.act_bytes   = pl.priv ? 0 : pl.n_act * pl.act_pitch;
-        const uint32_t descs = 1 + (pl.out_per_row ? pl.n_act : 1);
+        const uint32_t descs = 1 + pl.bias + (pl.out_per_row ? pl.n_act : 1);
         const bool     dma_ok = pl.n_bufs * descs <= HTP_DMA_INFLIGHT_MAX && dma_field_ok(caps, pl.cpc * pl.kpc);
         const uint64_t need   = (uint64_t) pl.act_bytes + (uint64_t) pl.n_threads * per_thread_bytes(pl);
         if (dma_ok && need <= caps.vtcm_size) {
@@ -132,32 +133,45 @@ bool htp_enc::mmt_plan_tiled(const htp_device_caps & caps, const ggml_tensor * w
 
 namespace {
 
-bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw, mmt_plan & pl) {
+// dst: where the results go (op itself, or the ADD a bias fusion writes); bias: plan for it.
+bool plan_tiled(const htp_device_caps & caps, const ggml_tensor * op, const ggml_tensor * dst, bool bias,
+                const htp_tiled_weight & tw, mmt_plan & pl) {
     const ggml_tensor * w = op->src[0];
     const ggml_tensor * a = op->src[1];
-    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || a->nb[0] != 4 || op->nb[0] != 4 ||
+    if (dst->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || a->nb[0] != 4 || dst->nb[0] != 4 ||
         a->ne[0] != w->ne[0]) {
         return false;
     }
-    if (a->ne[2] % w->ne[2] != 0 || a->ne[3] % w->ne[3] != 0 || !fits_u32(a) || !fits_u32(op)) {
+    if (a->ne[2] % w->ne[2] != 0 || a->ne[3] % w->ne[3] != 0 || !fits_u32(a) || !fits_u32(dst)) {
         return false;
     }
-    return mmt_plan_tiled(caps, w, tw, (uint32_t) a->ne[1], op->nb[1], false, pl);
+    return mmt_plan_tiled(caps, w, tw, (uint32_t) a->ne[1], dst->nb[1], false, bias, pl);
 }
 
 }  // namespace
 
 bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
     mmt_plan pl;
-    return plan_tiled(caps, op, tw, pl);
+    return plan_tiled(caps, op, op, false, tw, pl);
 }
 
 void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
                          htp_op_desc & desc) {
     mmt_plan pl;
-    plan_tiled(caps, op, tw, pl);
+    plan_tiled(caps, op, op, false, tw, pl);
     desc.opcode = HTP_OP_MUL_MAT_TILED;
     mmt_fill_tiled(pl, op->src[0], tw, op->src[1], op, desc.params.mul_mat_tiled);
+}
+
+bool mm_tiled_hvx_encode_bias(const htp_device_caps & caps, const ggml_tensor * op, const ggml_tensor * dst,
+                              const htp_tiled_weight & tw, htp_op_desc & desc) {
+    mmt_plan pl;
+    if (!plan_tiled(caps, op, dst, true, tw, pl)) {
+        return false;
+    }
+    desc.opcode = HTP_OP_MUL_MAT_TILED;
+    mmt_fill_tiled(pl, op->src[0], tw, op->src[1], dst, desc.params.mul_mat_tiled);
+    return true;
 }
 
 void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const htp_tiled_weight & tw,
@@ -207,6 +221,9 @@ void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const h
     p.vstage             = stream_at(off, two, pl.stage, 1);
     p.vacc               = off;
     off += pl.vacc_bytes;
+    if (pl.bias) {
+        p.vbias = stream_at(off, p.split, pl.vout_pitch, 1);
+    }
     p.act_offset    = pl.priv ? off : pl.n_threads * pl.per_thread;
     p.act_row_pitch = pl.act_pitch;
 }

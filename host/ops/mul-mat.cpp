@@ -146,7 +146,8 @@ static void weight_planes(ggml_type t, uint32_t & planes, uint32_t & elems) {
     }
 }
 
-bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t n_act, bool scatter, mm_plan & pl) {
+bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t n_act, bool scatter, mm_plan & pl,
+                  bool bias) {
     const uint32_t      K  = (uint32_t) w->ne[0];
     const uint32_t      M  = (uint32_t) w->ne[1];
     const uint32_t      bs = (uint32_t) ggml_blck_size(w->type);
@@ -211,8 +212,10 @@ bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t 
     const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
     pl.n_act  = std::max(1u, std::min<uint32_t>(n_act, HTP_MM_MAX_ACT_ROWS));
     pl.n_bufs = 2;
-    // Descriptors in flight: n_bufs chunks of fetches (rpc rows x fields) and of write-backs.
-    const uint32_t store_desc = scatter ? pl.n_act : 1;
+    pl.bias   = bias ? 1 : 0;
+    // Descriptors in flight: n_bufs chunks of fetches (rpc rows x fields, + the bias slice) and
+    // of write-backs.
+    const uint32_t store_desc = (scatter ? pl.n_act : 1) + pl.bias;
     if (store_desc + pl.n_fields > HTP_DMA_INFLIGHT_MAX / pl.n_bufs) {
         return false;
     }
@@ -221,8 +224,8 @@ bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t 
     // Shrink the activation chunk, then the weight chunk, until both fit VTCM.
     for (;;) {
         const uint64_t shared = (uint64_t) pl.n_act * pl.act_pitch;
-        const uint64_t thread = (uint64_t) pl.n_bufs * (pl.rpc * pl.raw_pitch + pl.n_act * 128) + pl.wprep_total +
-                                2ull * pl.stage_pitch;
+        const uint64_t thread = (uint64_t) pl.n_bufs * (pl.rpc * pl.raw_pitch + pl.n_act * 128 + pl.bias * 128) +
+                                pl.wprep_total + 2ull * pl.stage_pitch;
         if (shared + n_hvx * thread <= caps.vtcm_size) {
             pl.per_thread = (uint32_t) ((caps.vtcm_size - shared) / n_hvx / 128 * 128);
             break;
@@ -340,6 +343,10 @@ void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml
     p.vstage       = stream_at(off, p.qsplit, pl.stage_pitch, 1);
     p.wprep_offset = off;
     p.wprep_bytes  = pl.wprep_bytes;
+    off += pl.wprep_total;
+    if (pl.bias) {
+        p.vbias = stream_at(off, p.split, 128, 1);  // has_bias and the strides: the fuser
+    }
     p.act_offset     = pl.act_offset;
     p.act_part_bytes = pl.act_part;
     p.act_row_pitch  = pl.act_pitch;

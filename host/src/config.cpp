@@ -66,6 +66,8 @@ bool htp_config_from_env(htp_config & cfg, std::string & error) {
     }
     if (!env_int("GGML_HEXAGON_NHMX", 0, 1, v = 1, error)) return false;
     cfg.hmx = v != 0;
+    if (!env_int("GGML_HEXAGON_FUSE", 0, 1, v = 1, error)) return false;
+    cfg.fuse = v != 0;
     if (!env_choice("GGML_HEXAGON_REPACK", { "0", "1", "all" }, cfg.repack, error)) return false;
     if (!env_choice("GGML_HEXAGON_MM_SELECT", { "auto", "hvx", "hmx" }, cfg.mm_select, error)) return false;
     if (!env_choice("GGML_HEXAGON_RTREPACK", { "0", "1", "all" }, cfg.rtrepack, error)) return false;

@@ -18,6 +18,7 @@ struct htp_config {
     int      mm_select = 0;         // GGML_HEXAGON_MM_SELECT: 0 auto, 1 hvx, 2 hmx (tiled weights)
     bool     hmx = true;            // GGML_HEXAGON_NHMX=0: no HMX path
     int      rtrepack = 1;          // GGML_HEXAGON_RTREPACK: 0 never, 1 (default) flat weights x many rows, 2 ("all") every flat weight
+    bool     fuse = true;           // GGML_HEXAGON_FUSE=0: no host fusions (each node its own op)
 };
 
 // Parses the environment; on a malformed value writes a one-line reason and returns false.

@@ -22,6 +22,7 @@ class htp_batch {
         ops_.clear();
         nodes_.clear();
         names_.clear();
+        act_reused_.clear();
     }
 
     bool empty() const { return ops_.empty(); }
@@ -39,6 +40,10 @@ class htp_batch {
         }
         return s;
     }
+    bool act_reused(size_t i) const { return act_reused_[i]; }  // skips its activation prep
+
+    // Fusions on (GGML_HEXAGON_FUSE): a MUL_MAT may reuse the activation its predecessor prepared.
+    void set_fuse(bool on) { fuse_ = on; }
 
     // Adds a node; false with a reason when a tensor cannot be described to the NPU.
     bool add(const htp_device & d, const ggml_tensor * node, std::string & error) {
@@ -65,9 +70,7 @@ class htp_batch {
             desc.n_src = (uint32_t) i + 1;
         }
         htp_find_op_encoder(node)->encode(d.caps, node, desc);
-        ops_.push_back(desc);
-        nodes_.push_back(node);
-        names_.push_back(ggml_op_desc(node));
+        push(desc, node, ggml_op_desc(node));
         return true;
     }
 
@@ -84,12 +87,12 @@ class htp_batch {
                 if (!describe(f.src[i], desc.src[i], error)) {
                     return false;
                 }
+                desc.src[i].offset = (uint64_t) ((int64_t) desc.src[i].offset + f.src_offset_delta[i]);
+                desc.src[i].flags |= f.src_flags[i];
                 desc.n_src = (uint32_t) i + 1;
             }
         }
-        ops_.push_back(desc);
-        nodes_.push_back(f.dst);
-        names_.push_back(f.name);
+        push(desc, f.dst, f.name);
         return true;
     }
 
@@ -119,6 +122,14 @@ class htp_batch {
     }
 
   private:
+    void push(htp_op_desc & desc, const ggml_tensor * node, const char * name) {
+        const bool reused = fuse_ && !ops_.empty() && htp_mm_act_reuse && htp_mm_act_reuse(ops_.back(), desc);
+        ops_.push_back(desc);
+        nodes_.push_back(node);
+        names_.push_back(name);
+        act_reused_.push_back(reused);
+    }
+
     uint32_t buf_index(int fd, uint64_t size, bool pinned) {
         auto it = fd_index_.find(fd);
         if (it != fd_index_.end()) {
@@ -159,6 +170,8 @@ class htp_batch {
     std::vector<htp_op_desc> ops_;
     std::vector<const ggml_tensor *> nodes_;  // the node each op writes
     std::vector<const char *> names_;
+    std::vector<bool> act_reused_;
+    bool fuse_ = true;
 };
 
 bool htp_node_is_noop(const ggml_tensor * node) {
@@ -172,15 +185,17 @@ std::string htp_shape(const ggml_tensor * t) {
     return buf;
 }
 
-// path: the NPU kernel when it is not the op's own (htp_batch::npu_path), logged as "(kernel ...)".
-void htp_log_op(const htp_device & d, const char * op_name, const ggml_tensor * node, const std::string & path) {
+// path: the NPU kernel when it is not the op's own (htp_batch::npu_path), logged as "(kernel ...)";
+// act_reused: the op's activation was prepared by the MUL_MAT before it (host fusion).
+void htp_log_op(const htp_device & d, const char * op_name, const ggml_tensor * node, const std::string & path,
+                bool act_reused) {
     std::string srcs;
     for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
         srcs += (i ? ", " : "") + htp_shape(node->src[i]);
     }
     const std::string kernel = path.empty() ? "" : " (kernel " + path + ")";
-    HTP_LOG_REQUESTED("%s: op %s '%s' %s <- %s%s", d.spec.name.c_str(), op_name, node->name, htp_shape(node).c_str(),
-                      srcs.c_str(), kernel.c_str());
+    HTP_LOG_REQUESTED("%s: op %s '%s' %s <- %s%s%s", d.spec.name.c_str(), op_name, node->name, htp_shape(node).c_str(),
+                      srcs.c_str(), kernel.c_str(), act_reused ? " (activation reused)" : "");
 }
 
 // Sends the batch and checks the answer.
@@ -197,7 +212,7 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
     }
     if (reg.cfg.verbose >= 1) {
         for (size_t i = 0; i < batch.size(); i++) {
-            htp_log_op(d, batch.op_name(i), batch.nodes()[i], batch.npu_path(i));
+            htp_log_op(d, batch.op_name(i), batch.nodes()[i], batch.npu_path(i), batch.act_reused(i));
         }
     }
 
@@ -246,6 +261,7 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
 ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph) {
     htp_repack_graph_prepare(d.caps, graph);
     htp_batch batch;
+    batch.set_fuse(reg.cfg.fuse);
     const int n_nodes = ggml_graph_n_nodes(graph);
     for (int i = 0; i < n_nodes; i++) {
         const ggml_tensor * node = ggml_graph_node(graph, i);
@@ -254,7 +270,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         }
         std::string  error;
         htp_fused_op fused;
-        if (htp_find_fusion(d.caps, graph, i, fused)) {
+        if (reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused)) {
             if (!batch.add_fused(fused, error)) {
                 HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), fused.name, fused.dst->name,
                               error.c_str());

@@ -108,6 +108,13 @@ struct mm_dot_op {
                 }
             }
         }
+        if (p->has_bias) {  // the chunk's bias slice (MUL_MAT+ADD)
+            const dma_addr_t b = octx->src[2].data + c.i2 * p->bias.nb2 + c.i3 * p->bias.nb3 + r * 4;
+            if (!dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot), b, n * 4)) {
+                return -1;
+            }
+            return (int) (n * p->n_fields + 1);
+        }
         return (int) (n * p->n_fields);
     }
 
@@ -227,8 +234,15 @@ struct mm_dot_op {
             }
         }
         htp_trace_event_start(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
-        for (uint32_t j = 0; j < c.n; j++) {
-            out[j * step] = *(const HVX_Vector *) res[j];
+        if (p->has_bias) {
+            const HVX_Vector b = *vptr(vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot));
+            for (uint32_t j = 0; j < c.n; j++) {
+                out[j * step] = Q6_Vsf_vadd_VsfVsf(*(const HVX_Vector *) res[j], b);
+            }
+        } else {
+            for (uint32_t j = 0; j < c.n; j++) {
+                out[j * step] = *(const HVX_Vector *) res[j];
+            }
         }
         htp_trace_event_stop(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
     }
@@ -291,8 +305,12 @@ static void mm_dot_worker(unsigned int, unsigned int ith, void * data) {
 }
 
 // Both phases for the chunk in job.c against weights (i02, i03); the first failure, if any.
+// Phase 1 is skipped when the op before prepared the same rows (act_ready, set by the host only
+// for single-chunk MUL_MATs).
 static inline int mm_run_chunk(mm_job & job) {
-    work_queue_run(job.octx->ctx->work_queue, mm_act_prep_worker, &job, job.p->qsplit.n_threads);
+    if (!job.p->act_ready) {
+        work_queue_run(job.octx->ctx->work_queue, mm_act_prep_worker, &job, job.p->qsplit.n_threads);
+    }
     work_queue_run(job.octx->ctx->work_queue, mm_dot_worker, &job, job.p->split.n_threads);
     for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
         if (job.status[t] != HTP_STATUS_OK) {

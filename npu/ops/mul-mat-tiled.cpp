@@ -78,8 +78,21 @@ struct dot_op {
         const item       x = at(it);
         const dma_addr_t s = wbase + (x.ct0 * p->n_k_tiles + x.kt0) * p->tile_bytes;
         // n_ct > 1 only when a column tile is one K chunk: the group's tiles are contiguous.
-        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vw, slot), s, p->tile_pitch, p->tile_bytes,
-                              p->tile_bytes, x.n_ct * x.n_kt) ? 1 : -1;
+        if (!dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vw, slot), s, p->tile_pitch, p->tile_bytes,
+                            p->tile_bytes, x.n_ct * x.n_kt)) {
+            return -1;
+        }
+        if (!p->has_bias || x.kc + 1 != p->n_kchunks) {
+            return 1;
+        }
+        // MUL_MAT+ADD: the bias of the item's output columns, added after its last K chunk.
+        const dma_addr_t b = octx->src[2].data + c.i2 * p->bias.nb2 + c.i3 * p->bias.nb3 + x.ct0 * 128;
+        return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot), b, out_cols(x) * 4) ? 2 : -1;
+    }
+
+    // Output columns of an item (the weight's last column tile may be partial).
+    uint32_t out_cols(const item & x) const {
+        return p->ne01 - 32 * x.ct0 < 32 * x.n_ct ? p->ne01 - 32 * x.ct0 : 32 * x.n_ct;
     }
 
     template <class F, int NR>
@@ -105,6 +118,7 @@ struct dot_op {
         const bool       first   = x.kc == 0;
         const bool       last    = x.kc + 1 == p->n_kchunks;
         const uint32_t   a_off   = x.kt0 / tiles_per_step<F>::value * F::blocks * ABV;
+        const HVX_Vector * bias  = p->has_bias ? vptr(vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot)) : nullptr;
         for (uint32_t ci = 0; ci < x.n_ct; ci++) {
             const uint8_t * tc = tiles + ci * x.n_kt * p->tile_pitch;
             for (uint32_t j = 0; j < c.n; j += 2) {
@@ -121,7 +135,7 @@ struct dot_op {
                 }
                 for (uint32_t r = 0; r < nr; r++) {
                     if (last) {
-                        out[(j + r) * ostep + ci] = acc[r];
+                        out[(j + r) * ostep + ci] = bias ? Q6_Vsf_vadd_VsfVsf(acc[r], bias[ci]) : acc[r];
                     } else {
                         vacc[j + r] = acc[r];
                     }
@@ -165,7 +179,7 @@ struct dot_op {
     }
 
     int store_out(const item & x, uint32_t slot) {
-        const uint32_t   cols  = p->ne01 - 32 * x.ct0 < 32 * x.n_ct ? p->ne01 - 32 * x.ct0 : 32 * x.n_ct;
+        const uint32_t   cols  = out_cols(x);
         const dma_addr_t v     = vtcm_slot(octx->ctx, p->split, ith, p->vout, slot);
         if (c.dst_off) {  // MUL_MAT_ID: every row to its own dst row
             for (uint32_t j = 0; j < c.n; j++) {
@@ -219,7 +233,8 @@ void dot_worker(unsigned int, unsigned int ith, void * data) {
     const HVX_Vector * act;
     if (p->act_private) {
         HVX_Vector * own = vptr(vtcm_at(ctx, p->split, ith, p->act_offset));
-        const int    st  = prep_rows(job->octx, p, ith, job->c, own, p->split, row_range{ 0, job->c.n });
+        const int    st  = p->act_ready ? HTP_STATUS_OK :
+                                          prep_rows(job->octx, p, ith, job->c, own, p->split, row_range{ 0, job->c.n });
         if (st != HTP_STATUS_OK) {
             job->status[ith] = st;
             return;
@@ -250,7 +265,7 @@ int htp_ops::mmt::run_pass(htp_op_context * octx, const htp_mul_mat_tiled_params
     for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
         job.status[i] = HTP_STATUS_OK;
     }
-    if (!p.act_private) {
+    if (!p.act_private && !p.act_ready) {
         work_queue_run(octx->ctx->work_queue, prep_worker, &job, p.qsplit.n_threads);
     }
     work_queue_run(octx->ctx->work_queue, dot_worker, &job, p.split.n_threads);

@@ -78,6 +78,18 @@ struct htp_mul_mat_params {
     uint32_t act_offset;
     uint32_t act_part_bytes;
     uint32_t act_row_pitch;
+    // Fusions (host/ops/mul-mat-fusions.cpp, docs/mul-mat.md "Fusions"). Both 0 for MUL_MAT_ID.
+    // has_bias: MUL_MAT+ADD, dst = W x A + bias, bias = src[2] (F32, ne01 contiguous floats per
+    //   plane at i2 * bias.nb2 + i3 * bias.nb3; a stride is 0 where the bias broadcasts). Each
+    //   weight chunk's bias slice arrives with the chunk's fetch (one more 1-D descriptor) into
+    //   vbias (per thread, n_bufs slots of 128 B) and is added to the results before write-back.
+    uint32_t has_bias;
+    struct htp_rows_strides bias;    // nb1 unused
+    struct htp_vtcm_stream vbias;
+    // act_ready: the op just before this one in the message prepared the same activation rows
+    //   into the same shared region (same src1, same preparation, one chunk only) and nothing
+    //   since wrote there: phase 1 is skipped.
+    uint32_t act_ready;
 };
 
 // MUL_MAT_TILED: tiled weights (docs/tiled-formats.md), HVX path for few activation rows
@@ -137,6 +149,14 @@ struct htp_mul_mat_tiled_params {
     uint32_t vacc;                   // act_rows_per_pass * 128 B of partial sums (n_kchunks > 1)
     uint32_t act_offset;             // prepared activation rows (private: per thread; else shared)
     uint32_t act_row_pitch;          // bytes per prepared row (K / 32 blocks * 12 * 128)
+    // Fusions, as in htp_mul_mat_params: has_bias adds src[2]'s slice for an item's column
+    // tiles (fetched with the item's last K chunk into vbias: n_bufs slots of cols_per_chunk *
+    // 128 B) before write-back; act_ready skips the activation prep (shared or private: the op
+    // before prepared the same rows at the same places, one pass only).
+    uint32_t has_bias;
+    struct htp_rows_strides bias;    // nb1 unused
+    struct htp_vtcm_stream vbias;
+    uint32_t act_ready;
 };
 
 // MUL_MAT_HMX: tiled weights (desc.src[0] has HTP_TENSOR_TILED and points at plane (0, 0);

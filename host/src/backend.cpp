@@ -25,6 +25,13 @@ static ggml_status htp_backend_graph_compute(ggml_backend_t backend, ggml_cgraph
     return htp_graph_compute(htp_get_registry(), *ctx->device, graph);
 }
 
+// Only reorders (never fuses): fusions are chosen at compute time, per path.
+static void htp_backend_graph_optimize(ggml_backend_t, ggml_cgraph * graph, ggml_backend_graph_optimize_params *) {
+    if (htp_get_registry().cfg.fuse) {
+        htp_graph_order_mul_mats(graph);
+    }
+}
+
 static const ggml_backend_i htp_backend_iface = {
     /* .get_name            = */ htp_backend_get_name,
     /* .free                = */ htp_backend_free,
@@ -41,7 +48,7 @@ static const ggml_backend_i htp_backend_iface = {
     /* .graph_compute       = */ htp_backend_graph_compute,
     /* .event_record        = */ nullptr,
     /* .event_wait          = */ nullptr,
-    /* .graph_optimize      = */ nullptr,
+    /* .graph_optimize      = */ htp_backend_graph_optimize,
 };
 
 static ggml_guid_t htp_backend_guid() {

@@ -64,5 +64,7 @@ ggml_backend_t htp_backend_init(htp_device & d);
 
 // Graph execution (graph.cpp): runs the graph's nodes on the device's session.
 ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph);
+// graph_optimize (graph-order.cpp): MUL_MATs sharing an activation brought next to each other.
+void htp_graph_order_mul_mats(ggml_cgraph * graph);
 // Tells every session to drop a buffer from its window (before the fd closes).
 void htp_unmap_everywhere(int fd, uint64_t size);

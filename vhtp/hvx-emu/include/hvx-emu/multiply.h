@@ -22,6 +22,22 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vmpy_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
 // Vd.w = vrmpy(Vu.b, Vv.b): each word lane is the sum of its four signed byte products
 // (|sum| <= 4 * 128 * 128, no overflow).
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpy_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
+#if defined(__AVX2__)
+    // Each 16-bit lane split into its sign-extended low (even) and high (odd) byte; vpmaddwd
+    // then sums the two even and the two odd products of each word exactly (|sum| <= 2^15).
+    union {
+        HVX_Vector v;
+        __m256i    y[4];
+    } U, V, D;
+    U.v = Vu;
+    V.v = Vv;
+    for (int k = 0; k < 4; k++) {
+        const __m256i ue = _mm256_srai_epi16(_mm256_slli_epi16(U.y[k], 8), 8), uo = _mm256_srai_epi16(U.y[k], 8);
+        const __m256i ve = _mm256_srai_epi16(_mm256_slli_epi16(V.y[k], 8), 8), vo = _mm256_srai_epi16(V.y[k], 8);
+        D.y[k] = _mm256_add_epi32(_mm256_madd_epi16(ue, ve), _mm256_madd_epi16(uo, vo));
+    }
+    return D.v;
+#else
     const hvx_vb u = (hvx_vb) Vu, v = (hvx_vb) Vv;
     hvx_vw       d;
     for (int i = 0; i < 32; i++) {
@@ -29,6 +45,7 @@ HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpy_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
                u[4 * i + 3] * v[4 * i + 3];
     }
     return (HVX_Vector) d;
+#endif
 }
 
 // Vx.w += vrmpy(Vu.b, Vv.b) (wraps modulo 2^32 like the hardware).

@@ -97,10 +97,12 @@ class HmxUnit : public ::testing::Test {
 };
 
 // Fills n_k activation and weight tiles and the column params; returns the reference.
-Reference fill(HmxUnit & u, uint16_t * act, uint16_t * w, float * params, uint32_t n_k, std::mt19937 & rng) {
+// Exponents emin .. emin + espan - 1 (0 = subnormals and zeros, 30 = the largest finite).
+Reference fill(HmxUnit & u, uint16_t * act, uint16_t * w, float * params, uint32_t n_k, std::mt19937 & rng,
+               int emin = 8, int espan = 14) {
     for (uint32_t i = 0; i < n_k * D * D; i++) {
-        act[i] = random_half(rng);
-        w[i]   = random_half(rng);
+        act[i] = random_half(rng, emin, espan);
+        w[i]   = random_half(rng, emin, espan);
     }
     for (int n = 0; n < D; n++) {
         params[n]     = std::ldexp((float) (rng() % 2000) / 1000.0f - 1.0f, -(int) (rng() % 6));
@@ -140,6 +142,34 @@ TEST_F(HmxUnit, MatmulMatchesReferenceF16AndF32Outputs) {
             }
         }
         EXPECT_EQ(bad, 0) << "n_k " << n_k;
+    }
+}
+
+// Every finite exponent (subnormals to 65504), so products span 2^-48..2^32 and one tile
+// pair's terms differ by up to 80 bits: the sum must still be exact, rounded once.
+TEST_F(HmxUnit, WholeExponentRangeSumsExactly) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 4; round++) {
+        const uint32_t   n_k = 2;
+        const dma_addr_t act = 0, w = 64 * 1024, params = 128 * 1024, out32 = 140 * 1024;
+        // Narrow and wide spreads around the middle and the ends of the range.
+        const int        emin[4] = { 0, 0, 12, 20 }, espan[4] = { 31, 8, 19, 11 };
+        Reference ref = fill(*this, half_at(act), half_at(w), float_at(params), n_k, rng, emin[round], espan[round]);
+        ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_mma(hmx, act, w, n_k), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+        int bad = 0;
+        for (int m = 0; m < D; m++) {
+            for (int n = 0; n < D; n++) {
+                const float y = ref.out(m, n, float_at(params)[n], float_at(params)[D + n]);
+                uint32_t    yb, gb;
+                std::memcpy(&yb, &y, 4);
+                std::memcpy(&gb, float_at(out32) + m * D + n, 4);
+                bad += yb != gb;
+            }
+        }
+        EXPECT_EQ(bad, 0) << "exponents " << emin[round] << " + " << espan[round];
     }
 }
 

@@ -61,44 +61,70 @@ uint16_t f32_to_f16(float f) {
     return sign | (uint16_t) (((q + 25) << 10) | (m - 1024));
 }
 
+// An fp16 operand row (32 values along K) decoded once per tile: value = m * 2^(s - 24), |m| < 2^11.
+struct fixed_row {
+    int32_t m[D];
+    int32_t s[D];
+    bool    special;  // an inf or NaN in the row: the pair falls back to IEEE arithmetic
+};
+
+void decode_row(const uint16_t * h, fixed_row & r) {
+    r.special = false;
+    for (int k = 0; k < D; k++) {
+        const int e = (h[k] >> 10) & 31, m = h[k] & 1023;
+        r.special |= e == 31;
+        r.s[k] = e == 0 ? 0 : e - 1;
+        r.m[k] = (h[k] & 0x8000) ? -(e == 0 ? m : (m | 1024)) : (e == 0 ? m : (m | 1024));
+    }
+}
+
+// 2^k as a double, for |k| < 1000 (exact, no libm call on the hot path).
+double pow2(int k) {
+    const uint64_t bits = (uint64_t) (1023 + k) << 52;
+    double         d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+}
+
 // One tile pair's contribution: the 32 products (exact) summed exactly, rounded once to fp32
 // (nearest-even), then added to the fp32 accumulator (a second rounding). Products are
-// multiples of 2^-48 below 2^32, so a 128-bit fixed-point sum is exact. An inf/NaN operand
-// falls back to IEEE arithmetic (inf propagates; inf - inf and 0 * inf give NaN).
-float tile_dot(const uint16_t * a, const uint16_t * w) {
-    __int128 sum = 0;
-    for (int k = 0; k < D; k++) {
-        if (((a[k] >> 10) & 31) == 31 || ((w[k] >> 10) & 31) == 31) {
-            double s = 0;
-            for (int j = 0; j < D; j++) {
-                s += (double) f16_to_f32(a[j]) * (double) f16_to_f32(w[j]);
-            }
-            return (float) s;
+// multiples of 2^-48 below 2^32 (|m_a * m_w| < 2^22 shifted by s_a + s_w <= 58). Exact
+// fixed point in two int64 halves: shifts >= 30 go to hi in units of 2^(30-48), the rest to
+// lo in units of 2^-48 (each < 2^51 per term, 32 terms < 2^56), joined in 128 bits once.
+// An inf/NaN operand falls back to IEEE arithmetic (inf propagates; inf - inf and 0 * inf
+// give NaN).
+float tile_dot(const fixed_row & a, const fixed_row & w, const uint16_t * ah, const uint16_t * wh) {
+    if (a.special || w.special) {
+        double s = 0;
+        for (int j = 0; j < D; j++) {
+            s += (double) f16_to_f32(ah[j]) * (double) f16_to_f32(wh[j]);
         }
-        const auto fixed = [](uint16_t h, int & sh) -> int64_t {  // value = mant * 2^(sh - 24)
-            const int e = (h >> 10) & 31, m = h & 1023;
-            sh          = e == 0 ? 0 : e - 1;
-            const int64_t v = e == 0 ? m : (m | 1024);
-            return (h & 0x8000) ? -v : v;
-        };
-        int           sa, sw;
-        const int64_t ma = fixed(a[k], sa), mw = fixed(w[k], sw);
-        sum += (__int128) (ma * mw) << (sa + sw);  // units of 2^-48
+        return (float) s;
     }
+    int64_t hi = 0, lo = 0;
+    for (int k = 0; k < D; k++) {
+        const int64_t p  = (int64_t) a.m[k] * w.m[k];
+        const int     sh = a.s[k] + w.s[k];
+        if (sh >= 30) {
+            hi += p * ((int64_t) 1 << (sh - 30));
+        } else {
+            lo += p * ((int64_t) 1 << sh);
+        }
+    }
+    const __int128 sum = (__int128) hi * ((__int128) 1 << 30) + lo;  // units of 2^-48
     if (sum == 0) {
         return 0.0f;
     }
-    const bool        neg = sum < 0;
-    unsigned __int128 u   = neg ? -(unsigned __int128) sum : (unsigned __int128) sum;
-    int               sh  = 0;
-    while ((u >> sh) >= ((unsigned __int128) 1 << 53)) {
-        sh++;
-    }
-    uint64_t v = (uint64_t) (u >> sh);
+    const bool              neg  = sum < 0;
+    const unsigned __int128 u    = neg ? -(unsigned __int128) sum : (unsigned __int128) sum;
+    const uint64_t          uhi  = (uint64_t) (u >> 64);
+    const int               bits = uhi ? 128 - __builtin_clzll(uhi) : 64 - __builtin_clzll((uint64_t) u);
+    const int               sh   = bits > 53 ? bits - 53 : 0;
+    uint64_t                v    = (uint64_t) (u >> sh);
     if (sh && (u & (((unsigned __int128) 1 << sh) - 1))) {
         v |= 1;  // round to odd at 53 bits: the fp32 rounding below is then a single correct one
     }
-    const double d = std::ldexp((double) v, sh - 48);
+    const double d = (double) v * pow2(sh - 48);  // v < 2^53: exact
     return (float) (neg ? -d : d);
 }
 
@@ -177,12 +203,17 @@ HTP_DEVICE_API int htp_hmx_mma(htp_hmx * h, dma_addr_t act, dma_addr_t w, uint32
         check(h, w, (uint32_t) bytes, HTP_HMX_TILE_ALIGN)) {
         return HTP_STATUS_BAD_PARAMS;
     }
+    fixed_row ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
     for (uint32_t t = 0; t < n_k; t++) {
         const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);
         const uint16_t * b = reinterpret_cast<const uint16_t *>(h->window_base + w + t * HTP_HMX_TILE_BYTES);
+        for (int i = 0; i < D; i++) {
+            decode_row(a + i * D, ra[i]);
+            decode_row(b + i * D, rw[i]);
+        }
         for (int m = 0; m < D; m++) {
             for (int n = 0; n < D; n++) {
-                h->acc[m][n] += tile_dot(a + m * D, b + n * D);
+                h->acc[m][n] += tile_dot(ra[m], rw[n], a + m * D, b + n * D);
             }
         }
     }

@@ -173,6 +173,48 @@ TEST_F(HmxUnit, WholeExponentRangeSumsExactly) {
     }
 }
 
+// Large terms that cancel (+-65504 in two K positions) next to subnormal ones: the result is
+// the small terms' sum, which any summation that is not exact over the whole range loses.
+TEST_F(HmxUnit, CancellingLargeTermsKeepTheSmallOnes) {
+    std::mt19937     rng(11);
+    const dma_addr_t act = 0, w = 8192, params = 16384, out32 = 20480;
+    uint16_t *       a = half_at(act), *b = half_at(w);
+    for (int i = 0; i < D * D; i++) {
+        a[i] = (uint16_t) (((rng() & 1) << 15) | (1 + rng() % 1023));  // subnormal
+        b[i] = (uint16_t) (((rng() & 1) << 15) | ((14 + rng() % 4) << 10) | (rng() & 1023));
+    }
+    for (int m = 0; m < D; m++) {
+        const int k0 = (int) (rng() % D), k1 = (k0 + 1 + (int) (rng() % (D - 1))) % D;
+        a[m * D + k0] = 0x7bff;  // +65504
+        a[m * D + k1] = 0xfbff;  // -65504
+        for (int n = 0; n < D; n++) {
+            b[n * D + k1] = b[n * D + k0];
+        }
+    }
+    float * p = float_at(params);
+    for (int n = 0; n < D; n++) {
+        p[n]     = 1.0f;
+        p[D + n] = 0.0f;
+    }
+    Reference ref;
+    ref.mma(a, b, 1);
+    ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_mma(hmx, act, w, 1), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
+    ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+    int bad = 0;
+    for (int m = 0; m < D; m++) {
+        for (int n = 0; n < D; n++) {
+            const float y = ref.out(m, n, 1.0f, 0.0f);
+            uint32_t    yb, gb;
+            std::memcpy(&yb, &y, 4);
+            std::memcpy(&gb, float_at(out32) + m * D + n, 4);
+            bad += yb != gb;
+        }
+    }
+    EXPECT_EQ(bad, 0);
+}
+
 TEST_F(HmxUnit, SpecialValuesSubnormalsAndOverflow) {
     const dma_addr_t act = 0, w = 8192, params = 16384, out = 20480;
     uint16_t *       a = half_at(act), *b = half_at(w);

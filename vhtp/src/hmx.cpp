@@ -3,6 +3,8 @@
 // pair's 32-term sum exact, one fp32 rounding per tile pair; store fused then fp16.
 #include "hmx.h"
 
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -61,29 +63,55 @@ uint16_t f32_to_f16(float f) {
     return sign | (uint16_t) (((q + 25) << 10) | (m - 1024));
 }
 
-// An fp16 operand row (32 values along K) decoded once per tile: value = m * 2^(s - 24), |m| < 2^11.
-struct fixed_row {
-    int32_t m[D];
-    int32_t s[D];
-    bool    special;  // an inf or NaN in the row: the pair falls back to IEEE arithmetic
-};
-
-void decode_row(const uint16_t * h, fixed_row & r) {
-    r.special = false;
-    for (int k = 0; k < D; k++) {
-        const int e = (h[k] >> 10) & 31, m = h[k] & 1023;
-        r.special |= e == 31;
-        r.s[k] = e == 0 ? 0 : e - 1;
-        r.m[k] = (h[k] & 0x8000) ? -(e == 0 ? m : (m | 1024)) : (e == 0 ? m : (m | 1024));
-    }
-}
-
 // 2^k as a double, for |k| < 1000 (exact, no libm call on the hot path).
 double pow2(int k) {
     const uint64_t bits = (uint64_t) (1023 + k) << 52;
     double         d;
     std::memcpy(&d, &bits, 8);
     return d;
+}
+
+// An fp16 operand row (32 values along K) decoded once per tile: the values as doubles
+// (exact) and the range of their binades s (value = m * 2^(s - 24), |m| < 2^11, s = max(e - 1, 0))
+// over the nonzero ones.
+typedef double v4d __attribute__((vector_size(32)));
+
+struct fp16_row {
+    v4d  v[D / 4];     // the values as doubles, 4 per vector
+    int  smin, smax;   // over nonzero values (0, 0 for an all-zero row)
+    bool special;      // an inf or NaN in the row: the pair falls back to IEEE arithmetic
+};
+
+void decode_row(const uint16_t * h, fp16_row & r) {
+    int special = 0, smin = 64, smax = 0;
+    for (int k = 0; k < D; k++) {
+        const int  e  = (h[k] >> 10) & 31;
+        const int  s  = e ? e - 1 : 0;
+        const bool nz = (h[k] & 0x7fff) != 0;
+        special |= e == 31;
+        smin = nz && s < smin ? s : smin;
+        smax = nz && s > smax ? s : smax;
+    }
+    r.special = special != 0;
+    r.smin    = smin > smax ? smax : smin;
+    r.smax    = smax;
+    for (int i = 0; i < D / 8; i++) {  // fp16 -> fp32 -> fp64, both exact
+        const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h + 8 * i)));
+        r.v[2 * i]     = (v4d) _mm256_cvtps_pd(_mm256_castps256_ps128(f));
+        r.v[2 * i + 1] = (v4d) _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1));
+    }
+}
+
+// value = fixed_mant(h) * 2^(fixed_shift(h) - 24)
+int64_t fixed_mant(uint16_t h) {
+    const int e = (h >> 10) & 31, m = h & 1023;
+    const int v = e == 0 ? m : (m | 1024);
+    return (h & 0x8000) ? -v : v;
+}
+
+int fixed_shift(uint16_t h) {
+    const int e = (h >> 10) & 31;
+    return e == 0 ? 0 : e - 1;
 }
 
 // One tile pair's contribution: the 32 products (exact) summed exactly, rounded once to fp32
@@ -93,7 +121,7 @@ double pow2(int k) {
 // lo in units of 2^-48 (each < 2^51 per term, 32 terms < 2^56), joined in 128 bits once.
 // An inf/NaN operand falls back to IEEE arithmetic (inf propagates; inf - inf and 0 * inf
 // give NaN).
-float tile_dot(const fixed_row & a, const fixed_row & w, const uint16_t * ah, const uint16_t * wh) {
+float tile_dot(const fp16_row & a, const fp16_row & w, const uint16_t * ah, const uint16_t * wh) {
     if (a.special || w.special) {
         double s = 0;
         for (int j = 0; j < D; j++) {
@@ -101,10 +129,21 @@ float tile_dot(const fixed_row & a, const fixed_row & w, const uint16_t * ah, co
         }
         return (float) s;
     }
+    // Fast path: when the pair's terms span few enough binades, plain double arithmetic is
+    // already exact. Every term is a multiple of 2^(smin_a + smin_w - 48) and the sum of their
+    // magnitudes is below 2^(smax_a + smax_w - 48 + 22 + 5); with a spread of at most 26 that
+    // fits in 53 bits, so every partial sum, in any order, is exact.
+    if ((a.smax - a.smin) + (w.smax - w.smin) <= 26) {
+        v4d acc = { 0, 0, 0, 0 };  // an exact zero sum is +0, as on the fixed-point path
+        for (int i = 0; i < D / 4; i++) {
+            acc += a.v[i] * w.v[i];
+        }
+        return (float) ((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    }
     int64_t hi = 0, lo = 0;
     for (int k = 0; k < D; k++) {
-        const int64_t p  = (int64_t) a.m[k] * w.m[k];
-        const int     sh = a.s[k] + w.s[k];
+        const int64_t p  = fixed_mant(ah[k]) * fixed_mant(wh[k]);
+        const int     sh = fixed_shift(ah[k]) + fixed_shift(wh[k]);
         if (sh >= 30) {
             hi += p * ((int64_t) 1 << (sh - 30));
         } else {
@@ -203,7 +242,7 @@ HTP_DEVICE_API int htp_hmx_mma(htp_hmx * h, dma_addr_t act, dma_addr_t w, uint32
         check(h, w, (uint32_t) bytes, HTP_HMX_TILE_ALIGN)) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    fixed_row ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
+    fp16_row ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
     for (uint32_t t = 0; t < n_k; t++) {
         const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);
         const uint16_t * b = reinterpret_cast<const uint16_t *>(h->window_base + w + t * HTP_HMX_TILE_BYTES);

@@ -6,6 +6,7 @@
 #include "htp-abi/htp-status.h"
 #include "htp/hmx.h"
 
+#include <cstdlib>
 #include <cstring>
 
 __thread uint8_t * htp_window_base = nullptr;
@@ -107,3 +108,14 @@ int htp_hmx_mma(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP
 int htp_hmx_store(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP_STATUS_INTERNAL; }
 
 }  // extern "C"
+
+uint8_t * test_double::window(uint64_t bytes) {
+    static uint8_t * base = [bytes] {
+        uint8_t * p = static_cast<uint8_t *>(std::aligned_alloc(4096, bytes));
+        std::memset(p, 0, bytes);
+        g_window_size = bytes;
+        return p;
+    }();
+    htp_window_base = base;  // thread-local: set for the calling thread
+    return base;
+}

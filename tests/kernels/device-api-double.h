@@ -13,4 +13,8 @@ dma_queue *        new_queue();
 void               delete_queue(dma_queue * q);
 uint32_t           queue_depth(const dma_queue * q);
 uint64_t           queue_pushes(const dma_queue * q);
+
+// The fake session window: `bytes` zeroed bytes, allocated on the first call (page aligned) and
+// installed as htp_window_base / g_window_size; later calls return the same window.
+uint8_t * window(uint64_t bytes);
 }  // namespace test_double

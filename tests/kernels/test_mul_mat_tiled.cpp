@@ -30,24 +30,12 @@ constexpr uint32_t kVtcmBase  = 4096;
 constexpr uint64_t kArenaBase = 16ull << 20;
 constexpr uint64_t kArenaSize = 160ull << 20;
 
-struct Window {
-    uint8_t * base = nullptr;
-    Window() {
-        base = (uint8_t *) std::aligned_alloc(4096, kWindow);
-        std::memset(base, 0, kWindow);
-        htp_window_base            = base;
-        test_double::g_window_size = kWindow;
-    }
-    ~Window() { std::free(base); }
-};
-
-Window & window() {
-    static Window w;
-    return w;
+uint8_t * window_base() {
+    return test_double::window(kWindow);
 }
 
 dma_addr_t dev(const void * p) {
-    return (dma_addr_t) ((const uint8_t *) p - window().base);
+    return (dma_addr_t) ((const uint8_t *) p - window_base());
 }
 
 htp_tensor tensor_of(const ggml_tensor * t, dma_addr_t data) {
@@ -76,7 +64,7 @@ class MulMatTiled : public ::testing::Test {
     double         last_ns = 0;       // CPU time of the last kernel run (test double: one thread runs all)
 
     void SetUp() override {
-        ggml_init_params ip = { kArenaSize, window().base + kArenaBase, false };
+        ggml_init_params ip = { kArenaSize, window_base() + kArenaBase, false };
         ctx                 = ggml_init(ip);
     }
 
@@ -138,7 +126,7 @@ class MulMatTiled : public ::testing::Test {
         hc.vtcm_base = kVtcmBase;
         hc.vtcm_size = caps.vtcm_size;
         hc.n_hvx     = caps.n_hvx;
-        std::memset(window().base + kVtcmBase, 0x7f, caps.vtcm_size);  // stale VTCM
+        std::memset(window_base() + kVtcmBase, 0x7f, caps.vtcm_size);  // stale VTCM
         for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
             hc.dma[i]          = test_double::new_queue();
             hc.trace[i].thread = (uint8_t) i;
@@ -216,7 +204,7 @@ TEST_F(MulMatTiled, Formats) {
                 double nmse = 0;
                 EXPECT_TRUE(run_case(caps, c, &nmse)) << ggml_type_name(t) << " refused K=" << c.K << " N=" << c.N << " M=" << c.M << " vtcm=" << caps.vtcm_size;
                 ggml_free(ctx);
-                ggml_init_params ip = { kArenaSize, window().base + kArenaBase, false };
+                ggml_init_params ip = { kArenaSize, window_base() + kArenaBase, false };
                 ctx                 = ggml_init(ip);
             }
         }

@@ -24,20 +24,8 @@ constexpr uint32_t kVtcmBase  = 4096;
 constexpr uint64_t kArenaBase = 16ull << 20;
 constexpr uint64_t kArenaSize = 128ull << 20;
 
-struct Window {
-    uint8_t * base = nullptr;
-    Window() {
-        base = (uint8_t *) std::aligned_alloc(4096, kWindow);
-        std::memset(base, 0, kWindow);
-        htp_window_base            = base;
-        test_double::g_window_size = kWindow;
-    }
-    ~Window() { std::free(base); }
-};
-
-Window & window() {
-    static Window w;
-    return w;
+uint8_t * window_base() {
+    return test_double::window(kWindow);
 }
 
 struct Caps {
@@ -57,7 +45,7 @@ class NpuOps : public ::testing::Test {
     std::mt19937   rng{ 1234 };
 
     void SetUp() override {
-        ggml_init_params ip = { kArenaSize, window().base + kArenaBase, false };
+        ggml_init_params ip = { kArenaSize, window_base() + kArenaBase, false };
         ctx                 = ggml_init(ip);
     }
 
@@ -71,7 +59,7 @@ class NpuOps : public ::testing::Test {
         }
     }
 
-    static dma_addr_t dev(const void * p) { return (dma_addr_t) ((const uint8_t *) p - window().base); }
+    static dma_addr_t dev(const void * p) { return (dma_addr_t) ((const uint8_t *) p - window_base()); }
 
     static htp_tensor_desc describe(const ggml_tensor * t) {
         htp_tensor_desc d = {};

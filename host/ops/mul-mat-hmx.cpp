@@ -1,10 +1,11 @@
 // Host side of MUL_MAT's HMX path (tiled weights; mul-mat-paths.h, htp-abi/params/mul-mat.h
-// "MUL_MAT_HMX", docs/mul-mat.md): chunk sizes, thread counts and the VTCM layout.
+// "MUL_MAT_HMX", docs/mul-mat.md): chunk sizes, thread counts and the VTCM layout. The plan
+// (mul-mat-hmx.h) also serves MUL_MAT_ID_HMX (mul-mat-id.cpp).
+#include "mul-mat-hmx.h"
+
 #include <algorithm>
 
-#include "encode-util.h"
 #include "htp-abi/htp-tile-formats.h"
-#include "mul-mat-paths.h"
 
 using namespace htp_enc;
 
@@ -12,18 +13,12 @@ namespace {
 
 constexpr uint32_t kTile  = 2048;  // HTP_HMX_TILE_BYTES / alignment
 constexpr uint32_t kOut   = 4096;  // one F32 32 x 32 output tile
-constexpr uint32_t kMaxMb = 8;     // activation blocks of 32 rows per chunk (at most)
+constexpr uint32_t kMaxMb = HTP_MMH_MAX_ACT_ROWS / 32;  // activation blocks of 32 rows per chunk (at most)
 
-struct hmx_plan {
-    uint32_t n_threads, a_threads, max_threads, n_bufs, kc_tiles, n_kc, n_mb, per_thread;
-    uint32_t vraw_slot, vw_bytes, vout_slot, vstage_slot, vconv_bytes;
-    uint32_t act_bytes;
-    bool     store_per_row;
-    // rt-repack (tw.flat): flat bytes per row and per fetch, repacked tiles per thread.
-    uint32_t flat_row_bytes = 0, flat_chunk_bytes = 0, vtiles_bytes = 0;
-};
+}  // namespace
 
-bool plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw, hmx_plan & pl) {
+bool htp_enc::mmh_plan_hmx(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
+                           uint32_t n_rows, mmh_plan & pl) {
     const ggml_tensor * w = op->src[0];
     const ggml_tensor * a = op->src[1];
     if (tw.k_cols == 0 || tw.tile_bytes == 0 || a->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
@@ -70,7 +65,7 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_
         return false;
     }
     const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
-    const uint32_t mb_ne = (uint32_t) std::min<int64_t>((a->ne[1] + 31) / 32, kMaxMb);
+    const uint32_t mb_ne = std::max(1u, std::min((n_rows + 31) / 32, kMaxMb));
     // Most activation blocks first, then threads, then buffers, until VTCM fits.
     for (pl.n_mb = mb_ne; pl.n_mb >= 1; pl.n_mb--) {
         pl.vout_slot = pl.n_mb * kOut;
@@ -82,7 +77,7 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_
             for (uint32_t t = n_hvx; t >= 1; t--) {
                 if (shared + t * thread <= caps.vtcm_size) {
                     pl.n_threads  = std::min<uint32_t>(t, tw.n_col_tiles);
-                    pl.a_threads  = std::min<uint32_t>(t, (uint32_t) std::min<int64_t>(a->ne[1], pl.n_mb * 32));
+                    pl.a_threads  = std::max(1u, std::min(t, std::min(n_rows, pl.n_mb * 32)));
                     pl.per_thread  = (uint32_t) thread;
                     pl.max_threads = t;
                     return true;
@@ -96,21 +91,10 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_
     return false;
 }
 
-}  // namespace
-
-bool mm_hmx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
-    hmx_plan pl;
-    return plan(caps, op, tw, pl);
-}
-
-void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
-                   htp_op_desc & desc) {
-    const ggml_tensor *      w = op->src[0];
-    const ggml_tensor *      a = op->src[1];
-    htp_mul_mat_hmx_params & p = desc.params.mul_mat_hmx;
-    hmx_plan                 pl;
-    plan(caps, op, tw, pl);
-    desc.opcode = HTP_OP_MUL_MAT_HMX;
+void htp_enc::mmh_fill_hmx(const mmh_plan & pl, const ggml_tensor * op, const htp_tiled_weight & tw,
+                           htp_mul_mat_hmx_params & p) {
+    const ggml_tensor * w = op->src[0];
+    const ggml_tensor * a = op->src[1];
 
     const uint32_t act_rows = pl.n_mb * 32;
     p.split.n_threads       = pl.n_threads;
@@ -173,4 +157,17 @@ void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const h
     p.w_nb1            = tw.flat ? (uint32_t) tw.flat_nb1 : 0;
     p.flat_row_bytes   = pl.flat_row_bytes;
     p.flat_chunk_bytes = pl.flat_chunk_bytes;
+}
+
+bool mm_hmx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
+    mmh_plan pl;
+    return mmh_plan_hmx(caps, op, tw, (uint32_t) std::min<int64_t>(op->src[1]->ne[1], HTP_MMH_MAX_ACT_ROWS), pl);
+}
+
+void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
+                   htp_op_desc & desc) {
+    mmh_plan pl;
+    mmh_plan_hmx(caps, op, tw, (uint32_t) std::min<int64_t>(op->src[1]->ne[1], HTP_MMH_MAX_ACT_ROWS), pl);
+    desc.opcode = HTP_OP_MUL_MAT_HMX;
+    mmh_fill_hmx(pl, op, tw, desc.params.mul_mat_hmx);
 }

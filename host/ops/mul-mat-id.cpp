@@ -1,10 +1,12 @@
 // Host side of MUL_MAT_ID (mixture of experts): MUL_MAT's plans with activation rows gathered
 // by expert and results scattered row by row (htp-abi/params/mul-mat.h, docs/mul-mat.md).
 // Flat weights take the flat HVX plan (MUL_MAT_ID); a tiled expert stack takes the tiled HVX
-// plan (MUL_MAT_ID_TILED), so the graph keeps it tiled (mm_id_tiled_ok, mul-mat-paths.h).
+// plan (MUL_MAT_ID_TILED) or the HMX plan (MUL_MAT_ID_HMX), chosen as MUL_MAT chooses for a
+// tiled weight (route_id_tiled), so the graph keeps it tiled (mm_id_tiled_ok, mul-mat-paths.h).
 #include <algorithm>
 
 #include "mul-mat-flat.h"
+#include "mul-mat-hmx.h"
 #include "mul-mat-paths.h"
 #include "mul-mat-tiled.h"
 
@@ -24,16 +26,37 @@ bool plan_mul_mat_id(const htp_device_caps & caps, const ggml_tensor * op, mm_pl
 }
 
 // Tiled expert stacks: a token routes to an expert at most once in practice (top-k), so an
-// expert gets up to n_tokens rows; passes of that many (the plan caps them; duplicates only
-// cost extra passes). GGML_HEXAGON_MM_SELECT=hmx refuses (no HMX MUL_MAT_ID yet).
-bool plan_mul_mat_id_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
-                           mmt_plan & pl) {
-    if (htp_mm_config().select == HTP_MM_SELECT_HMX) {
-        return false;
+// expert gets up to n_tokens rows; passes of that many (the plans cap them; duplicates only
+// cost extra passes).
+uint32_t id_rows(const ggml_tensor * op, uint32_t cap) {
+    return (uint32_t) std::min<int64_t>(op->src[2]->ne[1], cap);
+}
+
+bool plan_id_tiled_hvx(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
+                       mmt_plan & pl) {
+    const ggml_tensor * w = op->src[0];
+    return w->ne[3] == 1 && mmt_plan_tiled(caps, w, tw, id_rows(op, HTP_MMT_MAX_ACT_ROWS), op->nb[1], true, false, pl);
+}
+
+bool plan_id_hmx(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw, mmh_plan & pl) {
+    return op->src[0]->ne[3] == 1 && !tw.flat && mmh_plan_hmx(caps, op, tw, id_rows(op, HTP_MMH_MAX_ACT_ROWS), pl);
+}
+
+// MUL_MAT's rule for a tiled weight (htp_mm_route_tiled) with the op's token count as the
+// activation row bound: tiled HVX for up to HTP_MM_TILED_HVX_MAX_ROWS tokens, HMX above;
+// GGML_HEXAGON_MM_SELECT=hvx / hmx forces one, GGML_HEXAGON_NHMX=0 removes HMX. NONE: the
+// graph turns the stack flat (MUL_MAT_ID).
+htp_mm_route route_id_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
+    const htp_mm_settings & s = htp_mm_config();
+    mmt_plan                hvx;
+    mmh_plan                hmx;
+    const bool hvx_ok = s.select != HTP_MM_SELECT_HMX && plan_id_tiled_hvx(caps, op, tw, hvx);
+    const bool hmx_ok = s.hmx && s.select != HTP_MM_SELECT_HVX && plan_id_hmx(caps, op, tw, hmx);
+    const bool few    = op->src[2]->ne[1] <= HTP_MM_TILED_HVX_MAX_ROWS;
+    if (hvx_ok && (few || !hmx_ok || s.select == HTP_MM_SELECT_HVX)) {
+        return HTP_MM_ROUTE_TILED_HVX;
     }
-    const ggml_tensor * w      = op->src[0];
-    const uint32_t      n_rows = (uint32_t) std::min<int64_t>(op->src[2]->ne[1], HTP_MMT_MAX_ACT_ROWS);
-    return w->ne[3] == 1 && mmt_plan_tiled(caps, w, tw, n_rows, op->nb[1], true, false, pl);
+    return hmx_ok ? HTP_MM_ROUTE_HMX : HTP_MM_ROUTE_NONE;
 }
 
 bool mul_mat_id_supports(const htp_device_caps & caps, const ggml_tensor * op) {
@@ -80,17 +103,26 @@ void mul_mat_id_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     htp_tiled_weight    tw;
     if (htp_weight_tiled && htp_weight_tiled(w, tw)) {
         // The graph keeps a stack tiled only where mm_id_tiled_ok said yes.
-        htp_mul_mat_id_tiled_params & p = desc.params.mul_mat_id_tiled;
-        mmt_plan                      pl;
-        if (!plan_mul_mat_id_tiled(caps, op, tw, pl)) {
-            desc.opcode = HTP_OP_NONE;  // unreachable; fails loudly on the NPU
-            return;
-        }
-        desc.opcode        = HTP_OP_MUL_MAT_ID_TILED;
-        desc.src[0].offset = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
+        const htp_mm_route r = route_id_tiled(caps, op, tw);
+        desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
         desc.src[0].flags |= HTP_TENSOR_TILED;
-        mmt_fill_tiled(pl, w, tw, a, op, p.mm);
-        fill_routing(op, p.route);
+        if (r == HTP_MM_ROUTE_TILED_HVX) {
+            htp_mul_mat_id_tiled_params & p = desc.params.mul_mat_id_tiled;
+            mmt_plan                      pl;
+            plan_id_tiled_hvx(caps, op, tw, pl);
+            desc.opcode = HTP_OP_MUL_MAT_ID_TILED;
+            mmt_fill_tiled(pl, w, tw, a, op, p.mm);
+            fill_routing(op, p.route);
+        } else if (r == HTP_MM_ROUTE_HMX) {
+            htp_mul_mat_id_hmx_params & p = desc.params.mul_mat_id_hmx;
+            mmh_plan                    pl;
+            plan_id_hmx(caps, op, tw, pl);
+            desc.opcode = HTP_OP_MUL_MAT_ID_HMX;
+            mmh_fill_hmx(pl, op, tw, p.mm);
+            fill_routing(op, p.route);
+        } else {
+            desc.opcode = HTP_OP_NONE;  // unreachable; fails loudly on the NPU
+        }
         return;
     }
     htp_mul_mat_id_params & p = desc.params.mul_mat_id;
@@ -104,8 +136,7 @@ void mul_mat_id_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
 }  // namespace
 
 bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
-    mmt_plan pl;
-    return plan_mul_mat_id_tiled(caps, op, tw, pl);
+    return route_id_tiled(caps, op, tw) != HTP_MM_ROUTE_NONE;
 }
 
 extern const htp_op_encoder htp_mul_mat_id_encoder = { mul_mat_id_supports, mul_mat_id_encode };

@@ -1,13 +1,14 @@
 // MUL_MAT_HMX: tiled weights x F32 activations on the HMX unit (layout and phases:
-// htp-abi/params/mul-mat.h, docs/mul-mat.md "HMX path"). Activations are converted once per
-// chunk into shared FP16 tiles (phase 1); every thread then streams the weight tiles of its
-// column tiles through its own VTCM slots, dequantizes them into FP16 HMX tiles, multiplies
-// them with all activation blocks on HMX and sends the F32 results out (phase 2).
+// htp-abi/params/mul-mat.h, docs/mul-mat.md "HMX path"). Per pass (mul-mat-hmx-pass.h; also
+// MUL_MAT_ID_HMX's, mul-mat-id.cpp), activations are converted once into shared FP16 tiles
+// (phase 1); every thread then streams the weight tiles of its column tiles through its own
+// VTCM slots, dequantizes them into FP16 HMX tiles, multiplies them with all activation
+// blocks on HMX and sends the F32 results out (phase 2).
 // A flat weight (rt_repack) arrives as flat rows instead and is repacked into tiles in VTCM
 // first, by the same repacker the host uses at set_tensor (host/repack, htp_repack_col_tile).
 #include "htp/hmx.h"
 #include "hvx-util.h"
-#include "op-table.h"
+#include "mul-mat-hmx-pass.h"
 #include "repack.h"
 #include "row-stream.h"
 #include "tile-dequant.h"
@@ -16,14 +17,11 @@ using namespace htp_ops;
 
 namespace {
 
-struct hmx_chunk {
-    uint32_t i1_0, n, i2, i3, i02, i03;
-};
-
 struct hmx_job {
     htp_op_context *               octx;
     const htp_mul_mat_hmx_params * p;
-    hmx_chunk                      c;
+    const mmh::hmx_pass *          c;
+    dma_addr_t                     wbase;  // the pass's weight plane
     int                            status[HTP_MAX_HVX_THREADS];
 };
 
@@ -68,7 +66,7 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     const htp_mul_mat_hmx_params * p    = job->p;
     htp_context *                  ctx  = job->octx->ctx;
     htp_split_params               sp   = p->asplit;
-    sp.total_rows                       = job->c.n;
+    sp.total_rows                       = job->c->n;
     const row_range                rr   = thread_rows(sp, ith);
     dma_fifo                       fifo = { ctx->dma[ith], &ctx->trace[ith] };
     if (ith == 0) {
@@ -83,8 +81,10 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     }
     const uint32_t n64     = (p->ne00 + 63) / 64;
     uint32_t       ends[2] = { 0, 0 };
+    const mmh::hmx_pass & c = *job->c;
     auto fetch = [&](uint32_t r) -> bool {
-        const dma_addr_t s = job->octx->src[1].data + row_offset(p->src1, job->c.i1_0 + r, job->c.i2, job->c.i3);
+        const dma_addr_t s = job->octx->src[1].data +
+                             (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
         const dma_addr_t v = vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot);
         if (!fifo.push(v, s, p->act_row_bytes, p->act_row_bytes, p->act_row_bytes, 1)) {
             return false;
@@ -129,12 +129,13 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
     if (rr.begin >= rr.end) {
         return;
     }
-    dma_fifo         fifo  = { ctx->dma[ith], &ctx->trace[ith] };
-    const dma_addr_t wbase = job->octx->src[0].data + job->c.i02 * p->wnb2 + job->c.i03 * p->wnb3;
-    const uint32_t   n_ct  = rr.end - rr.begin;
-    const uint32_t   U     = n_ct * p->n_kc;
-    const uint32_t   nb    = p->split.n_bufs;
-    const uint32_t   n_mb  = (job->c.n + 31) / 32;
+    dma_fifo              fifo  = { ctx->dma[ith], &ctx->trace[ith] };
+    const mmh::hmx_pass & c     = *job->c;
+    const dma_addr_t      wbase = job->wbase;
+    const uint32_t        n_ct  = rr.end - rr.begin;
+    const uint32_t        U     = n_ct * p->n_kc;
+    const uint32_t        nb    = p->split.n_bufs;
+    const uint32_t        n_mb  = (c.n + 31) / 32;
     uint32_t         fetch_end[16];
     uint32_t         store_end[2] = { 0, 0 };
     int              st           = HTP_STATUS_OK;
@@ -236,12 +237,22 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
             st = hs != HTP_STATUS_OK ? hs : rs;
             break;
         }
-        // Output: rows i1_0 + [0, n) of dst, columns [32 ct, 32 ct + cols).
+        // Output: rows i1_0 + [0, n) of dst (or row j at dst_off[j]), columns [32 ct, 32 ct + cols).
         const uint32_t   cols = p->ne01 - ct * 32 < 32 ? p->ne01 - ct * 32 : 32;
-        const dma_addr_t d    = job->octx->dst.data + row_offset(p->dst, job->c.i1_0, job->c.i2, job->c.i3) + ct * 128;
+        const dma_addr_t d0   = job->octx->dst.data + ct * 128;
+        const dma_addr_t d    = d0 + (c.dst_off ? 0 : row_offset(p->dst, c.i1_0, c.i2, c.i3));
         htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
         for (uint32_t mb = 0; mb < n_mb && st == HTP_STATUS_OK; mb++) {
-            const uint32_t rows = job->c.n - mb * 32 < 32 ? job->c.n - mb * 32 : 32;
+            const uint32_t rows = c.n - mb * 32 < 32 ? c.n - mb * 32 : 32;
+            if (c.dst_off) {  // scattered rows: one descriptor each
+                for (uint32_t r = 0; r < rows && st == HTP_STATUS_OK; r++) {
+                    fifo.room(1, 0xffff);
+                    if (!fifo.push(d0 + c.dst_off[mb * 32 + r], out + mb * 4096 + r * 128, cols * 4, cols * 4, cols * 4, 1)) {
+                        st = HTP_STATUS_DMA_ERROR;
+                    }
+                }
+                continue;
+            }
             if (!p->store_per_row) {
                 fifo.room(1, 0xffff);
                 if (!fifo.push(d + mb * 32 * p->dst.nb1, out + mb * 4096, p->dst.nb1, 128, cols * 4, rows)) {
@@ -267,38 +278,61 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
 
 }  // namespace
 
-int htp_op_mul_mat_hmx(struct htp_op_context * octx) {
-    const htp_mul_mat_hmx_params & p = octx->params->mul_mat_hmx;
-    // A tiled weight, or a flat one for rt-repack (never both).
+int mmh::run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const hmx_pass & c, dma_addr_t wbase) {
+    if (c.n == 0 || c.n > p.act_rows_per_chunk) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    hmx_job job;
+    job.octx  = octx;
+    job.p     = &p;
+    job.c     = &c;
+    job.wbase = wbase;
+    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
+        job.status[i] = HTP_STATUS_OK;
+    }
+    work_queue_run(octx->ctx->work_queue, act_worker, &job, p.asplit.n_threads);
+    for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
+        if (job.status[t] != HTP_STATUS_OK) {
+            return job.status[t];
+        }
+    }
+    work_queue_run(octx->ctx->work_queue, w_worker, &job, p.split.n_threads);
+    for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
+        if (job.status[t] != HTP_STATUS_OK) {
+            return job.status[t];
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+// A weight (tiled, or flat for rt-repack: never both) and HMX parameters the kernel can run.
+int mmh::check_params(const htp_op_context * octx, const htp_mul_mat_hmx_params & p) {
     const bool tiled = (octx->src[0].flags & HTP_TENSOR_TILED) != 0;
     if (tiled == (p.rt_repack != 0) || !octx->ctx->info->hmx || p.split.n_bufs > 16 || p.split.n_bufs < 2) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    hmx_job job;
-    job.octx = octx;
-    job.p    = &p;
-    for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
-        job.status[i] = HTP_STATUS_OK;
+    return HTP_STATUS_OK;
+}
+
+int htp_op_mul_mat_hmx(struct htp_op_context * octx) {
+    const htp_mul_mat_hmx_params & p  = octx->params->mul_mat_hmx;
+    const int                      ok = mmh::check_params(octx, p);
+    if (ok != HTP_STATUS_OK) {
+        return ok;
     }
+    mmh::hmx_pass c = { 0, 0, 0, 0, nullptr, nullptr };
     for (uint32_t plane = 0; plane < p.n_planes; plane++) {
-        job.c.i3  = htp_fastdiv(plane, &p.div_ne12);
-        job.c.i2  = plane - job.c.i3 * p.ne12;
-        job.c.i02 = htp_fastdiv(job.c.i2, &p.div_r2);
-        job.c.i03 = htp_fastdiv(job.c.i3, &p.div_r3);
+        c.i3                   = htp_fastdiv(plane, &p.div_ne12);
+        c.i2                   = plane - c.i3 * p.ne12;
+        const uint32_t   i02   = htp_fastdiv(c.i2, &p.div_r2);
+        const uint32_t   i03   = htp_fastdiv(c.i3, &p.div_r3);
+        const dma_addr_t wbase = octx->src[0].data + i02 * p.wnb2 + i03 * p.wnb3;
         for (uint32_t i1 = 0; i1 < p.ne11; i1 += p.act_rows_per_chunk) {
-            job.c.i1_0 = i1;
-            job.c.n    = p.ne11 - i1 < p.act_rows_per_chunk ? p.ne11 - i1 : p.act_rows_per_chunk;
-            work_queue_run(octx->ctx->work_queue, act_worker, &job, p.asplit.n_threads);
-            for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
-                if (job.status[t] != HTP_STATUS_OK) {
-                    return job.status[t];
-                }
-            }
-            work_queue_run(octx->ctx->work_queue, w_worker, &job, p.split.n_threads);
-            for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
-                if (job.status[t] != HTP_STATUS_OK) {
-                    return job.status[t];
-                }
+            c.i1_0       = i1;
+            c.n          = p.ne11 - i1 < p.act_rows_per_chunk ? p.ne11 - i1 : p.act_rows_per_chunk;
+            const int st = mmh::run_pass(octx, p, c, wbase);
+            if (st != HTP_STATUS_OK) {
+                return st;
             }
         }
     }

@@ -4,7 +4,9 @@
 // only, each row's results scattered to its dst row.
 //   MUL_MAT_ID:       flat weights, the flat HVX path's phases (mul-mat-flat.h).
 //   MUL_MAT_ID_TILED: a tiled expert stack, the tiled HVX path's pass (mul-mat-tiled-pass.h).
+//   MUL_MAT_ID_HMX:   a tiled expert stack, the HMX path's pass (mul-mat-hmx-pass.h).
 #include "mul-mat-flat.h"
+#include "mul-mat-hmx-pass.h"
 #include "mul-mat-id.h"
 #include "mul-mat-tiled-pass.h"
 
@@ -47,5 +49,25 @@ int htp_op_mul_mat_id_tiled(struct htp_op_context * octx) {
                        [&](uint32_t e, uint32_t n) {
                            c.n = n;
                            return mmt::run_pass(octx, p, c, octx->src[0].data + e * p.w_nb2);
+                       });
+}
+
+int htp_op_mul_mat_id_hmx(struct htp_op_context * octx) {
+    const htp_mul_mat_id_hmx_params & pid = octx->params->mul_mat_id_hmx;
+    const htp_mul_mat_hmx_params &    p   = pid.mm;
+    if (p.act_rows_per_chunk > HTP_MMH_MAX_ACT_ROWS || p.rt_repack) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    const int ok = mmh::check_params(octx, p);
+    if (ok != HTP_STATUS_OK) {
+        return ok;
+    }
+    uint32_t      src1_off[HTP_MMH_MAX_ACT_ROWS];
+    uint32_t      dst_off[HTP_MMH_MAX_ACT_ROWS];
+    mmh::hmx_pass c = { 0, 0, 0, 0, src1_off, dst_off };
+    return mm_id_route(octx, pid.route, p.src1, p.dst, p.ne11, p.act_rows_per_chunk, src1_off, dst_off,
+                       [&](uint32_t e, uint32_t n) {
+                           c.n = n;
+                           return mmh::run_pass(octx, p, c, octx->src[0].data + (dma_addr_t) e * p.wnb2);
                        });
 }

@@ -36,6 +36,7 @@ HTP_WEAK_OP(htp_op_im2col)
 HTP_WEAK_OP(htp_op_mul_mat_tiled)
 HTP_WEAK_OP(htp_op_mul_mat_hmx)
 HTP_WEAK_OP(htp_op_mul_mat_id_tiled)
+HTP_WEAK_OP(htp_op_mul_mat_id_hmx)
 #undef HTP_WEAK_OP
 
 htp_op_fn htp_op_lookup(uint32_t opcode) {
@@ -81,6 +82,7 @@ htp_op_fn htp_op_lookup(uint32_t opcode) {
         case HTP_OP_IM2COL:          return htp_op_im2col;
         case HTP_OP_MUL_MAT_TILED:   return htp_op_mul_mat_tiled;
         case HTP_OP_MUL_MAT_ID_TILED: return htp_op_mul_mat_id_tiled;
+        case HTP_OP_MUL_MAT_ID_HMX: return htp_op_mul_mat_id_hmx;
         default:                     return nullptr;
     }
 }

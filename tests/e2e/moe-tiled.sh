@@ -3,10 +3,10 @@
 # (F16/F32 in memory, so its own e2e.llama_archs_qwen3moe never repacks anything) is saved,
 # quantized to TYPE (its expert stacks then have a tiled format, so GGML_HEXAGON_REPACK's
 # default repacks them at load) and run by llama-perplexity on HTP0 against the CPU. Passes
-# when the mean KLD is below THRESHOLD and every MUL_MAT_ID ran on the tiled kernel
-# (GGML_HEXAGON_VERBOSE's per-op log names it), so TYPE must leave every expert stack in a
-# format the tiled HVX path takes (Q8_0 does: K-quant types fall back to Q5_0 / Q8_0 for the
-# 384-column ffn_down_exps).
+# when the mean KLD is below THRESHOLD and every MUL_MAT_ID ran on a tiled kernel
+# (GGML_HEXAGON_VERBOSE's per-op log names it: MUL_MAT_ID_HMX for these 128-token batches,
+# MUL_MAT_ID_TILED for up to 8 tokens), so TYPE must leave every expert stack in a tiled
+# format (Q8_0 does: K-quant types fall back to Q5_0 / Q8_0 for the 384-column ffn_down_exps).
 # usage: moe-tiled.sh BIN_DIR TEXT TYPE THRESHOLD
 set -uo pipefail
 bin=$1; text=$2; type=$3; threshold=$4
@@ -26,14 +26,17 @@ GGML_HEXAGON_VERBOSE=1 "$bin/llama-perplexity" "${common[@]}" -dev HTP0 -ngl 99 
     --kl-divergence-base "$work/base.kld" --kl-divergence >"$work/htp.log" 2>&1 || fail "HTP0 run" "$work/htp.log"
 
 log=$work/htp.log
-tiled=$(grep -cE 'ggml-hexagon: HTP0: op MUL_MAT_ID .*\(kernel MUL_MAT_ID_TILED\)' "$log" || true)
+hvx=$(grep -cE 'ggml-hexagon: HTP0: op MUL_MAT_ID .*\(kernel MUL_MAT_ID_TILED\)' "$log" || true)
+hmx=$(grep -cE 'ggml-hexagon: HTP0: op MUL_MAT_ID .*\(kernel MUL_MAT_ID_HMX\)' "$log" || true)
+tiled=$((hvx + hmx))
 flat=$(grep -E 'ggml-hexagon: HTP0: op MUL_MAT_ID ' "$log" | grep -vc '(kernel ' || true)  # its own kernel
 kld=$(grep -E '^Mean +KLD:' "$log" | awk '{print $3}')
 [ -n "$kld" ] || fail "no 'Mean KLD' line in the HTP0 run" "$log"
-echo "qwen3moe $type: MUL_MAT_ID ran $tiled times on the tiled kernel, $flat on the flat one;" \
+echo "qwen3moe $type: MUL_MAT_ID ran $tiled times on a tiled kernel ($hvx MUL_MAT_ID_TILED, $hmx MUL_MAT_ID_HMX)," \
+     "$flat on the flat one;" \
      "mean KLD vs CPU = $kld (threshold $threshold)"
 grep -E '^(Mean +KLD|Maximum KLD|Same top p)' "$log" || true
-[ "$tiled" -gt 0 ] || fail "no MUL_MAT_ID ran on the tiled kernel" ""
+[ "$tiled" -gt 0 ] || fail "no MUL_MAT_ID ran on a tiled kernel" ""
 [ "$flat" -eq 0 ] || fail "$flat MUL_MAT_ID ran on the flat kernel (expert stack not tiled)" ""
 awk -v k="$kld" -v t="$threshold" 'BEGIN { exit !(k < t) }' || fail "mean KLD $kld >= $threshold" ""
 echo "PASS"

@@ -5,12 +5,22 @@
 # usage: run-backend-ops.sh BIN_DIR OP [extra test-backend-ops args]
 #   env HTP_TEST_CASES=REGEX: only the cases whose params match (test-backend-ops -p), for the
 #   quick variant of an op whose full case list takes an hour on the emulated NPU.
+#   env HTP_EXPECT_KERNEL=NAME: also fail unless at least one OP ran on NPU kernel NAME (the
+#   per-op log, GGML_HEXAGON_VERBOSE=1, prints "(kernel NAME)"), so a variant that forces a
+#   path cannot pass with that path never taken. HTP_FORBID_KERNEL=NAME: fail if any did.
 set -uo pipefail
 bin=$1; op=$2; shift 2
 filter=()
 [ -n "${HTP_TEST_CASES:-}" ] && filter=(-p "$HTP_TEST_CASES")
+expect=${HTP_EXPECT_KERNEL:-}; forbid=${HTP_FORBID_KERNEL:-}
+if [ -n "$expect$forbid" ]; then
+    export GGML_HEXAGON_VERBOSE=1
+fi
 out=$("$bin/test-backend-ops" test -b HTP0 -o "$op" "${filter[@]}" "$@" 2>&1)
 rc=$?
+kernel_runs() {  # ops OP that ran on kernel $1
+    printf '%s\n' "$out" | grep -cE "ggml-hexagon: HTP0: op $op .*\(kernel $1\)" || true
+}
 line=$(printf '%s\n' "$out" | grep -E '^ *[0-9]+/[0-9]+ tests passed' | tail -n 1)
 if [ -z "$line" ]; then
     printf '%s\n' "$out" | tail -n 40
@@ -24,4 +34,15 @@ if [ "$m" -eq 0 ] || [ "$n" -ne "$m" ] || [ "$rc" -ne 0 ]; then
     echo "FAIL: $op on HTP0: $n/$m passed (exit $rc)"
     exit 1
 fi
-echo "PASS: $op on HTP0: $n/$m tests passed"
+kinfo=""
+if [ -n "$expect" ]; then
+    k=$(kernel_runs "$expect")
+    [ "$k" -gt 0 ] || { echo "FAIL: $op on HTP0: $n/$m passed, but none ran on kernel $expect"; exit 1; }
+    kinfo=" ($k ran on $expect"
+fi
+if [ -n "$forbid" ]; then
+    k=$(kernel_runs "$forbid")
+    [ "$k" -eq 0 ] || { echo "FAIL: $op on HTP0: $k ran on kernel $forbid"; exit 1; }
+    kinfo="${kinfo:- (}${kinfo:+, }none on $forbid"
+fi
+echo "PASS: $op on HTP0: $n/$m tests passed${kinfo:+$kinfo)}"

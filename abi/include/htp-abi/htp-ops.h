@@ -25,7 +25,8 @@
     X(SOLVE_TRI) X(SSM_CONV) X(GATED_DELTA_NET) X(IM2COL)                          \
     X(MUL_MAT_TILED)                        /* MUL_MAT, tiled weights, HVX */ \
     X(MUL_MAT_HMX)                          /* MUL_MAT, tiled (or rt-repacked flat) weights on HMX */ \
-    X(MUL_MAT_ID_TILED)                     /* MUL_MAT_ID, tiled experts, HVX */
+    X(MUL_MAT_ID_TILED)                     /* MUL_MAT_ID, tiled experts, HVX */ \
+    X(MUL_MAT_ID_HMX)                       /* MUL_MAT_ID, tiled experts, HMX */
 
 #define HTP_OPCODE_ENUM(name) HTP_OP_##name,
 enum htp_opcode { HTP_OPCODE_LIST(HTP_OPCODE_ENUM) HTP_OP_COUNT };

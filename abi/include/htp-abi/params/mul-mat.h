@@ -182,6 +182,8 @@ struct htp_mul_mat_tiled_params {
 // minus the others), into the raw slot (rows dense, flat_chunk_bytes apart); rows past ne01
 // are zero-filled, the 32 rows are repacked into the fetch's tiles in vtiles_offset (the
 // shared host/device repacker, htp_repack_col_tile) and dequantized from there as above.
+#define HTP_MMH_MAX_ACT_ROWS 256  // act_rows_per_chunk limit (8 blocks of 32 rows)
+
 struct htp_mul_mat_hmx_params {
     struct htp_split_params split;   // column tiles over threads (rows_per_chunk 1, n_bufs = raw slots)
     struct htp_split_params asplit;  // activation rows of one chunk over threads
@@ -233,6 +235,11 @@ struct htp_mul_mat_hmx_params {
 //                     tiles at e * mm.w_nb2), tiled HVX path (MUL_MAT_TILED's phases);
 //                     chunks of mm.act_rows_per_pass rows, results always per row
 //                     (mm.out_per_row = 1); the plane fields of mm are unused.
+//   MUL_MAT_ID_HMX:   a tiled expert stack as above, HMX path (MUL_MAT_HMX's phases): expert
+//                     e's tiles at e * mm.wnb2; chunks of mm.act_rows_per_chunk rows (a
+//                     multiple of 32, <= HTP_MMH_MAX_ACT_ROWS) converted into the FP16
+//                     activation tiles as gathered; each result row leaves with its own 1-D
+//                     descriptor; mm.rt_repack = 0 and the plane fields of mm are unused.
 #define HTP_MM_ID_MAX_EXPERTS 4096  // n_as limit (the kernel keeps a bitmap of used experts)
 
 struct htp_mm_id_routing {
@@ -253,9 +260,15 @@ struct htp_mul_mat_id_tiled_params {
     struct htp_mm_id_routing        route;
 };
 
+struct htp_mul_mat_id_hmx_params {
+    struct htp_mul_mat_hmx_params mm;  // starts with split
+    struct htp_mm_id_routing      route;
+};
+
 #define HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT                \
     struct htp_mul_mat_params          mul_mat;          \
     struct htp_mul_mat_tiled_params    mul_mat_tiled;    \
     struct htp_mul_mat_hmx_params      mul_mat_hmx;      \
     struct htp_mul_mat_id_params       mul_mat_id;       \
-    struct htp_mul_mat_id_tiled_params mul_mat_id_tiled;
+    struct htp_mul_mat_id_tiled_params mul_mat_id_tiled; \
+    struct htp_mul_mat_id_hmx_params   mul_mat_id_hmx;

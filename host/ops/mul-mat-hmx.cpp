@@ -152,6 +152,9 @@ void htp_enc::mmh_fill_hmx(const mmh_plan & pl, const ggml_tensor * op, const ht
     // Shared region after every thread's (HMX operands stay 2048-aligned: all sizes are).
     p.act_offset      = pl.max_threads * pl.per_thread;
     p.colparam_offset = p.act_offset + pl.act_bytes;
+    // Row scales share the column params' 2048-byte block (those take 256 bytes).
+    p.rowscale_offset = p.colparam_offset + 1024;
+    static_assert(HTP_MMH_MAX_ACT_ROWS * 4 <= kTile - 1024, "row scales fit the shared tail block");
 
     p.rt_repack        = tw.flat ? 1 : 0;
     p.w_nb1            = tw.flat ? (uint32_t) tw.flat_nb1 : 0;

@@ -60,6 +60,37 @@ struct dma_fifo {
     }
 };
 
+// FP16 tops out at 65504: a row whose |max| reaches 2^15 is scaled by 2^-k (exact, a power of
+// two) so that it stays below 2^15, and its results by 2^k after HMX. Returns 2^k (1.0f: the
+// row is left as it is). src: n32 F32 vectors (the row's K elements).
+inline float fit_row_to_f16(HVX_Vector * src, uint32_t n32) {
+    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
+    HVX_Vector       m        = Q6_V_vzero();
+    for (uint32_t v = 0; v < n32; v++) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(src[v], abs_mask));  // |x| bits order like ints
+    }
+    for (int sh = 64; sh >= 4; sh >>= 1) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, sh));
+    }
+    const float amax = lane0_f32(m);
+    uint32_t    bits;
+    __builtin_memcpy(&bits, &amax, 4);
+    // |max| < 2^(E - 126) for biased exponent E; k = E - 141 brings it below 2^15.
+    const int32_t k = (int32_t) ((bits >> 23) & 0xff) - 141;
+    if (k <= 0) {
+        return 1.0f;
+    }
+    const uint32_t down_bits = (uint32_t) (127 - k) << 23, up_bits = (uint32_t) (127 + k) << 23;  // k <= 114: normal
+    float          down, up;
+    __builtin_memcpy(&down, &down_bits, 4);
+    __builtin_memcpy(&up, &up_bits, 4);
+    const HVX_Vector sc = splat_f32(down);
+    for (uint32_t v = 0; v < n32; v++) {
+        src[v] = Q6_Vsf_vmpy_VsfVsf(src[v], sc);
+    }
+    return up;
+}
+
 // Phase 1: activation rows -> FP16 tiles.
 void act_worker(unsigned int, unsigned int ith, void * data) {
     hmx_job *                      job  = (hmx_job *) data;
@@ -98,12 +129,14 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
             return;
         }
     }
-    HVX_Vector * conv = vptr(vtcm_at(ctx, p->split, ith, p->vconv_offset));
-    uint8_t *    act  = (uint8_t *) htp_va(ctx->vtcm_base + p->act_offset);
+    HVX_Vector * conv  = vptr(vtcm_at(ctx, p->split, ith, p->vconv_offset));
+    uint8_t *    act   = (uint8_t *) htp_va(ctx->vtcm_base + p->act_offset);
+    float *      rowsc = (float *) htp_va(ctx->vtcm_base + p->rowscale_offset);
     for (uint32_t r = rr.begin; r < rr.end; r++) {
         fifo.wait(ends[r & 1], (uint16_t) r);
         htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
-        const HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot));
+        HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot));
+        rowsc[r]         = fit_row_to_f16(src, p->n_k32);
         f32_to_f16_vectors(conv, src, n64);
         uint8_t *       dst = act + (r / 32) * p->n_k32 * HTP_HMX_TILE_BYTES + (r % 32) * 64;
         const uint8_t * c   = (const uint8_t *) conv;
@@ -179,6 +212,7 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
     const dma_addr_t act     = ctx->vtcm_base + p->act_offset;
     const dma_addr_t cparams = ctx->vtcm_base + p->colparam_offset;
     const dma_addr_t w_dev   = vtcm_at(ctx, p->split, ith, p->vw_offset);
+    const float *    rowsc   = (const float *) htp_va(ctx->vtcm_base + p->rowscale_offset);
     for (uint32_t u = 0; u < U && st == HTP_STATUS_OK; u++) {
         const uint32_t ctl = u / p->n_kc, ct = rr.begin + ctl, kc = u % p->n_kc;
         const uint32_t t0  = kc * p->kc_tiles;
@@ -242,6 +276,12 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
         const dma_addr_t d0   = job->octx->dst.data + ct * 128;
         const dma_addr_t d    = d0 + (c.dst_off ? 0 : row_offset(p->dst, c.i1_0, c.i2, c.i3));
         htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
+        HVX_Vector * out_rows = vptr(out);  // F32 row r of block mb: vector mb * 32 + r
+        for (uint32_t r = 0; r < c.n; r++) {  // undo fit_row_to_f16
+            if (rowsc[r] != 1.0f) {
+                out_rows[r] = Q6_Vsf_vmpy_VsfVsf(out_rows[r], splat_f32(rowsc[r]));
+            }
+        }
         for (uint32_t mb = 0; mb < n_mb && st == HTP_STATUS_OK; mb++) {
             const uint32_t rows = c.n - mb * 32 < 32 ? c.n - mb * 32 : 32;
             if (c.dst_off) {  // scattered rows: one descriptor each

@@ -167,14 +167,16 @@ struct htp_mul_mat_tiled_params {
 //     thread's staging (2 slots), converted to FP16 and scattered into the shared FP16
 //     activation tiles: tile (mb, kk) at act_offset + (mb * n_k32 + kk) * 2048, element
 //     (row % 32, k % 32) at half index (row % 32) * 32 + k % 32. Rows past the chunk's end
-//     are never stored, so they are not cleared.
+//     are never stored, so they are not cleared. A row whose |max| reaches 2^15 (FP16 ends
+//     at 65504) is first scaled by 2^-k to below 2^15, and 2^k noted at rowscale_offset.
 //   phase 2 (split threads, split.total_rows = n_col_tiles): thread ith owns column tiles
 //     [rows_per_thread * ith, ...). For each, the weight tiles arrive in fetches of kc_tiles
 //     tiles (one 1-D DMA each, n_bufs slots; the last fetch of a column tile may be shorter),
 //     each tile is dequantized by HVX (HTP_TRACE_EVT_DEQUANT) into FP16 HMX weight tiles
 //     (vw + kk * 2048, kk = K / 32 index), then under the HMX lock (HTP_TRACE_EVT_HMX_COMP)
 //     every 32-row activation block is multiplied (n_k32 tile pairs) and stored as an F32
-//     32 x 32 output tile (vout slot, 4096 bytes per block) that leaves by DMA: one 2-D
+//     32 x 32 output tile (vout slot, 4096 bytes per block; rows scaled back by their
+//     rowscale, HTP_TRACE_EVT_OUTPUT) that leaves by DMA: one 2-D
 //     descriptor per block, or one per row when store_per_row (dst nb1 too wide for a field).
 // Run-time repacking (rt_repack = 1): desc.src[0] is a FLAT weight (no HTP_TENSOR_TILED; ggml's
 // layout, rows w_nb1 apart, planes wnb2 / wnb3 apart). A fetch is then one 2-D DMA of the
@@ -215,6 +217,9 @@ struct htp_mul_mat_hmx_params {
     // Shared, from vtcm_base.
     uint32_t act_offset;             // FP16 activation tiles of the chunk
     uint32_t colparam_offset;        // HTP_HMX_COLPARAM_BYTES: scale 1.0 x 32, bias 0 x 32
+    uint32_t rowscale_offset;        // act_rows_per_chunk floats: the power of two each row's
+                                     // results are scaled by (phase 1 scales a row whose |max|
+                                     // reaches 2^15 down to fit FP16; 1.0 for most rows)
     // Run-time repacking of a flat weight (0: the weight is tiled).
     uint32_t rt_repack;
     uint32_t w_nb1;                  // bytes between flat weight rows

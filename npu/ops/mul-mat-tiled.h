@@ -233,48 +233,26 @@ struct fmt_q5_0 {
 };
 
 // MXFP4 (544 B): 4-bit E2M1 codes in the Q4_0 layout, E8M0 e at 512 + r. ggml's value is
-// kv[code] * 2^(e - 128) with kv = 2 * E2M1 = {0, 1, 2, 3, 4, 6, 8, 12} and bit 3 the sign.
-// With c7 = code & 7: kv = c7 + (c7 > 3 ? (code & 3) + 2 * (bit0 & bit1) : 0); the sign goes
-// through a second vrmpy: sum = vrmpy(mag, a) - 2 vrmpy(negative mags, a).
+// kv[code] * 2^(e - 128) with kv = 2 * E2M1 = {0, 1, 2, 3, 4, 6, 8, 12} and bit 3 the sign:
+// signed bytes, so vlut32 maps codes to kv and one vrmpy per block does the rest (as IQ4_NL).
 struct fmt_mxfp4 {
     static constexpr uint32_t blocks = 1;
 
-    static inline void mags(HVX_Vector c, HVX_Vector & mag, HVX_Vector & neg) {
-        const HVX_Vector c7  = Q6_V_vand_VV(c, Q6_V_vsplat_R(0x07070707));
-        const HVX_Vector c3  = Q6_V_vand_VV(c, Q6_V_vsplat_R(0x03030303));
-        const HVX_Vector b01 = Q6_V_vand_VV(Q6_V_vand_VV(c, Q6_Vuh_vlsr_VuhR(c, 1)), Q6_V_vsplat_R(0x01010101));
-        const HVX_Vector ex  = Q6_Vh_vadd_VhVh(c3, Q6_Vh_vasl_VhR(b01, 1));  // bytes <= 5: no carries
-        mag = Q6_Vh_vadd_VhVh(c7, Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VbVb(c7, Q6_V_vsplat_R(0x03030303)), ex, Q6_V_vzero()));
-        neg = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VbVb(c, Q6_V_vsplat_R(0x07070707)), mag, Q6_V_vzero());
-    }
-
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
-        const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
-        HVX_Vector       s[NR], n[NR];
-        for (int j = 0; j < NR; j++) {
-            s[j] = n[j] = Q6_V_vzero();
-        }
-#pragma GCC unroll 8
-        for (int v = 0; v < 4; v++) {
-            const HVX_Vector x = transpose_4x32(t[v]);
-            HVX_Vector       mag[2], neg[2];
-            mags(Q6_V_vand_VV(x, m4), mag[0], neg[0]);
-            mags(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), m4), mag[1], neg[1]);
-            for (int h = 0; h < 2; h++) {
-                for (int j = 0; j < NR; j++) {
-                    s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], mag[h], a[j][2 * v + h]);
-                    n[j] = Q6_Vw_vrmpyacc_VwVbVb(n[j], neg[h], a[j][2 * v + h]);
-                }
-            }
-        }
+        static const int8_t lut_bytes[128] __attribute__((aligned(128))) = {
+            0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
+            0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0,
+        };
+        const HVX_Vector lut = *(const HVX_Vector *) lut_bytes;
+        HVX_Vector       s[NR];
+        dot_nibbles<NR>(t, a, s, nullptr, &lut);
         // 2^(e - 128) per row: (e - 1) << 23 for e >= 2, else the subnormals 2^-128, 2^-127.
         const HVX_Vector e   = Q6_V_lo_W(Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(t[4]))));
         const HVX_Vector one = Q6_V_vsplat_R(1);
         const HVX_Vector dw  = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(e, one), Q6_Vw_vasl_VwR(Q6_Vw_vsub_VwVw(e, one), 23),
                                              Q6_Vw_vadd_VwVw(Q6_Vw_vasl_VwR(e, 21), Q6_V_vsplat_R(0x00200000)));
         for (int j = 0; j < NR; j++) {
-            const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(n[j], 1));
-            acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, a[j][A_D])));
+            acc[j] = fadd(acc[j], fmul(mm_int_to_sf(s[j]), fmul(dw, a[j][A_D])));
         }
     }
 };

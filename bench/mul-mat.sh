@@ -7,7 +7,7 @@
 # docs/bench-mul-mat.tsv (raw rows of mul-mat-bench).
 # A benchmark, not a test: run it by hand, best on an otherwise idle machine.
 #
-#   bench/mul-mat.sh                          # all types, n = 1 and 512 (~15 min on 2 cores)
+#   bench/mul-mat.sh                          # all types, n = 1 and 512 (~3 min on 2 idle cores)
 #   TYPES="q4_0 q8_0" NS=1 bench/mul-mat.sh   # a subset
 #   K=4096 M_GEMV=4096 M_GEMM=512 bench/mul-mat.sh
 #

@@ -114,6 +114,21 @@ Reference fill(HmxUnit & u, uint16_t * act, uint16_t * w, float * params, uint32
     return r;
 }
 
+// F32 outputs at out32 that differ (bit for bit) from the reference with the column params.
+int f32_mismatches(const Reference & ref, const float * out32, const float * params) {
+    int bad = 0;
+    for (int m = 0; m < D; m++) {
+        for (int n = 0; n < D; n++) {
+            const float y = ref.out(m, n, params[n], params[D + n]);
+            uint32_t    yb, gb;
+            std::memcpy(&yb, &y, 4);
+            std::memcpy(&gb, out32 + m * D + n, 4);
+            bad += yb != gb;
+        }
+    }
+    return bad;
+}
+
 }  // namespace
 
 TEST_F(HmxUnit, MatmulMatchesReferenceF16AndF32Outputs) {
@@ -130,14 +145,10 @@ TEST_F(HmxUnit, MatmulMatchesReferenceF16AndF32Outputs) {
         ASSERT_EQ(htp_hmx_store(hmx, out16, params, HTP_HMX_OUT_F16), HTP_STATUS_OK);
         ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
         ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
-        int bad = 0;
+        int bad = f32_mismatches(ref, float_at(out32), float_at(params));
         for (int m = 0; m < D; m++) {
             for (int n = 0; n < D; n++) {
                 const float y = ref.out(m, n, float_at(params)[n], float_at(params)[D + n]);
-                uint32_t    yb, gb;
-                std::memcpy(&yb, &y, 4);
-                std::memcpy(&gb, float_at(out32) + m * D + n, 4);
-                bad += yb != gb;
                 bad += half_at(out16)[m * D + n] != half_nearest(y);
             }
         }
@@ -159,17 +170,8 @@ TEST_F(HmxUnit, WholeExponentRangeSumsExactly) {
         ASSERT_EQ(htp_hmx_mma(hmx, act, w, n_k), HTP_STATUS_OK);
         ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
         ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
-        int bad = 0;
-        for (int m = 0; m < D; m++) {
-            for (int n = 0; n < D; n++) {
-                const float y = ref.out(m, n, float_at(params)[n], float_at(params)[D + n]);
-                uint32_t    yb, gb;
-                std::memcpy(&yb, &y, 4);
-                std::memcpy(&gb, float_at(out32) + m * D + n, 4);
-                bad += yb != gb;
-            }
-        }
-        EXPECT_EQ(bad, 0) << "exponents " << emin[round] << " + " << espan[round];
+        EXPECT_EQ(f32_mismatches(ref, float_at(out32), float_at(params)), 0)
+            << "exponents " << emin[round] << " + " << espan[round];
     }
 }
 
@@ -202,17 +204,7 @@ TEST_F(HmxUnit, CancellingLargeTermsKeepTheSmallOnes) {
     ASSERT_EQ(htp_hmx_mma(hmx, act, w, 1), HTP_STATUS_OK);
     ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
     ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
-    int bad = 0;
-    for (int m = 0; m < D; m++) {
-        for (int n = 0; n < D; n++) {
-            const float y = ref.out(m, n, 1.0f, 0.0f);
-            uint32_t    yb, gb;
-            std::memcpy(&yb, &y, 4);
-            std::memcpy(&gb, float_at(out32) + m * D + n, 4);
-            bad += yb != gb;
-        }
-    }
-    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(f32_mismatches(ref, float_at(out32), p), 0);
 }
 
 TEST_F(HmxUnit, SpecialValuesSubnormalsAndOverflow) {

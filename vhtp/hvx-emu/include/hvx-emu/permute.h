@@ -63,6 +63,34 @@ HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vlut32_VbVbR(HVX_Vector Vu, HVX_Vector Vv, int32_t Rt) {
     const uint32_t matchval = (uint32_t) Rt & 7u;
     const uint32_t oddhalf  = ((uint32_t) Rt >> 1) & 1u;
+#if defined(__AVX2__)
+    // The 32 table bytes a match can read (idx % 64 has bit 5 = matchval & 1), then two
+    // 16-entry vpshufb lookups per 32 lanes, picked by index bit 4, zeroed where bits 5-7 miss.
+    union {
+        HVX_Vector v;
+        uint8_t    b[HVX_EMU_VLEN];
+        __m256i    y[4];
+    } U, V, D;
+    U.v = Vu;
+    V.v = Vv;
+    uint8_t         t[32];
+    const uint8_t * half = V.b + 64 * (matchval & 1u) + oddhalf;
+    for (int j = 0; j < 32; j++) {
+        t[j] = half[2 * j];
+    }
+    const __m256i tlo  = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) t));
+    const __m256i thi  = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (t + 16)));
+    const __m256i want = _mm256_set1_epi8((char) (matchval << 5));
+    for (int k = 0; k < 4; k++) {
+        const __m256i idx = U.y[k];
+        const __m256i lo4 = _mm256_and_si256(idx, _mm256_set1_epi8(0x0f));
+        const __m256i b4  = _mm256_cmpeq_epi8(_mm256_and_si256(idx, _mm256_set1_epi8(0x10)), _mm256_set1_epi8(0x10));
+        const __m256i r   = _mm256_blendv_epi8(_mm256_shuffle_epi8(tlo, lo4), _mm256_shuffle_epi8(thi, lo4), b4);
+        const __m256i hit = _mm256_cmpeq_epi8(_mm256_and_si256(idx, _mm256_set1_epi8((char) 0xe0)), want);
+        D.y[k]            = _mm256_and_si256(r, hit);
+    }
+    return D.v;
+#else
     uint8_t        u[HVX_EMU_VLEN], v[HVX_EMU_VLEN], d[HVX_EMU_VLEN];
     memcpy(u, &Vu, HVX_EMU_VLEN);
     memcpy(v, &Vv, HVX_EMU_VLEN);
@@ -73,6 +101,7 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vlut32_VbVbR(HVX_Vector Vu, HVX_Vector Vv, int32
     HVX_Vector r;
     memcpy(&r, d, HVX_EMU_VLEN);
     return r;
+#endif
 }
 
 // Bytes [s, s + 128) of the 256-byte concatenation Vu:Vv (Vv in the low half).

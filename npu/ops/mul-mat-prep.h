@@ -290,13 +290,20 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 // Plane k of packed vector m goes to q[k * n_lo + m].
 enum mm_b16_kind { MM_B16_IQ4_NL, MM_B16_MXFP4, MM_B16_Q1_0, MM_B16_Q2_0 };
 
-// Bytes 0..15 of idx through tbl (16 compare-selects; HVX's vlut is not emulated here).
-static inline HVX_Vector mm_lut16(HVX_Vector idx, const int8_t * tbl) {
-    HVX_Vector r = Q6_V_vzero();
-    for (int k = 0; k < 16; k++) {
-        r = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VbVb(idx, Q6_Vb_vsplat_R(k)), Q6_Vb_vsplat_R(tbl[k]), r);
-    }
-    return r;
+// vlut32 tables of the 4-bit lookup formats (code k -> byte 2k): IQ4_NL's kvalues_iq4nl and
+// MXFP4's 2 * E2M1 values (bit 3 the sign), both signed bytes.
+alignas(128) static const int8_t mm_lut_iq4_nl[128] = {
+    -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
+    1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0,
+};
+alignas(128) static const int8_t mm_lut_mxfp4[128] = {
+    0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
+    0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0,
+};
+
+// Bytes (codes 0..15) of idx through a vlut32 table above.
+static inline HVX_Vector mm_lut16(HVX_Vector idx, const int8_t * lut) {
+    return Q6_Vb_vlut32_VbVbR(idx, *(const HVX_Vector *) lut, 0);
 }
 
 // 2^(e - 128), ggml's E8M0 "half" scale of MXFP4.
@@ -312,8 +319,6 @@ static inline float mm_e8m0_half(uint8_t e) {
 // scales: FP16 d per block (MXFP4: one E8M0 byte per block), dense.
 static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
                                const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo, mm_b16_kind kind) {
-    static const int8_t kv_iq4nl[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
-    static const int8_t kv_mxfp4[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
     const HVX_Vector    m4           = Q6_V_vsplat_R(0x0F0F0F0F);
     float               d[64] __attribute__((aligned(128)));
     uint8_t             e8[128] __attribute__((aligned(128)));
@@ -343,7 +348,7 @@ static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, c
         switch (kind) {
             case MM_B16_IQ4_NL:
             case MM_B16_MXFP4: {
-                const int8_t * t = kind == MM_B16_IQ4_NL ? kv_iq4nl : kv_mxfp4;
+                const int8_t * t = kind == MM_B16_IQ4_NL ? mm_lut_iq4_nl : mm_lut_mxfp4;
                 q[m]             = mm_lut16(Q6_V_vand_VV(v, m4), t);
                 q[n_lo + m]      = mm_lut16(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), t);
                 break;

@@ -159,7 +159,7 @@ static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * 
 }
 
 // Lookup-table formats (IQ4_NL, MXFP4): the Q4_0 nibble layout, codes mapped to signed bytes
-// by vlut32 (code k -> lut_bytes[2k]), one vrmpy per block; dw: the rows' F32 scales.
+// by vlut32 (mm_lut_*: code k -> lut_bytes[2k]), one vrmpy per block; dw: the rows' F32 scales.
 template <int NR>
 static inline void dot_lut(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc, const int8_t * lut_bytes,
                            HVX_Vector dw) {
@@ -192,11 +192,7 @@ struct fmt_iq4_nl {
     static constexpr uint32_t blocks = 1;
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
-        static const int8_t lut_bytes[128] __attribute__((aligned(128))) = {
-            -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
-            1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0,
-        };
-        dot_lut<NR>(t, a, acc, lut_bytes, f16_rows(t[4]));
+        dot_lut<NR>(t, a, acc, mm_lut_iq4_nl, f16_rows(t[4]));
     }
 };
 
@@ -246,16 +242,12 @@ struct fmt_mxfp4 {
     static constexpr uint32_t blocks = 1;
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
-        static const int8_t lut_bytes[128] __attribute__((aligned(128))) = {
-            0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
-            0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0,
-        };
         // 2^(e - 128) per row: (e - 1) << 23 for e >= 2, else the subnormals 2^-128, 2^-127.
         const HVX_Vector e   = Q6_V_lo_W(Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(t[4]))));
         const HVX_Vector one = Q6_V_vsplat_R(1);
         const HVX_Vector dw  = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(e, one), Q6_Vw_vasl_VwR(Q6_Vw_vsub_VwVw(e, one), 23),
                                              Q6_Vw_vadd_VwVw(Q6_Vw_vasl_VwR(e, 21), Q6_V_vsplat_R(0x00200000)));
-        dot_lut<NR>(t, a, acc, lut_bytes, dw);
+        dot_lut<NR>(t, a, acc, mm_lut_mxfp4, dw);
     }
 };
 

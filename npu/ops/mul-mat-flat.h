@@ -7,19 +7,10 @@
 #include "hvx-util.h"
 #include "mul-mat-prep.h"
 #include "op-table.h"
+#include "mul-mat-rows.h"
 #include "row-stream.h"
 
 namespace htp_ops {
-
-
-// The chunk of activation rows both phases work on: rows i1 in [i1_0, i1_0 + n) of plane (i2, i3);
-// or, when src1_off is set (MUL_MAT_ID), row j of the chunk at src1 + src1_off[j], its results
-// at dst + dst_off[j] (one descriptor per row).
-struct mm_act_chunk {
-    uint32_t         i1_0, n, i2, i3;
-    const uint32_t * src1_off;
-    const uint32_t * dst_off;
-};
 
 static inline HVX_Vector * mm_act_part(const htp_context * ctx, const htp_mul_mat_params * p, uint32_t j, uint32_t part) {
     return vptr(ctx->vtcm_base + p->act_offset + j * p->act_row_pitch + part * p->act_part_bytes);
@@ -31,7 +22,7 @@ struct mm_act_prep_op {
     const htp_mul_mat_params *  p;
     uint32_t                    ith;
     dma_queue *                 q;
-    mm_act_chunk                   c;
+    mm_act_rows                 c;
 
     int fetch(uint32_t r, uint32_t, uint32_t slot) {
         const dma_addr_t s = octx->src[1].data +
@@ -93,7 +84,7 @@ struct mm_dot_op {
     const htp_mul_mat_params * p;
     uint32_t                   ith;
     dma_queue *                q;
-    mm_act_chunk               c;
+    mm_act_rows                c;
     uint32_t                   i02, i03;
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
@@ -266,7 +257,7 @@ struct mm_dot_op {
 struct mm_job {
     htp_op_context *           octx;
     const htp_mul_mat_params * p;
-    mm_act_chunk               c;
+    mm_act_rows                c;
     uint32_t                   i02, i03;
     int                        status[HTP_MAX_HVX_THREADS];
 };

@@ -4,19 +4,11 @@
 // (mul-mat-id.cpp: passes over the activation rows routed to one expert).
 // Layout: htp-abi/params/mul-mat.h, docs/mul-mat.md "HMX path".
 #pragma once
+#include "mul-mat-rows.h"
 #include "op-table.h"
 
 namespace htp_ops {
 namespace mmh {
-
-// The activation rows one pass works on: [i1_0, i1_0 + n) of plane (i2, i3); or, when
-// src1_off is set (MUL_MAT_ID), row j at src1 + src1_off[j], its results at dst + dst_off[j]
-// (one 1-D descriptor per row).
-struct hmx_pass {
-    uint32_t         i1_0, n, i2, i3;
-    const uint32_t * src1_off;
-    const uint32_t * dst_off;
-};
 
 // HTP_STATUS_OK when p and octx's weight (tiled, or flat for rt_repack: never both) are
 // something the pass can run (checked once per op).
@@ -24,7 +16,7 @@ int check_params(const htp_op_context * octx, const htp_mul_mat_hmx_params & p);
 
 // Runs the pass's n (<= p.act_rows_per_chunk) activation rows against the weight plane at
 // wbase (tiled, or flat rows for rt_repack) on p's threads; returns an HTP_STATUS_*.
-int run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const hmx_pass & c, dma_addr_t wbase);
+int run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const mm_act_rows & c, dma_addr_t wbase);
 
 }  // namespace mmh
 }  // namespace htp_ops

@@ -20,7 +20,7 @@ namespace {
 struct hmx_job {
     htp_op_context *               octx;
     const htp_mul_mat_hmx_params * p;
-    const mmh::hmx_pass *          c;
+    const mm_act_rows *            c;
     dma_addr_t                     wbase;  // the pass's weight plane
     int                            status[HTP_MAX_HVX_THREADS];
 };
@@ -112,7 +112,7 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     }
     const uint32_t n64     = (p->ne00 + 63) / 64;
     uint32_t       ends[2] = { 0, 0 };
-    const mmh::hmx_pass & c = *job->c;
+    const mm_act_rows & c = *job->c;
     auto fetch = [&](uint32_t r) -> bool {
         const dma_addr_t s = job->octx->src[1].data +
                              (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
@@ -163,7 +163,7 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
         return;
     }
     dma_fifo              fifo  = { ctx->dma[ith], &ctx->trace[ith] };
-    const mmh::hmx_pass & c     = *job->c;
+    const mm_act_rows & c     = *job->c;
     const dma_addr_t      wbase = job->wbase;
     const uint32_t        n_ct  = rr.end - rr.begin;
     const uint32_t        U     = n_ct * p->n_kc;
@@ -318,7 +318,7 @@ void w_worker(unsigned int, unsigned int ith, void * data) {
 
 }  // namespace
 
-int mmh::run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const hmx_pass & c, dma_addr_t wbase) {
+int mmh::run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const mm_act_rows & c, dma_addr_t wbase) {
     if (c.n == 0 || c.n > p.act_rows_per_chunk) {
         return HTP_STATUS_BAD_PARAMS;
     }
@@ -360,7 +360,7 @@ int htp_op_mul_mat_hmx(struct htp_op_context * octx) {
     if (ok != HTP_STATUS_OK) {
         return ok;
     }
-    mmh::hmx_pass c = { 0, 0, 0, 0, nullptr, nullptr };
+    mm_act_rows c = { 0, 0, 0, 0, nullptr, nullptr };
     for (uint32_t plane = 0; plane < p.n_planes; plane++) {
         c.i3                   = htp_fastdiv(plane, &p.div_ne12);
         c.i2                   = plane - c.i3 * p.ne12;

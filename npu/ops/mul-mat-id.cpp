@@ -44,7 +44,7 @@ int htp_op_mul_mat_id_tiled(struct htp_op_context * octx) {
     }
     uint32_t     src1_off[HTP_MMT_MAX_ACT_ROWS];
     uint32_t     dst_off[HTP_MMT_MAX_ACT_ROWS];
-    mmt::mm_pass c = { 0, 0, 0, 0, src1_off, dst_off };
+    mm_act_rows c = { 0, 0, 0, 0, src1_off, dst_off };
     return mm_id_route(octx, pid.route, p.src1, p.dst, p.ne11, p.act_rows_per_pass, src1_off, dst_off,
                        [&](uint32_t e, uint32_t n) {
                            c.n = n;
@@ -64,7 +64,7 @@ int htp_op_mul_mat_id_hmx(struct htp_op_context * octx) {
     }
     uint32_t      src1_off[HTP_MMH_MAX_ACT_ROWS];
     uint32_t      dst_off[HTP_MMH_MAX_ACT_ROWS];
-    mmh::hmx_pass c = { 0, 0, 0, 0, src1_off, dst_off };
+    mm_act_rows c = { 0, 0, 0, 0, src1_off, dst_off };
     return mm_id_route(octx, pid.route, p.src1, p.dst, p.ne11, p.act_rows_per_chunk, src1_off, dst_off,
                        [&](uint32_t e, uint32_t n) {
                            c.n = n;

@@ -19,7 +19,7 @@ struct act_op {
     const htp_mul_mat_tiled_params * p;
     uint32_t                         ith;
     dma_queue *                      q;
-    mm_pass                          c;
+    mm_act_rows                      c;
     HVX_Vector *                     act;  // prepared row 0 of the pass
 
     int fetch(uint32_t r, uint32_t, uint32_t slot) {
@@ -39,7 +39,7 @@ struct act_op {
     int store(uint32_t, uint32_t, uint32_t) { return 0; }
 };
 
-static int prep_rows(const htp_op_context * octx, const htp_mul_mat_tiled_params * p, uint32_t ith, const mm_pass & c,
+static int prep_rows(const htp_op_context * octx, const htp_mul_mat_tiled_params * p, uint32_t ith, const mm_act_rows & c,
                      HVX_Vector * act, htp_split_params sp, row_range rr) {
     htp_context * ctx = octx->ctx;
     act_op        op  = { octx, p, ith, ctx->dma[ith], c, act };
@@ -54,7 +54,7 @@ struct dot_op {
     const htp_mul_mat_tiled_params * p;
     uint32_t                         ith;
     dma_queue *                      q;
-    mm_pass                          c;
+    mm_act_rows                      c;
     uint32_t                         ct_begin, ct_end;
     dma_addr_t                       wbase;  // tiled weight plane (i02, i03)
     const HVX_Vector *               act;    // prepared activation row 0 of the pass
@@ -206,7 +206,7 @@ struct dot_op {
 struct mmt_job {
     htp_op_context *                 octx;
     const htp_mul_mat_tiled_params * p;
-    mm_pass                          c;
+    mm_act_rows                      c;
     dma_addr_t                       wbase;
     int                              status[HTP_MAX_HVX_THREADS];
 };
@@ -255,7 +255,7 @@ void dot_worker(unsigned int, unsigned int ith, void * data) {
 
 }  // namespace
 
-int htp_ops::mmt::run_pass(htp_op_context * octx, const htp_mul_mat_tiled_params & p, const mm_pass & c,
+int htp_ops::mmt::run_pass(htp_op_context * octx, const htp_mul_mat_tiled_params & p, const mm_act_rows & c,
                            dma_addr_t wbase) {
     mmt_job job;
     job.octx  = octx;
@@ -280,7 +280,7 @@ int htp_ops::mmt::run_pass(htp_op_context * octx, const htp_mul_mat_tiled_params
 int htp_op_mul_mat_tiled(struct htp_op_context * octx) {
     const htp_mul_mat_tiled_params & p = octx->params->mul_mat_tiled;
     for (uint32_t plane = 0; plane < p.n_planes; plane++) {
-        mm_pass c;
+        mm_act_rows c;
         c.i3               = htp_fastdiv(plane, &p.div_ne12);
         c.i2               = plane - c.i3 * p.ne12;
         c.src1_off         = nullptr;

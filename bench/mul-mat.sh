@@ -19,9 +19,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 TYPES=${TYPES:-"f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl mxfp4 q1_0 q2_0 q2_K q3_K q4_K q5_K q6_K"}
 # Types with a tiled format (docs/tiled-formats.md), measured flat and tiled: the repacker's
 # own list (HTP_TYPE_Q4_K -> q4_K).
-TILED_TYPES=" $(sed -nE 's/.*case HTP_TYPE_([A-Z0-9_]+): *return ops_.*/\1/p' "$ROOT/host/repack/repack-ops.cpp" |
+TILED_TYPES=" $(sed -nE 's/.*case HTP_TYPE_([A-Z0-9_]+): *return ops_.*/\1/p' "$ROOT/repack/repack-ops.cpp" |
     tr 'A-Z' 'a-z' | sed 's/_k$/_K/' | tr '\n' ' ')"
-[ "$TILED_TYPES" != " " ] || die "no tiled types found in host/repack/repack-ops.cpp"
+[ "$TILED_TYPES" != " " ] || die "no tiled types found in repack/repack-ops.cpp"
 NS=${NS:-"1 512"}
 K=${K:-2048}
 M_GEMV=${M_GEMV:-2048}  # weight rows at n = 1

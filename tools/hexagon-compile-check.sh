@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hexagon compile check: every NPU source (npu/src, npu/ops, and the freestanding repacker the
-# NPU libraries link: host/repack's htp-repack-core sources) compiles as real Hexagon code,
+# NPU libraries link: the htp-repack-core sources) compiles as real Hexagon code,
 # with clang-16 --target=hexagon -mv73 -mhvx -mhvx-length=128b, freestanding, against the device
 # API headers and the libc declarations of device-api/hexagon-sysroot (what the SDK supplies).
 # Each source is compiled once per HTP_ARCH value (73 75 79 81: clang-16 knows no newer CPU than
@@ -24,9 +24,9 @@ if [ $# -gt 0 ]; then
     sources=("$@")
 else
     mapfile -t sources < <(find "$ROOT/npu/src" "$ROOT/npu/ops" -maxdepth 1 \( -name '*.cpp' -o -name '*.c' \) 2>/dev/null | sort)
-    # Keep in step with HTP_REPACK_CORE_SOURCES in host/repack/CMakeLists.txt.
+    # Keep in step with HTP_REPACK_CORE_SOURCES in repack/CMakeLists.txt.
     for f in repack-ops repack-block32 repack-lowbit repack-kquants repack-scales; do
-        sources+=("$ROOT/host/repack/$f.cpp")
+        sources+=("$ROOT/repack/$f.cpp")
     done
 fi
 if [ ${#sources[@]} -eq 0 ]; then
@@ -36,7 +36,7 @@ fi
 
 flags=(--target=hexagon -mv73 -mhvx -mhvx-length=128b -O2 -ffreestanding -nostdlibinc
        -isystem "$ROOT/device-api/hexagon-sysroot/include"
-       -I"$ROOT/npu/src" -I"$ROOT/npu/ops" -I"$ROOT/host/repack" -I"$ROOT/abi/include" -I"$ROOT/device-api/include"
+       -I"$ROOT/npu/src" -I"$ROOT/npu/ops" -I"$ROOT/repack" -I"$ROOT/abi/include" -I"$ROOT/device-api/include"
        -Wall -Wextra -c)
 [ "${HEXAGON_WERROR:-0}" = 1 ] && flags+=(-Werror)
 

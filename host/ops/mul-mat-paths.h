@@ -10,7 +10,7 @@
 //                 per plane are <= HTP_MM_TILED_HVX_MAX_ROWS; else HMX.
 //                 GGML_HEXAGON_MM_SELECT=hvx / hmx forces one; GGML_HEXAGON_NHMX=0 removes HMX.
 //   flat weight:  rt-repack + HMX (the HMX path repacks the flat rows into tiles in VTCM as
-//                 they stream in, with host/repack's own code) when the weight type has a
+//                 they stream in, with the repacker of repack/) when the weight type has a
 //                 tiled format, HMX plans it and the activation rows per plane are
 //                 > HTP_MM_TILED_HVX_MAX_ROWS (the repack cost is shared by many rows), or
 //                 always with GGML_HEXAGON_MM_SELECT=hmx / GGML_HEXAGON_RTREPACK=all;

@@ -5,7 +5,7 @@
 // VTCM slots, dequantizes them into FP16 HMX tiles, multiplies them with all activation
 // blocks on HMX and sends the F32 results out (phase 2).
 // A flat weight (rt_repack) arrives as flat rows instead and is repacked into tiles in VTCM
-// first, by the same repacker the host uses at set_tensor (host/repack, htp_repack_col_tile).
+// first, by the same repacker the host uses at set_tensor (repack/, htp_repack_col_tile).
 #include "htp/hmx.h"
 #include "hvx-util.h"
 #include "mul-mat-hmx-pass.h"

@@ -29,7 +29,7 @@ import inputs  # noqa: E402
 import table  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-EMU_DIR = os.environ.get("HVX_EMU_INCLUDE") or os.path.join(ROOT, "vhtp", "hvx-emu", "include")
+EMU_DIR = os.environ.get("HVX_EMU_INCLUDE") or os.path.join(ROOT, "hvx-emu", "include")
 NPU_DIR = os.path.join(ROOT, "npu")
 RT_DIR = os.path.join(HERE, "hexagon-rt")
 SKIP = 77

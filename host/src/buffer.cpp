@@ -13,7 +13,8 @@ static constexpr size_t HTP_BUFFER_ALIGNMENT = 128;  // HVX vector and L2 line s
 static void htp_buffer_free(ggml_backend_buffer_t buffer) {
     auto * b = (htp_buffer *) buffer->context;
     htp_unmap_everywhere(b->fd, b->size);
-    vhtp_ddr_free(b->fd, b->base, b->size);
+    htp_shared_mem mem = { b->fd, b->base, b->size };
+    htp_shared_free(mem);
     htp_repack_state_free(b->repack);
     if (b->device) {
         b->device->allocated -= b->size;
@@ -92,15 +93,14 @@ static const char * htp_buft_get_name(ggml_backend_buffer_type_t buft) {
 static ggml_backend_buffer_t htp_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
     auto * d = (htp_device *) buft->context;
     size = size ? size : 1;
-    void * base = nullptr;
-    char err[256] = "";
     const std::string name = d ? d->spec.name : "HTP_Host";
-    int fd = vhtp_ddr_alloc(size, name.c_str(), &base, err, sizeof(err));
-    if (fd < 0) {
-        HTP_LOG_ERROR("%s: cannot allocate %zu bytes of shared DDR: %s", name.c_str(), size, err);
+    htp_shared_mem mem;
+    std::string error;
+    if (!htp_shared_alloc(size, name, mem, error)) {
+        HTP_LOG_ERROR("%s: cannot allocate %zu bytes of shared DDR: %s", name.c_str(), size, error.c_str());
         return nullptr;
     }
-    auto * b = new htp_buffer{ d, fd, (uint8_t *) base, size, d ? htp_repack_state_new() : nullptr };
+    auto * b = new htp_buffer{ d, mem.fd, mem.host_ptr, size, d ? htp_repack_state_new() : nullptr };
     if (d) {
         d->allocated += size;
     }
@@ -117,7 +117,7 @@ static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
     if (!d) {
         d = htp_get_registry().devices.front().get();
     }
-    return (size_t) d->info.vmem_budget / 2;
+    return (size_t) d->profile.vmem_budget / 2;
 }
 
 static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor * tensor) {

@@ -9,13 +9,13 @@
 #include "device-list.h"
 #include "ggml-backend-impl.h"
 #include "op-encoders.h"
-#include "session.h"
 #include "trace-export.h"
+#include "transport.h"
 
 struct htp_device {
     htp_device_spec spec;
     std::string description;
-    struct vhtp_device_info info = {};
+    htp_device_profile profile = {};
     htp_device_caps caps = {};
     std::unique_ptr<htp_session> session;
     std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only

@@ -19,7 +19,7 @@ static const char * htp_dev_get_description(ggml_backend_dev_t dev) {
 // Total: what the session window may map at once. Free: that less the device buffers alive.
 static void htp_dev_get_memory(ggml_backend_dev_t dev, size_t * free, size_t * total) {
     const htp_device & d = dev_of(dev);
-    const uint64_t budget = d.info.vmem_budget;
+    const uint64_t budget = d.profile.vmem_budget;
     const uint64_t used   = d.allocated.load();
     *total = (size_t) budget;
     *free  = (size_t) (used < budget ? budget - used : 0);

@@ -68,7 +68,7 @@ static std::string htp_npu_library_path(uint32_t arch) {
     return dir + "/libggml-htp-v" + std::to_string(arch) + ".so";
 }
 
-static std::string htp_describe(const struct vhtp_device_info & info) {
+static std::string htp_describe(const htp_device_profile & info) {
     return "Hexagon v" + std::to_string(info.arch) + " virtual HTP (" + std::to_string(info.n_hvx) + " HVX threads, " +
            std::to_string(info.vtcm_size >> 20) + " MiB VTCM, " + std::to_string(info.n_hmx) + " HMX)";
 }
@@ -85,10 +85,9 @@ static void htp_registry_open_devices(htp_registry & reg) {
     htp_mm_config().hmx      = reg.cfg.hmx;
     htp_mm_config().rtrepack = (htp_mm_rtrepack) reg.cfg.rtrepack;
 
-    struct vhtp_device_info info = {};
-    char err[512] = "";
-    if (vhtp_device_info(&info, err, sizeof(err)) != 0) {
-        HTP_LOG_ERROR("%s; no HTP device registered", err);
+    htp_device_profile info = {};
+    if (!htp_transport_profile(info, error)) {
+        HTP_LOG_ERROR("%s; no HTP device registered", error.c_str());
         return;
     }
     const std::string lib = htp_npu_library_path(info.arch);
@@ -102,9 +101,9 @@ static void htp_registry_open_devices(htp_registry & reg) {
             HTP_LOG_ERROR("%s: cannot open session: %s; no HTP device registered", spec.name.c_str(), error.c_str());
             return;
         }
-        d->info        = d->session->info();
-        d->description = htp_describe(d->info);
-        d->caps        = { d->info.arch, d->info.n_hvx, d->info.vtcm_size, d->info.dma_field_bits };
+        d->profile     = d->session->profile();
+        d->description = htp_describe(d->profile);
+        d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
         if (reg.cfg.profile >= 3) {
             const std::string file = reg.cfg.trace_dir + "/ggml-hexagon-trace-" + std::to_string(getpid()) + "-" +
                                      spec.name + ".json";

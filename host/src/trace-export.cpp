@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "log.h"
-#include "vhtp/vhtp.h"
 
 static constexpr uint32_t HTP_TRACE_CAPACITY = 1u << 18;  // events per message
 
@@ -33,26 +32,16 @@ htp_trace_recorder::htp_trace_recorder(std::string device_name, uint32_t device_
 
 htp_trace_recorder::~htp_trace_recorder() {
     write_file();
-    if (fd_ >= 0) {
-        vhtp_ddr_free(fd_, base_, size_);
-    }
+    htp_shared_free(mem_);
 }
 
 bool htp_trace_recorder::init_buffer(std::string & error) {
-    size_ = sizeof(htp_trace_buffer_header) + (uint64_t) HTP_TRACE_CAPACITY * sizeof(htp_trace_event);
-    void * base = nullptr;
-    char err[256] = "";
-    fd_ = vhtp_ddr_alloc(size_, "htp-trace", &base, err, sizeof(err));
-    if (fd_ < 0) {
-        error = err;
-        return false;
-    }
-    base_ = (uint8_t *) base;
-    return true;
+    const uint64_t size = sizeof(htp_trace_buffer_header) + (uint64_t) HTP_TRACE_CAPACITY * sizeof(htp_trace_event);
+    return htp_shared_alloc(size, "htp-trace", mem_, error);
 }
 
 void htp_trace_recorder::arm() {
-    auto * h     = (htp_trace_buffer_header *) base_;
+    auto * h     = (htp_trace_buffer_header *) mem_.host_ptr;
     h->magic     = HTP_TRACE_MAGIC;
     h->capacity  = HTP_TRACE_CAPACITY;
     h->count     = 0;
@@ -61,7 +50,7 @@ void htp_trace_recorder::arm() {
 
 void htp_trace_recorder::collect() {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto * h = (const htp_trace_buffer_header *) base_;
+    const auto * h = (const htp_trace_buffer_header *) mem_.host_ptr;
     const uint32_t n = h->count < h->capacity ? h->count : h->capacity;
     const auto * e = (const htp_trace_event *) (h + 1);
     events_.insert(events_.end(), e, e + n);

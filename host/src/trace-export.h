@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "htp-abi/htp-abi.h"
+#include "transport.h"
 
 class htp_trace_recorder {
   public:
@@ -16,8 +17,8 @@ class htp_trace_recorder {
 
     // Shared DDR the NPU writes events into (part of every traced message).
     bool init_buffer(std::string & error);
-    int fd() const { return fd_; }
-    uint64_t size() const { return size_; }
+    int fd() const { return mem_.fd; }
+    uint64_t size() const { return mem_.size; }
     // Resets the buffer before a message is sent.
     void arm();
     // Copies the events of the finished message out of the buffer.
@@ -29,9 +30,7 @@ class htp_trace_recorder {
     std::string device_name_;
     uint32_t device_index_;
     std::string path_;
-    int fd_ = -1;
-    uint8_t * base_ = nullptr;
-    uint64_t size_ = 0;
+    htp_shared_mem mem_;  // the trace buffer the sessions write (htp_trace_buffer_header + events)
     std::vector<htp_trace_event> events_;
     uint64_t dropped_ = 0;
     bool written_ = false;

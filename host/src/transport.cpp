@@ -3,13 +3,13 @@
 
 #include "vhtp/vhtp.h"
 
-static htp_device_profile profile_of(const vhtp_device_info & info) {
+static htp_device_profile profile_of(const struct vhtp_device_info & info) {
     return { info.arch,  info.vtcm_size,   info.n_hvx_hw,    info.n_hvx,
              info.n_hmx, info.dma_field_bits, info.window_size, info.vmem_budget };
 }
 
 bool htp_transport_profile(htp_device_profile & profile, std::string & error) {
-    vhtp_device_info info = {};
+    struct vhtp_device_info info = {};
     char err[512] = "";
     if (vhtp_device_info(&info, err, sizeof(err)) != 0) {
         error = err[0] ? err : "vhtp_device_info failed";

@@ -2,7 +2,7 @@
 // intermediate tensor's round trip through DDR (e.g. RMS_NORM followed by MUL with the norm
 // weight). A fuser looks at the nodes from index i on and, when they qualify, describes the
 // fused op: which tensors it reads and writes and its kernel_params. Each op family defines
-// its fusers beside its encoders; fusions.cpp lists them (weakly, like the encoders).
+// its fusers beside its encoders; fusions.cpp lists them.
 #pragma once
 #include "op-encoders.h"
 
@@ -28,4 +28,4 @@ typedef bool (*htp_fuser_fn)(const htp_device_caps & caps, const ggml_cgraph * g
 // right after `prev` in the same message, on the same path, reading the same src1 prepared the
 // same way into the same VTCM (and prev's output does not overwrite src1), sets cur's
 // act_ready so the NPU skips re-quantizing it. True when it did.
-bool htp_mm_act_reuse(const htp_op_desc & prev, htp_op_desc & cur) __attribute__((weak));
+bool htp_mm_act_reuse(const htp_op_desc & prev, htp_op_desc & cur);

@@ -49,8 +49,8 @@ bool htp_fuse_mul_mat_add(const htp_device_caps & caps, const ggml_cgraph * grap
         return false;
     }
     htp_tiled_weight tw;
-    if (htp_weight_tiled && htp_weight_tiled(w, tw)) {
-        if (!mm_tiled_hvx_encode_bias || htp_mm_route_tiled(caps, mm, tw) != HTP_MM_ROUTE_TILED_HVX ||
+    if (htp_weight_tiled(w, tw)) {
+        if (htp_mm_route_tiled(caps, mm, tw) != HTP_MM_ROUTE_TILED_HVX ||
             !mm_tiled_hvx_encode_bias(caps, mm, add, tw, f.desc)) {
             return false;
         }

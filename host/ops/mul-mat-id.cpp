@@ -101,7 +101,7 @@ void mul_mat_id_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     const ggml_tensor * w = op->src[0];
     const ggml_tensor * a = op->src[1];
     htp_tiled_weight    tw;
-    if (htp_weight_tiled && htp_weight_tiled(w, tw)) {
+    if (htp_weight_tiled(w, tw)) {
         // The graph keeps a stack tiled only where mm_id_tiled_ok said yes.
         const htp_mm_route r = route_id_tiled(caps, op, tw);
         desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);

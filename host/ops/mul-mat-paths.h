@@ -61,8 +61,8 @@ bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw);
 // True when w (or w->view_src, when w covers whole planes of it with the same row layout)
 // holds tiled data; fills tw. False for flat data. Implemented in host/src/weight-repack.cpp
 // from the buffer's repack records. Only the MUL_MAT / MUL_MAT_ID encoders may call it.
-// Weak so that host/ops links without host/src (the kernel tests): absent = nothing is tiled.
-bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) __attribute__((weak));
+// (The kernel tests, which link host/ops without host/src, define one that finds nothing tiled.)
+bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw);
 
 // The tiled layout w would have if it were tiled (for supports_op, which must not look at
 // buffers): false when w's type or row layout has none.
@@ -70,19 +70,17 @@ bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw);
 
 // Path hooks. plan: true when the path can run op with this tiled weight on this device;
 // encode: sets desc.opcode and desc.params (called only after plan returned true).
-// The tiled HVX hooks are weak: null until host/ops/mul-mat-tiled.cpp defines them.
-bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
-    __attribute__((weak));
+// Tiled HVX: host/ops/mul-mat-tiled.cpp; HMX: host/ops/mul-mat-hmx.cpp.
+bool mm_tiled_hvx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
 void mm_tiled_hvx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
-                         htp_op_desc & desc) __attribute__((weak));
+                         htp_op_desc & desc);
 // MUL_MAT+ADD fusion (host/ops/mul-mat-fusions.cpp): plans and encodes op writing dst (the ADD)
 // with room for a bias; false when that plan does not fit. The caller sets has_bias / bias.
 bool mm_tiled_hvx_encode_bias(const htp_device_caps & caps, const ggml_tensor * op, const ggml_tensor * dst,
-                              const htp_tiled_weight & tw, htp_op_desc & desc) __attribute__((weak));
-bool mm_hmx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
-    __attribute__((weak));
+                              const htp_tiled_weight & tw, htp_op_desc & desc);
+bool mm_hmx_plan(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
 void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw,
-                   htp_op_desc & desc) __attribute__((weak));
+                   htp_op_desc & desc);
 
 // Which tiled path op's encode will take for this tiled weight (GGML_HEXAGON_MM_SELECT /
 // NHMX honoured), or HTP_MM_ROUTE_NONE when none can: the graph then turns the weight flat
@@ -91,10 +89,9 @@ enum htp_mm_route { HTP_MM_ROUTE_NONE = 0, HTP_MM_ROUTE_TILED_HVX = 1, HTP_MM_RO
 htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
 htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_tiled_weight & tw);
 
-// MUL_MAT_ID: defined (non-null) and true when its encoder takes this tiled expert stack;
+// MUL_MAT_ID: true when its encoder takes this tiled expert stack;
 // otherwise the graph un-repacks the weight before a MUL_MAT_ID uses it.
-bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw)
-    __attribute__((weak));
+bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
 
 // Path choice settings (GGML_HEXAGON_MM_SELECT, GGML_HEXAGON_NHMX, GGML_HEXAGON_RTREPACK), set
 // by the backend from its config before any encode.

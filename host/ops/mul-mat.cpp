@@ -281,7 +281,7 @@ bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     // The weight may be tiled (supports_op cannot know): then some tiled path must take the
     // shape. Checked on the tiled layout w would have, never on buffer state.
     htp_tiled_weight tw;
-    if (htp_tiled_weight_of_shape(w, tw) && (mm_tiled_hvx_plan || mm_hmx_plan)) {
+    if (htp_tiled_weight_of_shape(w, tw)) {
         return htp_mm_route_tiled(caps, op, tw) != HTP_MM_ROUTE_NONE;
     }
     return true;
@@ -358,7 +358,7 @@ namespace {
 // no tiled path takes flat again (htp_mm_route_tiled), so a tiled weight always has a route.
 void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
     htp_tiled_weight tw;
-    if (htp_weight_tiled && htp_weight_tiled(op->src[0], tw)) {
+    if (htp_weight_tiled(op->src[0], tw)) {
         const htp_mm_route r = htp_mm_route_tiled(caps, op, tw);
         desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
         desc.src[0].flags |= HTP_TENSOR_TILED;
@@ -418,10 +418,8 @@ bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw) {
 
 htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
     const htp_mm_settings & s = htp_mm_config();
-    const bool hvx_ok = mm_tiled_hvx_plan && mm_tiled_hvx_encode && s.select != HTP_MM_SELECT_HMX &&
-                        mm_tiled_hvx_plan(caps, op, tw);
-    const bool hmx_ok = mm_hmx_plan && mm_hmx_encode && s.hmx && s.select != HTP_MM_SELECT_HVX &&
-                        mm_hmx_plan(caps, op, tw);
+    const bool hvx_ok = s.select != HTP_MM_SELECT_HMX && mm_tiled_hvx_plan(caps, op, tw);
+    const bool hmx_ok = s.hmx && s.select != HTP_MM_SELECT_HVX && mm_hmx_plan(caps, op, tw);
     const bool few    = op->src[1]->ne[1] <= HTP_MM_TILED_HVX_MAX_ROWS;
     if (hvx_ok && (few || !hmx_ok || s.select == HTP_MM_SELECT_HVX)) {
         return HTP_MM_ROUTE_TILED_HVX;
@@ -447,8 +445,7 @@ bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw) {
 
 htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_tiled_weight & tw) {
     const htp_mm_settings & s = htp_mm_config();
-    if (s.rtrepack == HTP_MM_RTREPACK_OFF || !s.hmx || s.select == HTP_MM_SELECT_HVX || !mm_hmx_plan ||
-        !mm_hmx_encode) {
+    if (s.rtrepack == HTP_MM_RTREPACK_OFF || !s.hmx || s.select == HTP_MM_SELECT_HVX) {
         return HTP_MM_ROUTE_NONE;
     }
     // Few activation rows would not pay back the repack: only when forced.

@@ -1,6 +1,7 @@
 // Host side of each NPU op: decides support from static tensor properties only (never buffers,
 // usage or repack state; spec "supports_op Independence") and precomputes the op's
-// kernel_params. One file per op family in host/ops/, registered in op-encoders.cpp.
+// kernel_params. One file per op family in host/ops/; HTP_OP_LIST (abi/include/htp-abi/
+// htp-op-list.h) names each op's encoder, and op-encoders.cpp builds the lookup from it.
 #pragma once
 #include <cstdint>
 

@@ -123,7 +123,7 @@ class htp_batch {
 
   private:
     void push(htp_op_desc & desc, const ggml_tensor * node, const char * name) {
-        const bool reused = fuse_ && !ops_.empty() && htp_mm_act_reuse && htp_mm_act_reuse(ops_.back(), desc);
+        const bool reused = fuse_ && !ops_.empty() && htp_mm_act_reuse(ops_.back(), desc);
         ops_.push_back(desc);
         nodes_.push_back(node);
         names_.push_back(name);

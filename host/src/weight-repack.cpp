@@ -324,7 +324,7 @@ void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph)
                 htp_mm_route_tiled(caps, node, tw) != HTP_MM_ROUTE_NONE) {
                 continue;
             }
-            if (j == 0 && node->op == GGML_OP_MUL_MAT_ID && mm_id_tiled_ok && htp_weight_tiled(t, tw) &&
+            if (j == 0 && node->op == GGML_OP_MUL_MAT_ID && htp_weight_tiled(t, tw) &&
                 mm_id_tiled_ok(caps, node, tw)) {
                 continue;
             }

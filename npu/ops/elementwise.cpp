@@ -8,15 +8,6 @@
 
 using namespace htp_ops;
 
-// Entry points (weakly referenced by op-table.cpp).
-int htp_op_unary(struct htp_op_context * octx);
-int htp_op_glu(struct htp_op_context * octx);
-int htp_op_add_id(struct htp_op_context * octx);
-int htp_op_clamp(struct htp_op_context * octx);
-int htp_op_sqr(struct htp_op_context * octx);
-int htp_op_sqrt(struct htp_op_context * octx);
-int htp_op_log(struct htp_op_context * octx);
-
 namespace {
 
 // Constants of the activations (ggml-cpu's values).

@@ -9,6 +9,7 @@
 #include "htp/hmx.h"
 #include "hvx-util.h"
 #include "mul-mat-hmx-pass.h"
+#include "op-table.h"
 #include "repack.h"
 #include "row-stream.h"
 #include "tile-dequant.h"

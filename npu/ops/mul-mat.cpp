@@ -1,6 +1,7 @@
 // MUL_MAT, flat weights, HVX path (layout and phases: htp-abi/params/mul-mat.h,
 // docs/mul-mat.md; the phases live in mul-mat-flat.h).
 #include "mul-mat-flat.h"
+#include "op-table.h"
 
 using namespace htp_ops;
 

@@ -1,14 +1,12 @@
-// Opcode -> kernel entry point. Each ops/*.cpp file defines its entry points; the table in
-// op-table.cpp lists them. Adding an op: an opcode in htp-abi/htp-ops.h, its params struct in
-// htp-abi/htp-kernel-params.h, a file in ops/, a line in op-table.cpp, an encoder on the host.
+// Opcode -> kernel entry point, generated from HTP_OP_LIST (abi/include/htp-abi/htp-op-list.h).
+// How to add an op: docs/architecture.md, "Adding an op".
 #pragma once
 #include "op-context.h"
 
-htp_op_fn htp_op_lookup(uint32_t opcode);
+// Every kernel HTP_OP_LIST names (several opcodes may share one).
+#define HTP_DECLARE_KERNEL(name, origin, params, kernel, encoder) int kernel(struct htp_op_context * octx);
+HTP_OP_LIST(HTP_DECLARE_KERNEL)
+#undef HTP_DECLARE_KERNEL
 
-int htp_op_binary(struct htp_op_context * octx);    // ADD, SUB, MUL, DIV
-int htp_op_rms_norm(struct htp_op_context * octx);
-int htp_op_scale(struct htp_op_context * octx);
-int htp_op_cpy(struct htp_op_context * octx);       // CPY / CONT / DUP
-int htp_op_get_rows(struct htp_op_context * octx);
-int htp_op_set_rows(struct htp_op_context * octx);
+// The kernel of `opcode`, or nullptr for HTP_OP_NONE and opcodes past the list.
+htp_op_fn htp_op_lookup(uint32_t opcode);

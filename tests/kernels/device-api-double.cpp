@@ -107,6 +107,16 @@ int htp_hmx_clear(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
 int htp_hmx_mma(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP_STATUS_INTERNAL; }
 int htp_hmx_store(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP_STATUS_INTERNAL; }
 
+// The kernels run on the fixed fake window (test_double::window): there are no fds to map.
+// (The dispatcher, which maps buffers, is linked with the kernels but tested on the vHTP.)
+int htp_mem_map(int, uint64_t, int, dma_addr_t *) { return HTP_STATUS_MAP_FAILED; }
+int htp_mem_unmap(int) { return HTP_STATUS_MAP_FAILED; }
+int htp_fault_take(void) {
+    const int f = test_double::g_fault;
+    test_double::g_fault = 0;
+    return f;
+}
+
 }  // extern "C"
 
 uint8_t * test_double::window(uint64_t bytes) {

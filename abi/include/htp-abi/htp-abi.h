@@ -13,7 +13,7 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-#define HTP_ABI_VERSION   1u
+#define HTP_ABI_VERSION   2u  /* 2: RMS_NORM_MUL opcode removed (fused RMS_NORM has has_mul) */
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state (FLASH_ATTN_EXT: 5) */

@@ -5,36 +5,16 @@
 #include <stdint.h>
 
 #include "htp-fastdiv.h"
+#include "htp-op-list.h"
 
-// Every NPU opcode, in ABI order (append only). Ops whose NPU kernel or host encoder is not
-// written yet are simply never sent: the host's supports_op refuses them.
-#define HTP_OPCODE_LIST(X)                                                          \
-    X(NONE)                                                                         \
-    X(ADD) X(SUB) X(MUL) X(DIV)             /* binary, broadcasting */              \
-    X(RMS_NORM) X(SCALE)                                                            \
-    X(CPY)                                  /* CPY, CONT and DUP */                 \
-    X(GET_ROWS) X(SET_ROWS)                                                         \
-    X(MUL_MAT) X(MUL_MAT_ID)                                                        \
-    X(UNARY)                                /* sub-op in kernel_params */           \
-    X(GLU)                                  /* sub-op in kernel_params */           \
-    X(ADD_ID) X(CLAMP) X(SQR) X(SQRT) X(LOG)                                        \
-    X(NORM) X(L2_NORM) X(RMS_NORM_MUL)      /* RMS_NORM_MUL: host fusion */         \
-    X(ROPE) X(SOFT_MAX) X(FLASH_ATTN_EXT)                                           \
-    X(CONCAT) X(REPEAT) X(PAD) X(FILL) X(DIAG) X(TRI)                               \
-    X(SUM_ROWS) X(MEAN) X(CUMSUM) X(ARGSORT)                                        \
-    X(SOLVE_TRI) X(SSM_CONV) X(GATED_DELTA_NET) X(IM2COL)                          \
-    X(MUL_MAT_TILED)                        /* MUL_MAT, tiled weights, HVX */ \
-    X(MUL_MAT_HMX)                          /* MUL_MAT, tiled (or rt-repacked flat) weights on HMX */ \
-    X(MUL_MAT_ID_TILED)                     /* MUL_MAT_ID, tiled experts, HVX */ \
-    X(MUL_MAT_ID_HMX)                       /* MUL_MAT_ID, tiled experts, HMX */
-
-#define HTP_OPCODE_ENUM(name) HTP_OP_##name,
-enum htp_opcode { HTP_OPCODE_LIST(HTP_OPCODE_ENUM) HTP_OP_COUNT };
+// Opcodes: HTP_OP_NONE (0, never valid in a message), then one per row of HTP_OP_LIST.
+#define HTP_OPCODE_ENUM(name, origin, params, kernel, encoder) HTP_OP_##name,
+enum htp_opcode { HTP_OP_NONE = 0, HTP_OP_LIST(HTP_OPCODE_ENUM) HTP_OP_COUNT };
 #undef HTP_OPCODE_ENUM
 
 static inline const char * htp_opcode_name(uint32_t op) {
-#define HTP_OPCODE_NAME(name) #name,
-    static const char * const names[HTP_OP_COUNT] = { HTP_OPCODE_LIST(HTP_OPCODE_NAME) };
+#define HTP_OPCODE_NAME(name, origin, params, kernel, encoder) #name,
+    static const char * const names[HTP_OP_COUNT] = { "NONE", HTP_OP_LIST(HTP_OPCODE_NAME) };
 #undef HTP_OPCODE_NAME
     return op < HTP_OP_COUNT ? names[op] : "?";
 }
@@ -60,3 +40,19 @@ union htp_kernel_params {
     HTP_KERNEL_PARAMS_MEMBERS
     uint8_t raw[HTP_KERNEL_PARAMS_SIZE];
 };
+// Every struct fits the ABI's fixed size: a member that grew past it would grow the union.
+#ifdef __cplusplus
+static_assert(sizeof(union htp_kernel_params) == HTP_KERNEL_PARAMS_SIZE, "kernel_params outgrew HTP_KERNEL_PARAMS_SIZE");
+#else
+_Static_assert(sizeof(union htp_kernel_params) == HTP_KERNEL_PARAMS_SIZE, "kernel_params outgrew HTP_KERNEL_PARAMS_SIZE");
+#endif
+
+// Bytes of the params struct each opcode's kernel reads (HTP_OP_LIST's params column), 0 for
+// HTP_OP_NONE and unknown opcodes.
+static inline uint32_t htp_opcode_params_size(uint32_t op) {
+#define HTP_OPCODE_PARAMS_SIZE(name, origin, params, kernel, encoder) \
+    (uint32_t) sizeof(((union htp_kernel_params *) 0)->params),
+    static const uint32_t sizes[HTP_OP_COUNT] = { 0, HTP_OP_LIST(HTP_OPCODE_PARAMS_SIZE) };
+#undef HTP_OPCODE_PARAMS_SIZE
+    return op < HTP_OP_COUNT ? sizes[op] : 0;
+}

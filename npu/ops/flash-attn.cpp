@@ -5,7 +5,6 @@
 // dot products in HVX, scaled / soft-capped / masked as one or two vectors, and folded into
 // the row's accumulator by an online softmax (running max M, running sum S). At the end a
 // sink joins M and S, the accumulator is divided by S and DMA'd to dst.
-#include "hvx-exp.h"
 #include "hvx-math.h"
 #include "hvx-util.h"
 #include "op-table.h"
@@ -280,7 +279,7 @@ struct fa_thread {
                         mk[h] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - lo) * 4)), mk[h], ninf);
                     }
                 }
-                const float mmax = lane0_f32(hvx_reduce_max_sf(hvx_max_sf(mk[0], mk[1])));
+                const float mmax = lane0_f32(reduce_max_sf(sf_max(mk[0], mk[1])));
                 if (!(mmax > -3.0e38f)) {
                     continue;
                 }
@@ -320,15 +319,15 @@ struct fa_thread {
                 }
                 sv[h] = x;
             }
-            const float cmax = lane0_f32(hvx_reduce_max_sf(hvx_max_sf(sv[0], sv[1])));
+            const float cmax = lane0_f32(reduce_max_sf(sf_max(sv[0], sv[1])));
             if (!(cmax > -3.0e38f)) {
                 continue;  // every kv row of the chunk masked out for this q row (or NaN)
             }
             const float      mold = M[r];
             const float      mnew = cmax > mold ? cmax : mold;
             const HVX_Vector vmax = splat_f32(mnew);
-            sv[0]                 = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
-            sv[1]                 = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
+            sv[0]                 = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
+            sv[1]                 = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
             const float psum      = lane0_f32(reduce_sum_sf(Q6_Vsf_vadd_VsfVsf(sv[0], sv[1])));
             HVX_Vector * acc      = vptr(at(p->vacc + r * p->acc_pitch));
             if (mnew > mold) {

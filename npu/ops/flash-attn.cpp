@@ -104,25 +104,6 @@ struct fa_thread {
         return true;
     }
 
-    // Flat Q8_0 -> F32 over nb blocks (4 blocks, 128 quants, per step): quants widen b -> h,
-    // convert h -> hf exactly (|q| <= 128), hf -> sf in order, times the block's scale.
-    static void dequant_q8_0(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants, uint32_t nb) {
-        float d[64] __attribute__((aligned(128)));
-        for (uint32_t b0 = 0; b0 < nb; b0 += 4) {
-            if ((b0 & 63) == 0) {
-                f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
-            }
-            const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
-            const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
-            const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-            const float *        db = d + (b0 & 63);
-            y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), splat_f32(db[0]));
-            y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), splat_f32(db[1]));
-            y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), splat_f32(db[2]));
-            y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), splat_f32(db[3]));
-        }
-    }
-
     // Flat Q4_0 / Q4_1 / Q5_0 / Q5_1 -> F32 over nb blocks (8 blocks, 128 quant bytes, per
     // step). Low nibbles are a block's elements 0..15, high nibbles 16..31: each widens
     // b -> h -> hf -> sf in order into vectors of two blocks' halves (A: lows of blocks 2k,
@@ -221,7 +202,7 @@ struct fa_thread {
         } else if (type == HTP_TYPE_Q8_0) {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
-            dequant_q8_0(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
+            q8_0_to_f32_vectors(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
         } else {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;

@@ -30,6 +30,20 @@ static inline HVX_Vector reduce_sum_sf(HVX_Vector v) {
     return v;
 }
 
+// Largest |x| over the sf lanes of n vectors. With the sign cleared, float bits order like
+// non-negative int32, so an integer max tree is exact (a NaN lane wins).
+static inline float max_abs_sf(const HVX_Vector * v, uint32_t n) {
+    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
+    HVX_Vector       m        = Q6_V_vzero();
+    for (uint32_t i = 0; i < n; i++) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(v[i], abs_mask));
+    }
+    for (int shift = 64; shift >= 4; shift >>= 1) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, shift));
+    }
+    return lane0_f32(m);
+}
+
 // Copies n_vec whole vectors (aligned on both sides).
 static inline void copy_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_vec) {
     for (uint32_t i = 0; i < n_vec; i++) {

@@ -64,15 +64,7 @@ struct dma_fifo {
 // two) so that it stays below 2^15, and its results by 2^k after HMX. Returns 2^k (1.0f: the
 // row is left as it is). src: n32 F32 vectors (the row's K elements).
 inline float fit_row_to_f16(HVX_Vector * src, uint32_t n32) {
-    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
-    HVX_Vector       m        = Q6_V_vzero();
-    for (uint32_t v = 0; v < n32; v++) {
-        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(src[v], abs_mask));  // |x| bits order like ints
-    }
-    for (int sh = 64; sh >= 4; sh >>= 1) {
-        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, sh));
-    }
-    const float amax = lane0_f32(m);
+    const float amax = max_abs_sf(src, n32);
     uint32_t    bits;
     __builtin_memcpy(&bits, &amax, 4);
     // |max| < 2^(E - 126) for biased exponent E; k = E - 141 brings it below 2^15.

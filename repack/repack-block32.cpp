@@ -165,7 +165,7 @@ struct fmt_mxfp4 : nibble_codes<block_mxfp4> {
     static void put_scales(uint8_t * tile, int r, const block & b) { tile[HTP_TILE_MXFP4_SCALES + r] = b.e; }
     static void get_scales(const uint8_t * tile, int r, block & b) { b.e = tile[HTP_TILE_MXFP4_SCALES + r]; }
     static float value(const uint8_t * tile, int r, uint8_t q) {
-        // The spec's kernel rule: FP16 scale bits = clamp(e - 112, 0, 30) << 10, i.e. 2^(e-127)
+        // The kernels' rule (docs/tiled-formats.md, MXFP4 dequantization): FP16 scale bits = clamp(e - 112, 0, 30) << 10, i.e. 2^(e-127)
         // for e in 113..142, 0 below, 2^15 above.
         const int e  = tile[HTP_TILE_MXFP4_SCALES + r];
         const int eh = e - 112 < 0 ? 0 : (e - 112 > 30 ? 30 : e - 112);

@@ -4,7 +4,7 @@
 //   - HMX path           host/ops/mul-mat-hmx.cpp   (prompts: FP16 32x32 tiles on HMX)
 // A weight tensor is tiled when its device buffer repacked it at set_tensor
 // (host/src/weight-repack.cpp, docs/tiled-formats.md). supports_op never looks at that state
-// (spec "supports_op Independence"): mul_mat_supports accepts a weight type only if the flat
+// (docs/architecture.md, "Scheduling"): mul_mat_supports accepts a weight type only if the flat
 // path and every tiled path handle it; encode then picks the path from the repack state:
 //   tiled weight: tiled HVX when its hooks exist, its plan succeeds and the activation rows
 //                 per plane are <= HTP_MM_TILED_HVX_MAX_ROWS; else HMX.

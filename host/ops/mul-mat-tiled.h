@@ -9,11 +9,33 @@
 namespace htp_enc {
 
 struct mmt_plan {
-    uint32_t order, n_ct, n_kt, pitch, act_pitch, stage;
-    uint32_t n_act, priv, out_per_row;
-    uint32_t n_threads, q_threads, rpt, cpc, kpc, n_kchunks, n_bufs;
-    uint32_t per_thread, vw_slot, vout_pitch, vacc_bytes, act_bytes;
-    uint32_t bias;  // 1: a fused bias ADD (vbias slots, one more fetch descriptor per item)
+    // From the weight and its tiling.
+    uint32_t order;        // enum htp_mmt_act_order: the activation quant order the format's dot wants
+    uint32_t n_ct;         // column tiles (32 weight rows = 32 output columns each)
+    uint32_t n_kt;         // tiles along K per column tile
+    uint32_t pitch;        // VTCM bytes per weight tile (tile_bytes rounded up to 128)
+    uint32_t act_pitch;    // bytes of one prepared activation row (K / 32 blocks of HTP_MMT_ACT_BLK_VECS vectors)
+    uint32_t stage;        // bytes of one F32 activation row (K * 4), the staging slot's size
+    // Activation passes.
+    uint32_t n_act;        // activation rows per pass (<= HTP_MMT_MAX_ACT_ROWS)
+    uint32_t priv;         // 1: every thread prepares its own copy of the rows (few rows); 0: one shared copy
+    uint32_t out_per_row;  // 1: results leave one 1-D descriptor per activation row (scatter, or
+                           // strides the 2-D DMA fields cannot hold)
+    // Threads and work items (cpc column tiles x one K chunk each).
+    uint32_t n_threads;    // HVX threads over column tiles
+    uint32_t q_threads;    // HVX threads of the shared activation prep (<= n_act)
+    uint32_t rpt;          // column tiles per thread (a multiple of cpc)
+    uint32_t cpc;          // column tiles per work item (1 when n_kchunks > 1)
+    uint32_t kpc;          // K tiles per work item's chunk (Q2_K: whole super-blocks)
+    uint32_t n_kchunks;    // K chunks per column tile (> 1: partial sums kept in vacc)
+    uint32_t n_bufs;       // work items in flight per thread (weight and output slots)
+    // VTCM (bytes): per thread, then the shared activations.
+    uint32_t per_thread;   // all of one thread's VTCM, 128-aligned
+    uint32_t vw_slot;      // one weight slot: cpc * kpc tiles
+    uint32_t vout_pitch;   // one activation row's results in an output slot: cpc * 128
+    uint32_t vacc_bytes;   // partial sums across K chunks (0 when n_kchunks == 1)
+    uint32_t act_bytes;    // shared prepared activations after the threads' VTCM (0 when priv)
+    uint32_t bias;         // 1: a fused bias ADD (vbias slots, one more fetch descriptor per item)
 };
 
 // Plans the tiled weight w (layout tw; every plane of w must be addressable) against up to

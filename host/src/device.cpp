@@ -104,7 +104,7 @@ bool htp_op_is_view(const ggml_tensor * op) {
     }
 }
 
-// Decided from static tensor properties only (spec: "supports_op Independence").
+// Decided from static tensor properties only, never buffers or repack state (docs/architecture.md).
 bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op) {
     if (htp_op_is_view(op) || ggml_is_empty(op)) {
         return true;  // nothing runs for them (graph.cpp skips them)

@@ -39,6 +39,14 @@ struct dma_tickets {
         return ++pushed;
     }
 
+    // Waits (traced) until n more pushes fit within HTP_DMA_INFLIGHT_MAX, for ops that want
+    // that wait in the trace rather than push() popping the oldest transfer unseen.
+    void room(uint32_t n, uint16_t info) {
+        if (pushed - popped + n > HTP_DMA_INFLIGHT_MAX) {
+            wait(pushed + n - HTP_DMA_INFLIGHT_MAX, info);
+        }
+    }
+
     // Pops until transfer number t (and all before it) completed.
     void wait(uint32_t t, uint16_t info) {
         if (popped >= t) {

@@ -5,7 +5,6 @@
 // dot products in HVX, scaled / soft-capped / masked as one or two vectors, and folded into
 // the row's accumulator by an online softmax (running max M, running sum S). At the end a
 // sink joins M and S, the accumulator is divided by S and DMA'd to dst.
-#include "hvx-exp.h"
 #include "hvx-math.h"
 #include "hvx-util.h"
 #include "op-table.h"
@@ -103,25 +102,6 @@ struct fa_thread {
             k++;
         }
         return true;
-    }
-
-    // Flat Q8_0 -> F32 over nb blocks (4 blocks, 128 quants, per step): quants widen b -> h,
-    // convert h -> hf exactly (|q| <= 128), hf -> sf in order, times the block's scale.
-    static void dequant_q8_0(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants, uint32_t nb) {
-        float d[64] __attribute__((aligned(128)));
-        for (uint32_t b0 = 0; b0 < nb; b0 += 4) {
-            if ((b0 & 63) == 0) {
-                f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
-            }
-            const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
-            const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
-            const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-            const float *        db = d + (b0 & 63);
-            y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), splat_f32(db[0]));
-            y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), splat_f32(db[1]));
-            y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), splat_f32(db[2]));
-            y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), splat_f32(db[3]));
-        }
     }
 
     // Flat Q4_0 / Q4_1 / Q5_0 / Q5_1 -> F32 over nb blocks (8 blocks, 128 quant bytes, per
@@ -222,7 +202,7 @@ struct fa_thread {
         } else if (type == HTP_TYPE_Q8_0) {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
-            dequant_q8_0(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
+            q8_0_to_f32_vectors(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
         } else {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
@@ -280,7 +260,7 @@ struct fa_thread {
                         mk[h] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - lo) * 4)), mk[h], ninf);
                     }
                 }
-                const float mmax = lane0_f32(hvx_reduce_max_sf(hvx_max_sf(mk[0], mk[1])));
+                const float mmax = lane0_f32(reduce_max_sf(sf_max(mk[0], mk[1])));
                 if (!(mmax > -3.0e38f)) {
                     continue;
                 }
@@ -320,15 +300,15 @@ struct fa_thread {
                 }
                 sv[h] = x;
             }
-            const float cmax = lane0_f32(hvx_reduce_max_sf(hvx_max_sf(sv[0], sv[1])));
+            const float cmax = lane0_f32(reduce_max_sf(sf_max(sv[0], sv[1])));
             if (!(cmax > -3.0e38f)) {
                 continue;  // every kv row of the chunk masked out for this q row (or NaN)
             }
             const float      mold = M[r];
             const float      mnew = cmax > mold ? cmax : mold;
             const HVX_Vector vmax = splat_f32(mnew);
-            sv[0]                 = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
-            sv[1]                 = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
+            sv[0]                 = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
+            sv[1]                 = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
             const float psum      = lane0_f32(reduce_sum_sf(Q6_Vsf_vadd_VsfVsf(sv[0], sv[1])));
             HVX_Vector * acc      = vptr(at(p->vacc + r * p->acc_pitch));
             if (mnew > mold) {

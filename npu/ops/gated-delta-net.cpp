@@ -11,7 +11,7 @@
 // scattered to their dst slots after the block. k, q and the gates of a token are read as
 // scalars from a stack copy made with HVX stores (no scalar VTCM reads).
 #include "dma-tickets.h"
-#include "hvx-exp.h"
+#include "hvx-math.h"
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -96,7 +96,7 @@ struct gdn_thread {
             float eg = 1.0f;
             if (p->kda) {
                 for (uint32_t m = 0; m < nv; m++) {
-                    gbuf[m] = hvx_exp_sf(G[tt * nv + m]);
+                    gbuf[m] = exp_sf(G[tt * nv + m]);
                 }
             } else {
                 eg = __builtin_expf(lane0_f32(Q6_V_vror_VR(G[tt / 32], (tt % 32) * 4)));

@@ -36,25 +36,6 @@ struct get_rows_op {
         return (int) (p->src_type == HTP_TYPE_Q8_0 ? 2 * n : n);
     }
 
-    // 4 blocks (128 quants) per step; scales converted 64 at a time into a stack copy. Quants
-    // widen b -> h (in order), convert h -> hf exactly (|q| <= 128), then hf -> sf in order.
-    void dequant_q8_0_row(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants) {
-        float d[64] __attribute__((aligned(128)));
-        for (uint32_t b0 = 0; b0 < p->n_blocks; b0 += 4) {
-            if ((b0 & 63) == 0) {
-                f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
-            }
-            const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
-            const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
-            const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-            const float *        db = d + (b0 & 63);
-            y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), splat_f32(db[0]));
-            y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), splat_f32(db[1]));
-            y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), splat_f32(db[2]));
-            y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), splat_f32(db[3]));
-        }
-    }
-
     void compute(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -66,7 +47,7 @@ struct get_rows_op {
             } else if (p->src_type == HTP_TYPE_F16) {
                 f16_to_f32_vectors(y, x, (p->ne0 + 63) / 64);
             } else {
-                dequant_q8_0_row(y, x, x + p->q8_quant_offset / 128);
+                q8_0_to_f32_vectors(y, x, x + p->q8_quant_offset / 128, p->n_blocks);
             }
         }
     }

@@ -1,7 +1,9 @@
 // Vectorised sf math on HVX with IEEE sf add / sub / mpy and integer ops only (HVX has no
-// divide, sqrt, exp or log): reciprocal and division by Newton steps, exp by range
-// reduction to 2^n * p(r), log by exponent split and a polynomial, sqrt from a Newton
-// reciprocal square root, and the activations built on them. Polynomials are Cephes'.
+// divide, sqrt, exp or log): float min / max / compare through an order-preserving integer
+// key (no sf vmax needed), reciprocal and division by Newton steps, exp by range reduction
+// to 2^n * p(r), log by exponent split and a polynomial, sqrt from a Newton reciprocal
+// square root, and the activations built on them. Polynomials are Cephes'. Every kernel
+// that needs one of these (softmax, flash attention, unary ops, ...) uses this one copy.
 #pragma once
 #include "hvx-util.h"
 
@@ -23,6 +25,14 @@ static inline HVX_Vector sf_min(HVX_Vector a, HVX_Vector b) {
 
 static inline HVX_Vector sf_max(HVX_Vector a, HVX_Vector b) {
     return sf_key(Q6_Vw_vmax_VwVw(sf_key(a), sf_key(b)));
+}
+
+// Max of the 32 sf lanes, left in every lane (rotate-and-max tree).
+static inline HVX_Vector reduce_max_sf(HVX_Vector v) {
+    for (int shift = 64; shift >= 4; shift >>= 1) {
+        v = sf_max(v, Q6_V_vror_VR(v, shift));
+    }
+    return v;
 }
 
 // a > b as floats (false when either is NaN is NOT guaranteed; callers mask NaN themselves).
@@ -90,8 +100,11 @@ static inline HVX_Vector int_to_sf_small(HVX_Vector n) {
     return Q6_Vsf_vsub_VsfVsf(t, splat_f32(12582912.0f));
 }
 
-// e^x, ~2 ulp. x is clamped to [-104, 89] (results 0 / subnormal and +inf beyond), and the
-// scale 2^n is applied as two halves so subnormal and overflowing results round correctly.
+// e^x, ~2 ulp: n = round(x / ln 2) by the 1.5 * 2^23 trick, r = x - n ln 2 in two parts
+// (Cody-Waite), e^r by Cephes' degree-6 polynomial, times 2^n built in the exponent bits.
+// x is clamped to [-104, 89] (results 0 / subnormal and +inf beyond: -inf gives 0, as
+// softmax needs for masked lanes) and NaN stays NaN. The scale 2^n is applied as two halves
+// so subnormal and overflowing results round correctly.
 static inline HVX_Vector exp_sf(HVX_Vector x) {
     const HVX_Vector xc    = sf_max(sf_min(x, splat_f32(89.0f)), splat_f32(-104.0f));
     const HVX_Vector magic = splat_f32(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer

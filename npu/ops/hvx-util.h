@@ -1,5 +1,6 @@
 // Small HVX building blocks the kernels share: float splats, lane extraction into a
-// register-file copy (not a VTCM scalar read), fp16 <-> fp32 rows, vector row copies.
+// register-file copy (not a VTCM scalar read), fp16 <-> fp32 rows, Q8_0 -> fp32 rows, vector
+// row copies.
 #pragma once
 #include <stdint.h>
 
@@ -29,6 +30,20 @@ static inline HVX_Vector reduce_sum_sf(HVX_Vector v) {
     return v;
 }
 
+// Largest |x| over the sf lanes of n vectors. With the sign cleared, float bits order like
+// non-negative int32, so an integer max tree is exact (a NaN lane wins).
+static inline float max_abs_sf(const HVX_Vector * v, uint32_t n) {
+    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
+    HVX_Vector       m        = Q6_V_vzero();
+    for (uint32_t i = 0; i < n; i++) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(v[i], abs_mask));
+    }
+    for (int shift = 64; shift >= 4; shift >>= 1) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, shift));
+    }
+    return lane0_f32(m);
+}
+
 // Copies n_vec whole vectors (aligned on both sides).
 static inline void copy_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_vec) {
     for (uint32_t i = 0; i < n_vec; i++) {
@@ -49,6 +64,29 @@ static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, 
         const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(src[i]));
         dst[2 * i]             = Q6_V_lo_W(w);
         dst[2 * i + 1]         = Q6_V_hi_W(w);
+    }
+}
+
+// Q8_0 -> fp32 for n_blocks blocks of 32 as DMA'd apart into dense FP16 scales and dense
+// int8 quants (GET_ROWS, FLASH_ATTN_EXT's K / V). 4 blocks (128 quants) per step, so it
+// writes whole groups of 4 output vectors; scales convert 64 at a time into a stack copy.
+// Quants widen b -> h (in order), convert h -> hf exactly (|q| <= 128), then hf -> sf in
+// order, times their block's scale.
+static inline void q8_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants,
+                                       uint32_t n_blocks) {
+    float d[64] __attribute__((aligned(128)));
+    for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
+        if ((b0 & 63) == 0) {
+            f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+        }
+        const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
+        const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
+        const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
+        const float *        db = d + (b0 & 63);
+        y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), splat_f32(db[0]));
+        y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), splat_f32(db[1]));
+        y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), splat_f32(db[2]));
+        y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), splat_f32(db[3]));
     }
 }
 

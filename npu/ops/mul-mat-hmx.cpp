@@ -6,6 +6,7 @@
 // blocks on HMX and sends the F32 results out (phase 2).
 // A flat weight (rt_repack) arrives as flat rows instead and is repacked into tiles in VTCM
 // first, by the same repacker the host uses at set_tensor (repack/, htp_repack_col_tile).
+#include "dma-tickets.h"
 #include "htp/hmx.h"
 #include "hvx-util.h"
 #include "mul-mat-hmx-pass.h"
@@ -18,6 +19,16 @@ using namespace htp_ops;
 
 namespace {
 
+// HMX tiles are 32 x 32: FP16 activation / weight tiles have 64-byte rows; an F32 output tile
+// (HTP_HMX_OUT_F32) has 128-byte rows (32 output columns of one column tile) and 4096 bytes.
+constexpr uint32_t kTileDim      = HTP_HMX_TILE_DIM;
+constexpr uint32_t kF16RowBytes  = kTileDim * 2;
+constexpr uint32_t kOutRowBytes  = kTileDim * 4;
+constexpr uint32_t kOutTileBytes = kTileDim * kOutRowBytes;
+constexpr uint32_t kTileVecs     = HTP_HMX_TILE_BYTES / 128;  // HVX vectors per FP16 tile
+constexpr uint32_t kMaxRawSlots  = 16;      // check_params bounds split.n_bufs
+constexpr uint16_t kInfoOutput   = 0xffff;  // trace info of DMA waits for output slots
+
 struct hmx_job {
     htp_op_context *               octx;
     const htp_mul_mat_hmx_params * p;
@@ -26,54 +37,15 @@ struct hmx_job {
     int                            status[HTP_MAX_HVX_THREADS];
 };
 
-// In-order DMA bookkeeping: every push is popped, in push order; waiting for a descriptor
-// pops everything queued before it.
-struct dma_fifo {
-    dma_queue * q;
-    htp_trace * tr;
-    uint32_t    pushed = 0, popped = 0;
-
-    void wait(uint32_t end, uint16_t info) {
-        if (popped >= end) {
-            return;
-        }
-        htp_trace_event_start(tr, HTP_TRACE_EVT_DMA, info);
-        while (popped < end) {
-            dma_queue_pop(q);
-            popped++;
-        }
-        htp_trace_event_stop(tr, HTP_TRACE_EVT_DMA, info);
-    }
-
-    // Room for `n` more descriptors within HTP_DMA_INFLIGHT_MAX.
-    void room(uint32_t n, uint16_t info) {
-        if (pushed - popped + n > HTP_DMA_INFLIGHT_MAX) {
-            wait(pushed + n - HTP_DMA_INFLIGHT_MAX, info);
-        }
-    }
-
-    bool push(dma_addr_t dst, dma_addr_t src, uint32_t dst_stride, uint32_t src_stride, uint32_t w, uint32_t h) {
-        if (!dma_queue_push(q, dst, src, dst_stride, src_stride, w, h)) {
-            return false;
-        }
-        pushed++;
-        return true;
-    }
-};
+static inline uint32_t min_u32(uint32_t a, uint32_t b) {
+    return a < b ? a : b;
+}
 
 // FP16 tops out at 65504: a row whose |max| reaches 2^15 is scaled by 2^-k (exact, a power of
 // two) so that it stays below 2^15, and its results by 2^k after HMX. Returns 2^k (1.0f: the
 // row is left as it is). src: n32 F32 vectors (the row's K elements).
 inline float fit_row_to_f16(HVX_Vector * src, uint32_t n32) {
-    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
-    HVX_Vector       m        = Q6_V_vzero();
-    for (uint32_t v = 0; v < n32; v++) {
-        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(src[v], abs_mask));  // |x| bits order like ints
-    }
-    for (int sh = 64; sh >= 4; sh >>= 1) {
-        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, sh));
-    }
-    const float amax = lane0_f32(m);
+    const float amax = max_abs_sf(src, n32);
     uint32_t    bits;
     __builtin_memcpy(&bits, &amax, 4);
     // |max| < 2^(E - 126) for biased exponent E; k = E - 141 brings it below 2^15.
@@ -94,35 +66,33 @@ inline float fit_row_to_f16(HVX_Vector * src, uint32_t n32) {
 
 // Phase 1: activation rows -> FP16 tiles.
 void act_worker(unsigned int, unsigned int ith, void * data) {
-    hmx_job *                      job  = (hmx_job *) data;
-    const htp_mul_mat_hmx_params * p    = job->p;
-    htp_context *                  ctx  = job->octx->ctx;
-    htp_split_params               sp   = p->asplit;
-    sp.total_rows                       = job->c->n;
-    const row_range                rr   = thread_rows(sp, ith);
-    dma_fifo                       fifo = { ctx->dma[ith], &ctx->trace[ith] };
+    hmx_job *                      job = (hmx_job *) data;
+    const htp_mul_mat_hmx_params * p   = job->p;
+    htp_context *                  ctx = job->octx->ctx;
+    htp_split_params               sp  = p->asplit;
+    sp.total_rows                      = job->c->n;
+    const row_range rr                 = thread_rows(sp, ith);
+    dma_tickets     dma;
+    dma.init(ctx->dma[ith], &ctx->trace[ith]);
     if (ith == 0) {
         float * cp = (float *) htp_va(ctx->vtcm_base + p->colparam_offset);
-        for (int i = 0; i < 32; i++) {
-            cp[i]      = 1.0f;
-            cp[32 + i] = 0.0f;
+        for (uint32_t i = 0; i < kTileDim; i++) {
+            cp[i]            = 1.0f;
+            cp[kTileDim + i] = 0.0f;
         }
     }
     if (rr.begin >= rr.end) {
         return;
     }
-    const uint32_t n64     = (p->ne00 + 63) / 64;
-    uint32_t       ends[2] = { 0, 0 };
-    const mm_act_rows & c = *job->c;
+    const uint32_t      n64     = (p->ne00 + 63) / 64;
+    uint32_t            ends[2] = { 0, 0 };
+    const mm_act_rows & c       = *job->c;
     auto fetch = [&](uint32_t r) -> bool {
         const dma_addr_t s = job->octx->src[1].data +
                              (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
         const dma_addr_t v = vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot);
-        if (!fifo.push(v, s, p->act_row_bytes, p->act_row_bytes, p->act_row_bytes, 1)) {
-            return false;
-        }
-        ends[r & 1] = fifo.pushed;
-        return true;
+        ends[r & 1]        = dma.push(v, s, p->act_row_bytes, p->act_row_bytes, p->act_row_bytes, 1);
+        return !dma.failed;
     };
     for (uint32_t r = rr.begin; r < rr.end && r < rr.begin + 2; r++) {
         if (!fetch(r)) {
@@ -134,184 +104,253 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     uint8_t *    act   = (uint8_t *) htp_va(ctx->vtcm_base + p->act_offset);
     float *      rowsc = (float *) htp_va(ctx->vtcm_base + p->rowscale_offset);
     for (uint32_t r = rr.begin; r < rr.end; r++) {
-        fifo.wait(ends[r & 1], (uint16_t) r);
-        htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+        dma.wait(ends[r & 1], (uint16_t) r);
+        htp_trace_event_start(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot));
         rowsc[r]         = fit_row_to_f16(src, p->n_k32);
         f32_to_f16_vectors(conv, src, n64);
-        uint8_t *       dst = act + (r / 32) * p->n_k32 * HTP_HMX_TILE_BYTES + (r % 32) * 64;
-        const uint8_t * c   = (const uint8_t *) conv;
+        // Row r is row r % 32 of the tiles of block r / 32; its K / 32 pieces go one per tile.
+        uint8_t *       dst = act + (r / kTileDim) * p->n_k32 * HTP_HMX_TILE_BYTES + (r % kTileDim) * kF16RowBytes;
+        const uint8_t * row = (const uint8_t *) conv;
         for (uint32_t kk = 0; kk < p->n_k32; kk++) {
-            __builtin_memcpy(dst + kk * HTP_HMX_TILE_BYTES, c + kk * 64, 64);
+            __builtin_memcpy(dst + kk * HTP_HMX_TILE_BYTES, row + kk * kF16RowBytes, kF16RowBytes);
         }
-        htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+        htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         if (r + 2 < rr.end && !fetch(r + 2)) {
             job->status[ith] = HTP_STATUS_DMA_ERROR;
-            fifo.wait(fifo.pushed, 0);
+            dma.drain(0);
             return;
         }
     }
-    fifo.wait(fifo.pushed, 0);
+    dma.drain(0);
 }
 
-// Phase 2: column tiles of weights, dequantized and multiplied on HMX.
-void w_worker(unsigned int, unsigned int ith, void * data) {
-    hmx_job *                      job = (hmx_job *) data;
-    const htp_mul_mat_hmx_params * p   = job->p;
-    htp_context *                  ctx = job->octx->ctx;
-    const row_range                rr  = thread_rows(p->split, ith);
-    if (rr.begin >= rr.end) {
-        return;
-    }
-    dma_fifo              fifo  = { ctx->dma[ith], &ctx->trace[ith] };
-    const mm_act_rows & c     = *job->c;
-    const dma_addr_t      wbase = job->wbase;
-    const uint32_t        n_ct  = rr.end - rr.begin;
-    const uint32_t        U     = n_ct * p->n_kc;
-    const uint32_t        nb    = p->split.n_bufs;
-    const uint32_t        n_mb  = (c.n + 31) / 32;
-    uint32_t         fetch_end[16];
-    uint32_t         store_end[2] = { 0, 0 };
-    int              st           = HTP_STATUS_OK;
+// Phase 2 on one thread: its column tiles (32 weight rows = 32 output columns each) of the
+// pass's weight plane. A column tile's weight tiles arrive in n_kc fetches of kc_tiles tiles
+// through n_bufs raw slots; each fetch is dequantized (after rt-repack, for a flat weight)
+// into the column tile's FP16 weight tiles; after its last fetch HMX multiplies every 32-row
+// activation block with them into one of 2 output slots, and the F32 results leave by DMA
+// while the next column tile's weights come in.
+struct weight_worker {
+    hmx_job *                      job;
+    const htp_mul_mat_hmx_params * p;
+    htp_context *                  ctx;
+    uint32_t                       ith;
+    row_range                      col_tiles;     // this thread's column tiles
+    uint32_t                       n_fetches;     // col tiles x n_kc, in order (column tile, k chunk)
+    uint32_t                       n_act_blocks;  // 32-row activation blocks of the pass
+    dma_tickets                    dma;
+    uint32_t                       fetch_ticket[kMaxRawSlots];  // per raw slot: its last fetch
+    uint32_t                       store_ticket[2];             // per output slot: its last store
 
-    // rt-repack: one flat row's bytes of fetch kc, and the rows of column tile ct.
-    auto flat_bytes = [&](uint32_t kc) -> uint32_t {
+    // Fetch f: column tile `ct`, k chunk `kc`, weight tiles [t0, t0 + n_tiles) along K.
+    struct fetch_pos {
+        uint32_t ct, kc, t0, n_tiles;
+    };
+
+    fetch_pos pos(uint32_t f) const {
+        const uint32_t kc = f % p->n_kc, t0 = kc * p->kc_tiles;
+        return { col_tiles.begin + f / p->n_kc, kc, t0, min_u32(p->n_k_tiles - t0, p->kc_tiles) };
+    }
+
+    dma_addr_t raw_slot(uint32_t f) const {
+        return vtcm_at(ctx, p->split, ith, p->vraw_offset + (f % p->split.n_bufs) * p->vraw_slot);
+    }
+
+    dma_addr_t out_slot(uint32_t os) const { return vtcm_at(ctx, p->split, ith, p->vout_offset + os * p->vout_slot); }
+
+    // Weight rows of column tile ct (= its output columns): 32 but in the last.
+    uint32_t col_tile_rows(uint32_t ct) const { return min_u32(p->ne01 - ct * kTileDim, kTileDim); }
+
+    // rt-repack: the bytes of one flat row that k chunk kc covers (the last takes the rest).
+    uint32_t flat_bytes(uint32_t kc) const {
         return kc + 1 < p->n_kc ? p->flat_chunk_bytes : p->flat_row_bytes - kc * p->flat_chunk_bytes;
-    };
-    auto ct_rows = [&](uint32_t ct) -> uint32_t { return p->ne01 - ct * 32 < 32 ? p->ne01 - ct * 32 : 32; };
-
-    auto fetch = [&](uint32_t u) -> bool {
-        const uint32_t ct = rr.begin + u / p->n_kc, kc = u % p->n_kc;
-        const uint32_t t0 = kc * p->kc_tiles;
-        const uint32_t nt = p->n_k_tiles - t0 < p->kc_tiles ? p->n_k_tiles - t0 : p->kc_tiles;
-        const dma_addr_t v = vtcm_at(ctx, p->split, ith, p->vraw_offset + (u % nb) * p->vraw_slot);
-        fifo.room(1, (uint16_t) u);
-        if (p->rt_repack) {
-            const uint32_t   fb = flat_bytes(kc);
-            const dma_addr_t s  = wbase + ct * 32 * p->w_nb1 + kc * p->flat_chunk_bytes;
-            if (!fifo.push(v, s, fb, p->w_nb1, fb, ct_rows(ct))) {
-                return false;
-            }
-        } else {
-            const dma_addr_t s = wbase + (ct * p->n_k_tiles + t0) * p->tile_bytes;
-            if (!fifo.push(v, s, nt * p->tile_bytes, nt * p->tile_bytes, nt * p->tile_bytes, 1)) {
-                return false;
-            }
-        }
-        fetch_end[u % nb] = fifo.pushed;
-        return true;
-    };
-
-    for (uint32_t u = 0; u < U && u < nb; u++) {
-        if (!fetch(u)) {
-            st = HTP_STATUS_DMA_ERROR;
-            break;
-        }
     }
-    HVX_Vector *     w       = vptr(vtcm_at(ctx, p->split, ith, p->vw_offset));
-    float *          scratch = (float *) htp_va(vtcm_at(ctx, p->split, ith, p->vscratch_offset));
-    const dma_addr_t act     = ctx->vtcm_base + p->act_offset;
-    const dma_addr_t cparams = ctx->vtcm_base + p->colparam_offset;
-    const dma_addr_t w_dev   = vtcm_at(ctx, p->split, ith, p->vw_offset);
-    const float *    rowsc   = (const float *) htp_va(ctx->vtcm_base + p->rowscale_offset);
-    for (uint32_t u = 0; u < U && st == HTP_STATUS_OK; u++) {
-        const uint32_t ctl = u / p->n_kc, ct = rr.begin + ctl, kc = u % p->n_kc;
-        const uint32_t t0  = kc * p->kc_tiles;
-        const uint32_t nt  = p->n_k_tiles - t0 < p->kc_tiles ? p->n_k_tiles - t0 : p->kc_tiles;
-        fifo.wait(fetch_end[u % nb], (uint16_t) u);
-        const uint8_t * raw = (const uint8_t *) htp_va(vtcm_at(ctx, p->split, ith, p->vraw_offset + (u % nb) * p->vraw_slot));
-        htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) ct);
+
+    bool push(dma_addr_t dst, dma_addr_t src, uint32_t dst_stride, uint32_t src_stride, uint32_t row_size,
+              uint32_t nrows, uint16_t info, uint32_t * ticket = nullptr) {
+        dma.room(1, info);
+        const uint32_t t = dma.push(dst, src, dst_stride, src_stride, row_size, nrows);
+        if (ticket) {
+            *ticket = t;
+        }
+        return !dma.failed;
+    }
+
+    // Queues fetch f into its raw slot: the column tile's flat rows (rt-repack, one 2-D
+    // descriptor) or its tiles of the k chunk (contiguous in a tiled weight).
+    bool fetch(uint32_t f) {
+        const fetch_pos  x      = pos(f);
+        const dma_addr_t v      = raw_slot(f);
+        uint32_t *       ticket = &fetch_ticket[f % p->split.n_bufs];
         if (p->rt_repack) {
-            // rt-repack (inside DEQUANT): flat rows -> this fetch's tiles; rows past the matrix
-            // get the tiling of zero rows.
-            const uint32_t fb = flat_bytes(kc), rows = ct_rows(ct);
+            const uint32_t   fb = flat_bytes(x.kc);
+            const dma_addr_t s  = job->wbase + x.ct * kTileDim * p->w_nb1 + x.kc * p->flat_chunk_bytes;
+            return push(v, s, fb, p->w_nb1, fb, col_tile_rows(x.ct), (uint16_t) f, ticket);
+        }
+        const uint32_t   bytes = x.n_tiles * p->tile_bytes;
+        const dma_addr_t s     = job->wbase + (x.ct * p->n_k_tiles + x.t0) * p->tile_bytes;
+        return push(v, s, bytes, bytes, bytes, 1, (uint16_t) f, ticket);
+    }
+
+    // Fetch f (arrived) -> FP16 weight tiles [t0 * out_per_tile, ...) of its column tile.
+    int dequant(uint32_t f) {
+        const fetch_pos x   = pos(f);
+        const uint8_t * raw = (const uint8_t *) htp_va(raw_slot(f));
+        HVX_Vector *    w   = vptr(vtcm_at(ctx, p->split, ith, p->vw_offset));
+        float *         scratch = (float *) htp_va(vtcm_at(ctx, p->split, ith, p->vscratch_offset));
+        if (p->rt_repack) {
+            // Flat rows -> this fetch's tiles; rows past the matrix get the tiling of zero rows.
+            const uint32_t fb = flat_bytes(x.kc), rows = col_tile_rows(x.ct);
             uint8_t *      flat = (uint8_t *) raw;
-            if (rows < 32) {
-                __builtin_memset(flat + rows * fb, 0, (32 - rows) * fb);
+            if (rows < kTileDim) {
+                __builtin_memset(flat + rows * fb, 0, (kTileDim - rows) * fb);
             }
             uint8_t * tiles = (uint8_t *) htp_va(vtcm_at(ctx, p->split, ith, p->vtiles_offset));
-            if (!htp_repack_col_tile((enum htp_type) p->wtype, tiles, flat, fb, nt)) {
-                htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) ct);
-                st = HTP_STATUS_BAD_PARAMS;
-                break;
+            if (!htp_repack_col_tile((enum htp_type) p->wtype, tiles, flat, fb, x.n_tiles)) {
+                return HTP_STATUS_BAD_PARAMS;
             }
             raw = tiles;
         }
-        for (uint32_t t = 0; t < nt; t++) {
+        for (uint32_t t = 0; t < x.n_tiles; t++) {
             const uint8_t * tile = raw + t * p->tile_bytes;
             // Q2_K: the super-block's first tile is in this slot (kc_tiles is a multiple of 8).
             const uint8_t * sb = raw + (t & ~7u) * p->tile_bytes;
-            tile_dequant_f16(p->wtype, tile, sb, w + (t0 + t) * p->out_per_tile * 16, scratch);
+            tile_dequant_f16(p->wtype, tile, sb, w + (x.t0 + t) * p->out_per_tile * kTileVecs, scratch);
         }
-        htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) ct);
-        if (u + nb < U && !fetch(u + nb)) {
-            st = HTP_STATUS_DMA_ERROR;
-            break;
-        }
-        if (kc + 1 < p->n_kc) {
-            continue;
-        }
-        // The column tile's weights are ready: its output slot must have left.
-        const uint32_t os = ctl & 1;
-        fifo.wait(store_end[os], 0xffff);
-        const dma_addr_t out = vtcm_at(ctx, p->split, ith, p->vout_offset + os * p->vout_slot);
-        htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
-        int hs = htp_hmx_acquire(ctx->info->hmx);
-        for (uint32_t mb = 0; mb < n_mb && hs == HTP_STATUS_OK; mb++) {
-            hs = htp_hmx_clear(ctx->info->hmx);
+        return HTP_STATUS_OK;
+    }
+
+    // Every activation block x the column tile's FP16 weight tiles -> F32 output tiles at out.
+    int multiply(dma_addr_t out) {
+        htp_hmx *        hmx     = ctx->info->hmx;
+        const dma_addr_t act     = ctx->vtcm_base + p->act_offset;
+        const dma_addr_t cparams = ctx->vtcm_base + p->colparam_offset;
+        const dma_addr_t w       = vtcm_at(ctx, p->split, ith, p->vw_offset);
+        int              hs      = htp_hmx_acquire(hmx);
+        for (uint32_t mb = 0; mb < n_act_blocks && hs == HTP_STATUS_OK; mb++) {
+            hs = htp_hmx_clear(hmx);
             if (hs == HTP_STATUS_OK) {
-                hs = htp_hmx_mma(ctx->info->hmx, act + mb * p->n_k32 * HTP_HMX_TILE_BYTES, w_dev, p->n_k32);
+                hs = htp_hmx_mma(hmx, act + mb * p->n_k32 * HTP_HMX_TILE_BYTES, w, p->n_k32);
             }
             if (hs == HTP_STATUS_OK) {
-                hs = htp_hmx_store(ctx->info->hmx, out + mb * 4096, cparams, HTP_HMX_OUT_F32);
+                hs = htp_hmx_store(hmx, out + mb * kOutTileBytes, cparams, HTP_HMX_OUT_F32);
             }
         }
-        const int rs = htp_hmx_release(ctx->info->hmx);
-        htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
-        if (hs != HTP_STATUS_OK || rs != HTP_STATUS_OK) {
-            st = hs != HTP_STATUS_OK ? hs : rs;
-            break;
-        }
-        // Output: rows i1_0 + [0, n) of dst (or row j at dst_off[j]), columns [32 ct, 32 ct + cols).
-        const uint32_t   cols = p->ne01 - ct * 32 < 32 ? p->ne01 - ct * 32 : 32;
-        const dma_addr_t d0   = job->octx->dst.data + ct * 128;
-        const dma_addr_t d    = d0 + (c.dst_off ? 0 : row_offset(p->dst, c.i1_0, c.i2, c.i3));
-        htp_trace_event_start(fifo.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
-        HVX_Vector * out_rows = vptr(out);  // F32 row r of block mb: vector mb * 32 + r
-        for (uint32_t r = 0; r < c.n; r++) {  // undo fit_row_to_f16
+        const int rs = htp_hmx_release(hmx);
+        return hs != HTP_STATUS_OK ? hs : rs;
+    }
+
+    // Undoes fit_row_to_f16 on the output rows (F32 row r of block mb: vector mb * 32 + r).
+    void unscale_rows(dma_addr_t out) const {
+        const mm_act_rows & c        = *job->c;
+        const float *       rowsc    = (const float *) htp_va(ctx->vtcm_base + p->rowscale_offset);
+        HVX_Vector *        out_rows = vptr(out);
+        for (uint32_t r = 0; r < c.n; r++) {
             if (rowsc[r] != 1.0f) {
                 out_rows[r] = Q6_Vsf_vmpy_VsfVsf(out_rows[r], splat_f32(rowsc[r]));
             }
         }
-        for (uint32_t mb = 0; mb < n_mb && st == HTP_STATUS_OK; mb++) {
-            const uint32_t rows = c.n - mb * 32 < 32 ? c.n - mb * 32 : 32;
-            if (c.dst_off) {  // scattered rows: one descriptor each
-                for (uint32_t r = 0; r < rows && st == HTP_STATUS_OK; r++) {
-                    fifo.room(1, 0xffff);
-                    if (!fifo.push(d0 + c.dst_off[mb * 32 + r], out + mb * 4096 + r * 128, cols * 4, cols * 4, cols * 4, 1)) {
-                        st = HTP_STATUS_DMA_ERROR;
-                    }
+    }
+
+    // Output tiles at out -> dst rows i1_0 + [0, n) (or row j at dst_off[j]), columns
+    // [32 ct, 32 ct + cols): one 2-D descriptor per block, or one per row (scattered rows,
+    // store_per_row).
+    int store(uint32_t ct, dma_addr_t out) {
+        const mm_act_rows & c    = *job->c;
+        const uint32_t      cols = col_tile_rows(ct);
+        const dma_addr_t    d0   = job->octx->dst.data + ct * kOutRowBytes;
+        const dma_addr_t    d    = d0 + (c.dst_off ? 0 : row_offset(p->dst, c.i1_0, c.i2, c.i3));
+        for (uint32_t mb = 0; mb < n_act_blocks; mb++) {
+            const uint32_t   rows = min_u32(c.n - mb * kTileDim, kTileDim);
+            const dma_addr_t o    = out + mb * kOutTileBytes;
+            if (!c.dst_off && !p->store_per_row) {
+                if (!push(d + mb * kTileDim * p->dst.nb1, o, p->dst.nb1, kOutRowBytes, cols * 4, rows, kInfoOutput)) {
+                    return HTP_STATUS_DMA_ERROR;
                 }
                 continue;
             }
-            if (!p->store_per_row) {
-                fifo.room(1, 0xffff);
-                if (!fifo.push(d + mb * 32 * p->dst.nb1, out + mb * 4096, p->dst.nb1, 128, cols * 4, rows)) {
-                    st = HTP_STATUS_DMA_ERROR;
-                }
-                continue;
-            }
-            for (uint32_t r = 0; r < rows && st == HTP_STATUS_OK; r++) {
-                fifo.room(1, 0xffff);
-                if (!fifo.push(d + (mb * 32 + r) * p->dst.nb1, out + mb * 4096 + r * 128, cols * 4, cols * 4, cols * 4, 1)) {
-                    st = HTP_STATUS_DMA_ERROR;
+            for (uint32_t r = 0; r < rows; r++) {
+                const uint32_t   j   = mb * kTileDim + r;
+                const dma_addr_t dst = c.dst_off ? d0 + c.dst_off[j] : d + j * p->dst.nb1;
+                if (!push(dst, o + r * kOutRowBytes, cols * 4, cols * 4, cols * 4, 1, kInfoOutput)) {
+                    return HTP_STATUS_DMA_ERROR;
                 }
             }
         }
-        htp_trace_event_stop(fifo.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
-        store_end[os] = fifo.pushed;
+        return HTP_STATUS_OK;
     }
-    fifo.wait(fifo.pushed, 0xffff);
+
+    // Column tile ct has all its FP16 weights: multiply and send the results out through
+    // output slot os, once that slot's previous stores have left.
+    int finish_col_tile(uint32_t ct, uint32_t os) {
+        dma.wait(store_ticket[os], kInfoOutput);
+        const dma_addr_t out = out_slot(os);
+        htp_trace_event_start(dma.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
+        const int hs = multiply(out);
+        htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
+        if (hs != HTP_STATUS_OK) {
+            return hs;
+        }
+        htp_trace_event_start(dma.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
+        unscale_rows(out);
+        const int st = store(ct, out);
+        htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) ct);
+        store_ticket[os] = dma.pushed;
+        return st;
+    }
+
+    // Prologue: fill the raw slots; loop: wait, dequantize, refill the slot, finish column
+    // tiles; epilogue: drain.
+    int run() {
+        const uint32_t nb = p->split.n_bufs;
+        int            st = HTP_STATUS_OK;
+        for (uint32_t f = 0; f < n_fetches && f < nb; f++) {
+            if (!fetch(f)) {
+                st = HTP_STATUS_DMA_ERROR;
+                break;
+            }
+        }
+        for (uint32_t f = 0; f < n_fetches && st == HTP_STATUS_OK; f++) {
+            const fetch_pos x = pos(f);
+            dma.wait(fetch_ticket[f % nb], (uint16_t) f);
+            htp_trace_event_start(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);
+            st = dequant(f);
+            htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);
+            if (st != HTP_STATUS_OK) {
+                break;
+            }
+            if (f + nb < n_fetches && !fetch(f + nb)) {
+                st = HTP_STATUS_DMA_ERROR;
+                break;
+            }
+            if (x.kc + 1 == p->n_kc) {
+                st = finish_col_tile(x.ct, (x.ct - col_tiles.begin) & 1);
+            }
+        }
+        dma.drain(kInfoOutput);
+        return st;
+    }
+};
+
+void weight_worker_entry(unsigned int, unsigned int ith, void * data) {
+    hmx_job *       job = (hmx_job *) data;
+    const row_range rr  = thread_rows(job->p->split, ith);
+    if (rr.begin >= rr.end) {
+        return;
+    }
+    weight_worker w;
+    w.job             = job;
+    w.p               = job->p;
+    w.ctx             = job->octx->ctx;
+    w.ith             = ith;
+    w.col_tiles       = rr;
+    w.n_fetches       = (rr.end - rr.begin) * w.p->n_kc;
+    w.n_act_blocks    = (job->c->n + kTileDim - 1) / kTileDim;
+    w.store_ticket[0] = 0;
+    w.store_ticket[1] = 0;
+    w.dma.init(w.ctx->dma[ith], &w.ctx->trace[ith]);
+    const int st = w.run();
     if (st != HTP_STATUS_OK) {
         job->status[ith] = st;
     }
@@ -337,7 +376,7 @@ int mmh::run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const
             return job.status[t];
         }
     }
-    work_queue_run(octx->ctx->work_queue, w_worker, &job, p.split.n_threads);
+    work_queue_run(octx->ctx->work_queue, weight_worker_entry, &job, p.split.n_threads);
     for (uint32_t t = 0; t < HTP_MAX_HVX_THREADS; t++) {
         if (job.status[t] != HTP_STATUS_OK) {
             return job.status[t];
@@ -349,7 +388,7 @@ int mmh::run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const
 // A weight (tiled, or flat for rt-repack: never both) and HMX parameters the kernel can run.
 int mmh::check_params(const htp_op_context * octx, const htp_mul_mat_hmx_params & p) {
     const bool tiled = (octx->src[0].flags & HTP_TENSOR_TILED) != 0;
-    if (tiled == (p.rt_repack != 0) || !octx->ctx->info->hmx || p.split.n_bufs > 16 || p.split.n_bufs < 2) {
+    if (tiled == (p.rt_repack != 0) || !octx->ctx->info->hmx || p.split.n_bufs > kMaxRawSlots || p.split.n_bufs < 2) {
         return HTP_STATUS_BAD_PARAMS;
     }
     return HTP_STATUS_OK;

@@ -34,30 +34,35 @@ static inline HVX_Vector mm_lanes_from_blocks32(const float * d4) {
     return *(const HVX_Vector *) e;
 }
 
+// Q8 activation quantization, shared by the flat path (mm_quantize_act_row) and the tiled
+// HVX path (mmt::quantize_row): blocks src[0..n_blocks) of 32 floats (n_blocks <= 4; missing
+// blocks get quants 0 and d = 0); per block d = amax / 127 and q = round-to-nearest-even(x *
+// 127 / amax). Returns the 128 int8 quants, block b in bytes [32 b, 32 b + 32).
+static inline HVX_Vector mm_quantize_q8_blocks4(const HVX_Vector * src, uint32_t n_blocks, float d[4]) {
+    HVX_Vector qi[4];
+    for (uint32_t b = 0; b < 4; b++) {
+        if (b >= n_blocks) {
+            qi[b] = Q6_V_vzero();
+            d[b]  = 0.0f;
+            continue;
+        }
+        const float amax = max_abs_sf(src + b, 1);
+        d[b]             = amax / 127.0f;
+        const float id   = amax > 0.0f ? 127.0f / amax : 0.0f;
+        qi[b]            = mm_sf_to_int(Q6_Vsf_vmpy_VsfVsf(src[b], splat_f32(id)));
+    }
+    return Q6_Vb_vpacke_VhVh(Q6_Vh_vpacke_VwVw(qi[3], qi[2]), Q6_Vh_vpacke_VwVw(qi[1], qi[0]));
+}
+
 // Quantizes one F32 activation row (k_vecs * 4 vectors, zero past K) into q/s/x parts.
 static inline void mm_quantize_act_row(HVX_Vector * q, HVX_Vector * s, HVX_Vector * x, const HVX_Vector * src,
                                        uint32_t k_vecs) {
-    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
-    const HVX_Vector ones     = Q6_V_vsplat_R(0x01010101);
+    const HVX_Vector ones = Q6_V_vsplat_R(0x01010101);
     for (uint32_t g = 0; g < k_vecs; g++) {
-        HVX_Vector qi[4];
-        float      d[4];
-        for (int b = 0; b < 4; b++) {
-            const HVX_Vector v = src[4 * g + b];
-            HVX_Vector       m = Q6_V_vand_VV(v, abs_mask);  // |v| bits order like ints
-            for (int sh = 64; sh >= 4; sh >>= 1) {
-                m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, sh));
-            }
-            const float amax = lane0_f32(m);
-            d[b]             = amax / 127.0f;
-            const float id   = amax > 0.0f ? 127.0f / amax : 0.0f;
-            qi[b]            = mm_sf_to_int(Q6_Vsf_vmpy_VsfVsf(v, splat_f32(id)));
-        }
-        const HVX_Vector h01 = Q6_Vh_vpacke_VwVw(qi[1], qi[0]);
-        const HVX_Vector h23 = Q6_Vh_vpacke_VwVw(qi[3], qi[2]);
-        q[g]                 = Q6_Vb_vpacke_VhVh(h23, h01);
-        s[g]                 = mm_lanes_from_blocks32(d);
-        x[g]                 = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(q[g], ones)), s[g]);
+        float d[4];
+        q[g] = mm_quantize_q8_blocks4(src + 4 * g, 4, d);
+        s[g] = mm_lanes_from_blocks32(d);
+        x[g] = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(q[g], ones)), s[g]);
     }
 }
 

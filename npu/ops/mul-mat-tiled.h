@@ -20,32 +20,14 @@ namespace mmt {
 enum { A_D = 8, A_QALL = 9, A_QLO = 10, A_QD = 11 };
 constexpr uint32_t ABV = HTP_MMT_ACT_BLK_VECS;
 
-// Quantizes one F32 row of n_blocks * 32 floats (vector aligned) into prepared blocks:
-// per 32 columns d = amax / 127, q = round-to-nearest-even(x / d) (as the flat path).
+// Quantizes one F32 row of n_blocks * 32 floats (vector aligned) into prepared blocks, by the
+// flat path's quantizer (mm_quantize_q8_blocks4, mul-mat-prep.h).
 static inline void quantize_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_blocks, uint32_t order) {
-    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
     for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
         const uint32_t nb = n_blocks - b0 < 4 ? n_blocks - b0 : 4;
-        HVX_Vector     qi[4];
         float          d[4];
-        for (uint32_t b = 0; b < 4; b++) {
-            if (b >= nb) {
-                qi[b] = Q6_V_vzero();
-                d[b]  = 0.0f;
-                continue;
-            }
-            const HVX_Vector v = src[b0 + b];
-            HVX_Vector       m = Q6_V_vand_VV(v, abs_mask);  // |v| bits order like ints
-            for (int sh = 64; sh >= 4; sh >>= 1) {
-                m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, sh));
-            }
-            const float amax = lane0_f32(m);
-            d[b]             = amax / 127.0f;
-            const float id   = amax > 0.0f ? 127.0f / amax : 0.0f;
-            qi[b]            = mm_sf_to_int(Q6_Vsf_vmpy_VsfVsf(v, splat_f32(id)));
-        }
-        int8_t q[128] __attribute__((aligned(128)));  // register-file copy: block b at 32 b
-        *(HVX_Vector *) q = Q6_Vb_vpacke_VhVh(Q6_Vh_vpacke_VwVw(qi[3], qi[2]), Q6_Vh_vpacke_VwVw(qi[1], qi[0]));
+        int8_t         q[128] __attribute__((aligned(128)));  // register-file copy: block b at 32 b
+        *(HVX_Vector *) q = mm_quantize_q8_blocks4(src + b0, nb, d);
         for (uint32_t b = 0; b < nb; b++) {
             const int8_t * qb      = q + 32 * b;
             HVX_Vector *   blk     = dst + (b0 + b) * ABV;

@@ -1,6 +1,6 @@
 // The row-streaming skeleton every row-wise op shares: the thread's row range, row
 // coordinates from host-made fastdiv constants, and the DDR -> DMA -> VTCM -> HVX -> VTCM ->
-// DMA -> DDR pipeline with n_bufs buffering (spec: "DDR -> DMA -> VTCM Execution Pipeline").
+// DMA -> DDR pipeline with n_bufs buffering (docs/architecture.md, "Kernel").
 //
 // Queue order for chunks c = 0, 1, ...:  F0 .. F(n-1), W0, Fn, W1, F(n+1), ...
 // (F = an op's fetch descriptors for a chunk, W = its write-back descriptors). Iteration c

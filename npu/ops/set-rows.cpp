@@ -27,12 +27,7 @@ static inline HVX_Vector words_to_bytes(HVX_Vector a, HVX_Vector b) {
 
 // One 32-value block to 32 int32 quants; its scale d enters dacc at lane 31.
 static inline HVX_Vector quantize_block_q8_0(HVX_Vector x, HVX_Vector & dacc) {
-    // |x| as int32 orders like the floats (sign cleared), so an integer max is exact.
-    HVX_Vector m = Q6_V_vand_VV(x, Q6_V_vsplat_R(0x7fffffff));
-    for (int shift = 64; shift >= 4; shift >>= 1) {
-        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, shift));
-    }
-    const float amax = lane0_f32(m);
+    const float amax = max_abs_sf(&x, 1);
     const float d    = amax / 127.f;
     const float id   = amax != 0.0f ? 127.f / amax : 0.0f;
     dacc             = Q6_V_valign_VVR(splat_f32(d), dacc, 4);

@@ -1,7 +1,7 @@
 // SOFT_MAX F32 with scale, an optional F32 / F16 mask (ALiBi slope per head), optional
 // sinks. Per row: w = x * scale + slope * mask into the dst slot, max over the row (padding
 // lanes masked to -inf), e = exp(w - max) with padding masked to 0 in the sum, then y = e / sum.
-#include "hvx-exp.h"
+#include "hvx-math.h"
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -77,16 +77,16 @@ struct soft_max_op {
             }
             HVX_Vector mx = ninf;
             for (uint32_t i = 0; i < nv; i++) {
-                mx = hvx_max_sf(mx, y[i]);
+                mx = sf_max(mx, y[i]);
             }
-            float max = lane0_f32(hvx_reduce_max_sf(mx));
+            float max = lane0_f32(reduce_max_sf(mx));
             if (sink && sk > max) {
                 max = sk;
             }
             const HVX_Vector vmax = splat_f32(max);
             HVX_Vector       acc  = Q6_V_vzero();
             for (uint32_t i = 0; i < nv; i++) {
-                y[i] = hvx_exp_sf(Q6_Vsf_vsub_VsfVsf(y[i], vmax));
+                y[i] = exp_sf(Q6_Vsf_vsub_VsfVsf(y[i], vmax));
                 acc  = Q6_Vsf_vadd_VsfVsf(acc, y[i]);
             }
             float sum = lane0_f32(reduce_sum_sf(acc));

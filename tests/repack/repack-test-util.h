@@ -21,7 +21,8 @@ struct type_case {
     const char *  name;
 };
 
-// All fourteen tiled types: the spec's twelve in its order, then our Q5_0 and Q5_1.
+// All fourteen tiled types in the order of docs/tiled-formats.md: Q4_0, Q8_0, IQ4_NL, MXFP4,
+// Q4_1, Q1_0, Q2_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, then Q5_0 and Q5_1 (our own design).
 inline const std::vector<type_case> & all_types() {
     static const std::vector<type_case> v = {
         { GGML_TYPE_Q4_0, HTP_TYPE_Q4_0, "Q4_0" },       { GGML_TYPE_Q8_0, HTP_TYPE_Q8_0, "Q8_0" },

@@ -1,6 +1,6 @@
-// Golden layout tests, written from the spec's "Tiled Weight Formats" text. Each test builds a
+// Golden layout tests, written from the tile layouts of docs/tiled-formats.md. Each test builds a
 // small flat matrix from chosen quants and scales, checks with ggml's own to_float that the flat
-// blocks mean what we chose, repacks, and asserts every tile byte at the offset the spec gives.
+// blocks mean what we chose, repacks, and asserts every tile byte at the offset that page gives.
 // Matrices span 2 row-tiles and >= 2 k-tiles so tile_idx = ct * n_k_tiles + kt is exercised.
 #include "repack-test-util.h"
 
@@ -44,7 +44,7 @@ std::vector<uint8_t> build_nibble_blocks(int64_t ne0, int64_t ne1, size_t blk_si
     return flat;
 }
 
-// Spec: tile[cp * 32 + row] = (quant[row][2cp+1] << 4) | quant[row][2cp], for all 4-bit formats.
+// docs/tiled-formats.md: tile[cp * 32 + row] = (quant[row][2cp+1] << 4) | quant[row][2cp], for all 4-bit formats.
 void expect_nibble_quants(const grid & g) {
     for (int64_t ct = 0; ct < g.ne1 / 32; ct++) {
         for (int64_t kt = 0; kt < g.n_kt; kt++) {

@@ -1,4 +1,4 @@
-// Virtual device profiles and their environment variables (brief section 3).
+// Virtual device profiles (docs/vhtp.md, "Device profiles") and their environment variables.
 #include <sched.h>
 
 #include <string>

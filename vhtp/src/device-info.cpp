@@ -1,4 +1,4 @@
-// Virtual device profiles (brief section 3) and the environment variables that select them:
+// Virtual device profiles (docs/vhtp.md, "Device profiles") and the environment variables that select them:
 //   GGML_HEXAGON_ARCH  v73 | v75 | v79 | v81 (also 73, V79, ...); default v79
 //   GGML_HEXAGON_NHVX  HVX threads per session (1..arch threads); default min(arch threads, host cores)
 //   GGML_HEXAGON_VMEM  mappable DDR budget per session in MiB; default 3.0 GiB (v73) / 3.2 GiB (v75+)

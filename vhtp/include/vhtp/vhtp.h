@@ -11,7 +11,7 @@ extern "C" {
 
 #define VHTP_API __attribute__((visibility("default")))
 
-// A virtual device profile (brief section 3). The arch comes from GGML_HEXAGON_ARCH
+// A virtual device profile (docs/vhtp.md, "Device profiles"). The arch comes from GGML_HEXAGON_ARCH
 // (v73, v75, v79, v81; default v79).
 struct vhtp_device_info {
     uint32_t arch;            // 73, 75, 79, 81

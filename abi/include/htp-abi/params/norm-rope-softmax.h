@@ -1,4 +1,5 @@
-// kernel_params of NORM, L2_NORM, RMS_NORM_MUL (fused), ROPE, SOFT_MAX, FLASH_ATTN_EXT.
+// kernel_params of NORM, L2_NORM, ROPE and SOFT_MAX. (RMS_NORM and the fused RMS_NORM+MUL:
+// htp_rms_norm_params in htp-kernel-params.h; FLASH_ATTN_EXT: attention.h.)
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX so it joins union htp_kernel_params.
 // Rows follow the row-streaming conventions of htp-kernel-params.h.

@@ -1,6 +1,6 @@
 // Host side of each NPU op: decides support from static tensor properties only (never buffers,
-// usage or repack state; spec "supports_op Independence") and precomputes the op's
-// kernel_params. One file per op family in host/ops/; HTP_OP_LIST (abi/include/htp-abi/
+// usage or repack state: llama.cpp asks before any buffer exists; docs/architecture.md) and
+// precomputes the op's kernel_params. One file per op family in host/ops/; HTP_OP_LIST (abi/include/htp-abi/
 // htp-op-list.h) names each op's encoder, and op-encoders.cpp builds the lookup from it.
 #pragma once
 #include <cstdint>

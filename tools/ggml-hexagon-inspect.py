@@ -102,8 +102,34 @@ class Function:
         self.loops = []  # (start, end, how)
         self.lines = []  # disassembly lines as printed (for --disasm)
 
+    @property
+    def short(self):
+        """The unqualified name: 'void (anonymous namespace)::compute_rows<6>(long...)' ->
+        'compute_rows<6>', so that --func '^compute_' selects it as in C code."""
+        depth, cut, cur = 0, len(self.demangled), ""
+        text = self.demangled
+        # Drop the parameter list: the last top-level '(...)'.
+        for i in range(len(text) - 1, -1, -1):
+            c = text[i]
+            depth += c in ")>"
+            depth -= c in "(<"
+            if depth == 0 and c == "(":
+                cut = i
+                break
+        depth, head = 0, text[:cut]
+        for i, c in enumerate(head):
+            if c in "(<":
+                depth += 1
+            elif c in ")>":
+                depth -= 1
+            if depth == 0 and (c == " " or head.startswith("::", i - 1)):
+                cur = ""  # a return type or a scope before the name
+                continue
+            cur += c
+        return cur if depth == 0 and cur else self.demangled
+
     def matches(self, regex):
-        return bool(regex.search(self.demangled) or regex.search(self.name))
+        return bool(regex.search(self.short) or regex.search(self.demangled) or regex.search(self.name))
 
 
 class Binary:
@@ -197,8 +223,6 @@ class Binary:
             if m.group(2) or packet is None:
                 packet = addr
             body = m.group(3)
-            if "<unknown>" in body:
-                self.unknown += 1
             for part in [p.strip() for p in body.split(";") if p.strip()]:
                 last = Insn(addr, part, packet)
                 func.insns.append(last)
@@ -212,6 +236,14 @@ class Binary:
             if m.group(4):
                 packet = None
         self.functions = [f for f in self.functions if not f.name.startswith(".")]
+        # Undecodable words, not counting the zero padding after a function's last packet.
+        for f in self.functions:
+            unknown = [i for i, insn in enumerate(f.insns) if insn.text == "<unknown>"]
+            end = len(f.insns)
+            while unknown and unknown[-1] == end - 1:
+                unknown.pop()
+                end -= 1
+            self.unknown += len(unknown)
 
     def _demangle(self):
         names = [f.name for f in self.functions if f.name.startswith("_Z")]
@@ -428,7 +460,7 @@ def report(binary, label, checks, regex, limit):
     kinds = {c: collections.Counter() for c in checks}
     print(f"== {label}: {binary.path} ({len(funcs)} of {len(binary.functions)} functions selected)")
     if binary.unknown:
-        print(f"   note: {binary.unknown} instructions llvm-objdump could not decode (newer than v73)")
+        print(f"   note: {binary.unknown} instructions llvm-objdump could not decode (instructions newer than v73?)")
     for check in checks:
         per_func = []
         for f in funcs:
@@ -455,7 +487,7 @@ def report(binary, label, checks, regex, limit):
 
 def disasm(binary, name):
     cands = [f for f in binary.functions
-             if name in (f.name, f.demangled, f.demangled.split("(")[0], f.demangled.split("(")[0].split("::")[-1])]
+             if name in (f.name, f.demangled, f.short, f.short.split("<")[0])]
     if not cands:
         regex = re.compile(name)
         cands = [f for f in binary.functions if f.matches(regex)]
@@ -527,7 +559,9 @@ def main(argv=None):
     ap.add_argument("--promotions", action="store_true", help="float to double conversions and double arithmetic")
     ap.add_argument("--divisions", action="store_true", help="calls to integer/float division helpers inside loops")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a check finds anything")
-    ap.add_argument("--func", metavar="REGEX", help="only functions whose (demangled or mangled) name matches")
+    ap.add_argument("--func", metavar="REGEX",
+                    help="only functions whose name matches: the unqualified name (compute_rows<6>), the "
+                         "demangled or the mangled one")
     ap.add_argument("--disasm", metavar="FUNC", help="annotated disassembly of FUNC (name, or a regex)")
     ap.add_argument("--addr2line", metavar="ADDR", nargs="+", help="function and source line of addresses")
     ap.add_argument("--arch", default=None,

@@ -409,14 +409,14 @@ int main() {
                          }
                      }});
 #endif
-#define NARROW_B(NAME, T, LO, HI)                                                                        \
-    tests.push_back({#NAME, {HF, HF}, 128, EMU2(NAME), [](const Buf * o, Buf & r) {                      \
-                         for (int i = 0; i < 32; i++) {                                                  \
-                             st<T>(r, 4 * i, (T) fref::int_from_hf(ld<u16>(o[0], 2 * i), LO, HI));       \
+#define NARROW_B(NAME, T, LO, HI)                                                                          \
+    tests.push_back({#NAME, {HF, HF}, 128, EMU2(NAME), [](const Buf * o, Buf & r) {                        \
+                         for (int i = 0; i < 32; i++) {                                                    \
+                             st<T>(r, 4 * i, (T) fref::int_from_hf(ld<u16>(o[0], 2 * i), LO, HI));         \
                              st<T>(r, 4 * i + 1, (T) fref::int_from_hf(ld<u16>(o[0], 2 * i + 1), LO, HI)); \
-                             st<T>(r, 4 * i + 2, (T) fref::int_from_hf(ld<u16>(o[1], 2 * i), LO, HI));   \
+                             st<T>(r, 4 * i + 2, (T) fref::int_from_hf(ld<u16>(o[1], 2 * i), LO, HI));     \
                              st<T>(r, 4 * i + 3, (T) fref::int_from_hf(ld<u16>(o[1], 2 * i + 1), LO, HI)); \
-                         }                                                                               \
+                         }                                                                                 \
                      }})
 #if defined(FREF_HAVE_Q6_Vb_vcvt_VhfVhf)
     NARROW_B(Q6_Vb_vcvt_VhfVhf, int8_t, INT8_MIN, INT8_MAX);

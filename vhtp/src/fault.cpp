@@ -1,9 +1,13 @@
 // The SIGSEGV/SIGBUS handler that turns device accesses outside the window into MMU faults.
 #include "fault.h"
 
+#include <dlfcn.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -20,22 +24,77 @@ namespace {
 struct sigaction g_prev_segv;
 struct sigaction g_prev_bus;
 
+// The NPU libraries loaded in this process: load address and file name (basename), for the
+// fault handler. Entries are only added, each published by the release store of the count.
+struct fault_library {
+    uintptr_t base;
+    char      name[64];
+};
+constexpr int       k_max_libraries = 16;
+fault_library       g_libraries[k_max_libraries];
+std::atomic<int>    g_n_libraries{ 0 };
+std::mutex          g_libraries_mutex;
+
 // Async-signal-safe diagnostics: write(2) only.
-void say(const char * msg, uint32_t addr) {
-    char buf[128];
-    static const char hex[] = "0123456789abcdef";
+struct line_buf {
+    char   buf[256];
     size_t n = 0;
-    for (const char * p = msg; *p && n < sizeof(buf) - 12; ++p) {
-        buf[n++] = *p;
+
+    void str(const char * s) {
+        for (; *s && n < sizeof(buf) - 1; ++s) {
+            buf[n++] = *s;
+        }
     }
-    buf[n++] = '0';
-    buf[n++] = 'x';
-    for (int i = 7; i >= 0; --i) {
-        buf[n++] = hex[(addr >> (4 * i)) & 0xf];
+    void hex(uint64_t v, int digits) {
+        static const char hexd[] = "0123456789abcdef";
+        str("0x");
+        for (int i = digits - 1; i >= 0 && n < sizeof(buf) - 1; --i) {
+            buf[n++] = hexd[(v >> (4 * i)) & 0xf];
+        }
     }
-    buf[n++] = '\n';
-    ssize_t r = write(STDERR_FILENO, buf, n);
-    (void) r;
+    void flush() {
+        buf[n++] = '\n';
+        ssize_t r = write(STDERR_FILENO, buf, n);
+        (void) r;
+    }
+};
+
+uintptr_t fault_pc(void * uc) {
+#if defined(__x86_64__)
+    return static_cast<uintptr_t>(static_cast<ucontext_t *>(uc)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+    return static_cast<uintptr_t>(static_cast<ucontext_t *>(uc)->uc_mcontext.pc);
+#else
+    (void) uc;
+    return 0;
+#endif
+}
+
+// "vhtp: MMU fault <what> device address 0x..., pc LIB+0xOFF": the pc as an offset in the NPU
+// library it lies in (the nearest load address below it), else the raw pc.
+void say(const char * what, uint32_t addr, uintptr_t pc) {
+    line_buf l;
+    l.str("vhtp: MMU fault ");
+    l.str(what);
+    l.str("device address ");
+    l.hex(addr, 8);
+    if (pc) {
+        const fault_library * best = nullptr;
+        for (int i = 0, n = g_n_libraries.load(std::memory_order_acquire); i < n; ++i) {
+            if (g_libraries[i].base <= pc && (!best || g_libraries[i].base > best->base)) {
+                best = &g_libraries[i];
+            }
+        }
+        l.str(", pc ");
+        if (best && pc - best->base < (uintptr_t(1) << 28)) {
+            l.str(best->name);
+            l.str("+");
+            l.hex(pc - best->base, 8);
+        } else {
+            l.hex(pc, 16);
+        }
+    }
+    l.flush();
 }
 
 void chain(int sig, siginfo_t * si, void * uc) {
@@ -58,18 +117,48 @@ void on_fault(int sig, siginfo_t * si, void * uc) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(si->si_addr);
     if (c && c->window.contains_host(a)) {
         const uint32_t dev = static_cast<uint32_t>(a - reinterpret_cast<uintptr_t>(c->window.base()));
+        const uintptr_t pc = fault_pc(uc);
         if (recovery_point * rp = tls_recovery) {
             c->fault_addr.store(dev, std::memory_order_relaxed);
+            // Only the first fault of a session: later ones are its consequences.
+            if (c->fault.load(std::memory_order_relaxed) == 0) {
+                say("at ", dev, pc);
+            }
             record_fault(c, rp->status);
             tls_recovery = nullptr;
             siglongjmp(rp->jb, 1);
         }
-        say("vhtp: MMU fault outside any recovery point at device address ", dev);
+        say("outside any recovery point at ", dev, pc);
     }
     chain(sig, si, uc);
 }
 
 }  // namespace
+
+void register_fault_library(const void * symbol_in_library) {
+    Dl_info di;
+    if (!dladdr(symbol_in_library, &di) || !di.dli_fbase) {
+        return;
+    }
+    std::lock_guard<std::mutex> lock(g_libraries_mutex);
+    const int n = g_n_libraries.load(std::memory_order_relaxed);
+    const uintptr_t base = reinterpret_cast<uintptr_t>(di.dli_fbase);
+    for (int i = 0; i < n; ++i) {
+        if (g_libraries[i].base == base) {
+            return;
+        }
+    }
+    if (n == k_max_libraries) {
+        return;
+    }
+    const char * name = di.dli_fname ? di.dli_fname : "?";
+    if (const char * slash = strrchr(name, '/')) {
+        name = slash + 1;
+    }
+    g_libraries[n].base = base;
+    snprintf(g_libraries[n].name, sizeof(g_libraries[n].name), "%s", name);
+    g_n_libraries.store(n + 1, std::memory_order_release);
+}
 
 void install_fault_handler() {
     static std::once_flag once;

@@ -38,4 +38,9 @@ inline void disarm() {
 // Installs the SIGSEGV/SIGBUS handler (once per process).
 void install_fault_handler();
 
+// Registers a loaded NPU library (its load address and file name, from dladdr) so that a
+// fault's program counter is printed as NAME+0xOFFSET, which
+// `tools/ggml-hexagon-inspect.py --lib LIB --addr2line NAME+0xOFFSET` resolves to a source line.
+void register_fault_library(const void * symbol_in_library);
+
 }  // namespace vhtp

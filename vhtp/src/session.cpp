@@ -179,6 +179,7 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
             return nullptr;
         }
     }
+    vhtp::register_fault_library(syms[1]);
     const uint32_t lib_arch = reinterpret_cast<lib_arch_fn>(syms[0])();
     if (lib_arch != info.arch) {
         vhtp::set_error(err, err_len, "NPU library %s is built for v%u but the device is v%u (GGML_HEXAGON_ARCH)",

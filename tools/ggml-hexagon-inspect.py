@@ -1,0 +1,610 @@
+#!/usr/bin/env python3
+"""Audit Hexagon builds of the NPU libraries: in-loop spills, float promotions, in-loop divisions.
+
+Reads the disassembly of a Hexagon ELF file (a libggml-htp-vNN.so of tools/hexagon-compile-check.sh
+--build, or any Hexagon object) with llvm-objdump, finds each function's loops from the
+hardware-loop setups (loop0/loop1 and their :endloop packets) and the backward branches, and
+reports:
+
+  --spills      stores to and loads from the stack (r29/r30, or a register derived from them)
+                inside loops: register spills and fills, vector (vmem) and scalar (mem*)
+  --promotions  float to double conversions and double arithmetic (convert_*df*, df* instructions,
+                calls to the compiler's __hexagon_*df* helpers), anywhere in the function
+  --divisions   calls to the compiler's division helpers (__hexagon_udivsi3 and friends) inside
+                loops: Hexagon cores have no hardware divide; use host-precomputed fastdiv values
+  --disasm FUNC the function's disassembly with source lines, loop brackets and markers
+  --addr2line ADDR...  function and source line of addresses (hex; also NAME+0xOFF as the vHTP
+                prints fault addresses: any ELF works, the host libraries too)
+
+With no check given, all three checks run. Findings are reported; --strict makes the exit
+status 1 when any check found something (the CI gate).
+
+Examples:
+  ggml-hexagon-inspect.py --spills --strict --func '^compute_'
+  ggml-hexagon-inspect.py --promotions --arch 81 --func '^compute_'
+  ggml-hexagon-inspect.py --disasm htp_op_soft_max
+  ggml-hexagon-inspect.py --addr2line 0x51a30 0x5ba54
+  ggml-hexagon-inspect.py --lib build/bin/libggml-htp-v79.so --addr2line libggml-htp-v79.so+0x1234
+
+Python 3 standard library only; needs llvm-objdump-16, llvm-symbolizer-16 and llvm-readelf-16
+(Debian's llvm-16, installed by scripts/deps-hexagon.sh; HEXAGON_LLVM_SUFFIX=-19 picks another).
+"""
+
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ARCHS = ("73", "75", "79", "81")
+DEFAULT_ARCH = "79"
+# llvm-objdump-16 knows no CPU newer than v73: newer binaries decode with v73's ISA (their
+# newer-only instructions, if any, show as <unknown>). The features are the ones every v73+ HTP
+# has and the kernels are built with.
+OBJDUMP_CPU = ["--mcpu=hexagonv73", "--mattr=+hvxv73,+hvx-length128b,+hvx-ieee-fp,+hvx-qfloat"]
+
+INSN_LINE = re.compile(r"^\s*([0-9a-f]+):\s?(\{)?\s*(.*?)\s*(\})?\s*(:endloop[01]+)?\s*$")
+FUNC_LINE = re.compile(r"^([0-9a-f]+) <(.+)>:$")
+# objdump -r prints a relocation on its own line or, for Hexagon, after the instruction.
+RELOC_LINE = re.compile(r"^\s+([0-9a-f]+):\s+(R_HEX_\w+)\s+([^\s+]+)")
+RELOC_TAIL = re.compile(r"\s+[0-9a-f]+:\s+(R_HEX_\w+)\s+([^\s+]+)\S*\s*$")
+SOURCE_LINE = re.compile(r"^(/|\.\.?/|[A-Za-z]:).*:\d+$|^[^\s:]+\(\):$")
+HWLOOP = re.compile(r"\b(?:sp[123])?loop([01])\(0x([0-9a-f]+)")
+BRANCH = re.compile(r"\bjump(?::n?t)?\s+0x([0-9a-f]+)")
+CALL = re.compile(r"\bcall\s+0x([0-9a-f]+)")
+PLT_GOT = re.compile(r"r14\s*=\s*add\(pc,##0x([0-9a-f]+)\)")
+# Stack accesses: vector or scalar memory operand on a base register.
+MEM_OPERAND = re.compile(r"\b(vmemu?|mem[bhwd]|memu[bh])\((r\d+)(?:\+|\)|\+\+)")
+DEST_REG = re.compile(r"^(?:if\s*\([^)]*\)\s*)?(r\d+)(?::(\d+))?(?:\.new)?\s*=(?!=)")
+STACK_DERIVE = re.compile(r"^(r\d+)\s*=\s*(?:add\((r\d+),#-?0x[0-9a-f]+\)|(r\d+))$")
+PROMOTION_INSN = re.compile(r"\b(convert_\w*df\w*|df[a-z]+(?:\.[a-z]+)?)\(")
+DOUBLE_HELPER = re.compile(r"^__hexagon_\w*df\d?$|^__(?:\w+df\d|extendsfdf2|truncdfsf2)$")
+DIVISION_HELPER = re.compile(r"^__hexagon_\w*(?:div|mod)\w*$|^__u?(?:div|mod)(?:si|di)3$|^__udivmod\w+$")
+
+
+def llvm_tool(name):
+    suffix = os.environ.get("HEXAGON_LLVM_SUFFIX", "-16")
+    for cand in (name + suffix, name):
+        path = shutil.which(cand)
+        if path:
+            return path
+    print(f"ggml-hexagon-inspect: {name}{suffix} not found; run scripts/deps-hexagon.sh", file=sys.stderr)
+    sys.exit(77)
+
+
+def run(cmd):
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    if res.returncode != 0:
+        sys.exit(f"ggml-hexagon-inspect: {' '.join(cmd[:2])} ... failed:\n{res.stderr.strip()}")
+    return res.stdout
+
+
+class Insn:
+    __slots__ = ("addr", "text", "packet", "callee", "loops")
+
+    def __init__(self, addr, text, packet):
+        self.addr = addr
+        self.text = text
+        self.packet = packet  # address of the packet's first word
+        self.callee = None
+        self.loops = []  # (start, end) of every loop holding it, innermost last
+
+
+class Function:
+    def __init__(self, addr, name):
+        self.addr = addr
+        self.name = name
+        self.demangled = name
+        self.insns = []
+        self.loops = []  # (start, end, how)
+        self.lines = []  # disassembly lines as printed (for --disasm)
+
+    @property
+    def short(self):
+        """The unqualified name: 'void (anonymous namespace)::compute_rows<6>(long...)' ->
+        'compute_rows<6>', so that --func '^compute_' selects it as in C code."""
+        depth, cut, cur = 0, len(self.demangled), ""
+        text = self.demangled
+        # Drop the parameter list: the last top-level '(...)'.
+        for i in range(len(text) - 1, -1, -1):
+            c = text[i]
+            depth += c in ")>"
+            depth -= c in "(<"
+            if depth == 0 and c == "(":
+                cut = i
+                break
+        depth, head = 0, text[:cut]
+        for i, c in enumerate(head):
+            if c in "(<":
+                depth += 1
+            elif c in ")>":
+                depth -= 1
+            if depth == 0 and (c == " " or head.startswith("::", i - 1)):
+                cur = ""  # a return type or a scope before the name
+                continue
+            cur += c
+        return cur if depth == 0 and cur else self.demangled
+
+    def matches(self, regex):
+        return bool(regex.search(self.short) or regex.search(self.demangled) or regex.search(self.name))
+
+
+class Binary:
+    """The functions of one ELF file, its PLT, and its loops."""
+
+    def __init__(self, path, with_source=False):
+        self.path = path
+        self.functions = []
+        self.unknown = 0
+        header = run([llvm_tool("llvm-readelf"), "-h", path])
+        if "Hexagon" not in header and "QDSP6" not in header:
+            sys.exit(f"ggml-hexagon-inspect: {path} is not a Hexagon ELF file (inspect the --build libraries)")
+        self.is_object = re.search(r"Type:\s+REL\b", header) is not None
+        self.plt = self._plt_symbols()
+        cmd = [llvm_tool("llvm-objdump"), "-d", "--no-show-raw-insn"] + OBJDUMP_CPU
+        if self.is_object:
+            cmd.append("-r")
+        if with_source:
+            cmd.append("-l")
+        self._parse(run(cmd + [path]))
+        self._demangle()
+        by_addr = {f.addr: f.name for f in self.functions}
+        for f in self.functions:
+            for insn in f.insns:
+                if insn.callee is None:
+                    m = CALL.search(insn.text)
+                    if m:
+                        target = int(m.group(1), 16)
+                        insn.callee = self.plt.get(target) or by_addr.get(target)
+            find_loops(f)
+
+    def _plt_symbols(self):
+        """PLT stub address -> symbol, from .rela.plt and each stub's `r14 = add(pc,##GOT-stub)`."""
+        out = run([llvm_tool("llvm-readelf"), "-r", "-S", "-W", self.path])
+        slots = {}
+        in_plt_relocs = False
+        for line in out.splitlines():
+            if line.startswith("Relocation section"):
+                in_plt_relocs = "'.rela.plt'" in line
+                continue
+            fields = line.split()
+            if in_plt_relocs and len(fields) >= 5 and fields[2] == "R_HEX_JMP_SLOT":
+                slots[int(fields[0], 16)] = fields[4]
+        if not slots:
+            return {}
+        dis = run([llvm_tool("llvm-objdump"), "-d", "--no-show-raw-insn", "-j", ".plt"] + OBJDUMP_CPU + [self.path])
+        stubs = {}
+        packet = None
+        for line in dis.splitlines():
+            m = INSN_LINE.match(line)
+            if not m or FUNC_LINE.match(line):
+                continue
+            addr = int(m.group(1), 16)
+            if m.group(2):
+                packet = addr
+            g = PLT_GOT.search(m.group(3))
+            if g and packet is not None:
+                sym = slots.get(packet + int(g.group(1), 16))
+                if sym:
+                    stubs[packet] = sym
+        return stubs
+
+    def _parse(self, text):
+        func = None
+        packet = None
+        last = None
+        for line in text.splitlines():
+            m = FUNC_LINE.match(line)
+            if m:
+                func = Function(int(m.group(1), 16), m.group(2))
+                self.functions.append(func)
+                packet = last = None
+                continue
+            if func is None:
+                continue
+            m = RELOC_LINE.match(line)
+            if m:
+                if last is not None and (CALL.search(last.text) or "call" in last.text):
+                    last.callee = m.group(3)
+                func.lines.append(("reloc", line))
+                continue
+            reloc = RELOC_TAIL.search(line)
+            if reloc:
+                line = line[:reloc.start()]
+            m = INSN_LINE.match(line)
+            if not m:
+                if line.strip() and SOURCE_LINE.match(line.strip()):
+                    func.lines.append(("source", line.strip()))
+                continue
+            addr = int(m.group(1), 16)
+            if m.group(2) or packet is None:
+                packet = addr
+            body = m.group(3)
+            for part in [p.strip() for p in body.split(";") if p.strip()]:
+                last = Insn(addr, part, packet)
+                func.insns.append(last)
+            if reloc and "call" in last.text:
+                last.callee = reloc.group(2)
+            func.lines.append(("insn", addr, line + (f"  [{reloc.group(1)} {reloc.group(2)}]" if reloc else "")))
+            if m.group(5):
+                # A pseudo instruction marks the packet that closes a hardware loop.
+                func.lines.append(("endloop", addr, m.group(5)))
+                func.insns.append(Insn(addr, m.group(5), packet))
+            if m.group(4):
+                packet = None
+        self.functions = [f for f in self.functions if not f.name.startswith(".")]
+        # Undecodable words, not counting the zero padding after a function's last packet.
+        for f in self.functions:
+            unknown = [i for i, insn in enumerate(f.insns) if insn.text == "<unknown>"]
+            end = len(f.insns)
+            while unknown and unknown[-1] == end - 1:
+                unknown.pop()
+                end -= 1
+            self.unknown += len(unknown)
+
+    def _demangle(self):
+        names = [f.name for f in self.functions if f.name.startswith("_Z")]
+        if not names:
+            return
+        out = subprocess.run([llvm_tool("llvm-cxxfilt")], input="\n".join(names) + "\n", stdout=subprocess.PIPE,
+                             text=True).stdout.splitlines()
+        table = dict(zip(names, out))
+        for f in self.functions:
+            f.demangled = table.get(f.name, f.name)
+
+
+UNCOND_JUMP = re.compile(r"^jump\s+0x([0-9a-f]+)$")
+EXIT = re.compile(r"^(?:dealloc_return|jumpr\s+r\d+|jumpr:\w+\s+r\d+|dealloc_return:\w+)$")
+
+
+def find_loops(f):
+    """Natural loops of the function's packet graph: an edge B -> H where H dominates B
+    (hardware loops: the :endloop packet -> the loop0/loop1 start). Irreducible loops (no
+    dominating header: hand-written gotos; compilers do not make them) are not found. Each instruction gets the
+    loops whose body holds its packet, innermost last; f.loops lists (header, latch, how)."""
+    packets = collections.OrderedDict()
+    for insn in f.insns:
+        packets.setdefault(insn.packet, []).append(insn)
+    order = list(packets)
+    index = {a: i for i, a in enumerate(order)}
+    # Hardware loop ends: the first :endloopN packet at or after each loopN start.
+    hw_edges = {}
+    for insn in f.insns:
+        m = HWLOOP.search(insn.text)
+        if m:
+            start, which = int(m.group(2), 16), m.group(1)
+            for a in order[index.get(start, len(order)):] if start in index else []:
+                if any(i.text.startswith(":endloop") and which in i.text[8:] for i in packets[a]):
+                    hw_edges.setdefault(a, set()).add(start)
+                    break
+    succs = []
+    for i, a in enumerate(order):
+        out = set(hw_edges.get(a, ()))
+        falls = True
+        for insn in packets[a]:
+            m = BRANCH.search(insn.text)
+            if m and "jumpr" not in insn.text:
+                t = int(m.group(1), 16)
+                if t in index:
+                    out.add(t)
+                if UNCOND_JUMP.match(insn.text):
+                    falls = False
+            elif EXIT.match(insn.text):
+                falls = False
+        if falls and i + 1 < len(order):
+            out.add(order[i + 1])
+        succs.append([index[t] for t in out])
+    n = len(order)
+    if n == 0:
+        f.loops = []
+        return
+    preds = [[] for _ in range(n)]
+    for i, ss in enumerate(succs):
+        for j in ss:
+            preds[j].append(i)
+    # Reverse post-order from the entry, then immediate dominators (Cooper, Harvey, Kennedy).
+    post, seen, stack = [], [False] * n, [(0, 0)]
+    seen[0] = True
+    while stack:
+        node, k = stack.pop()
+        if k < len(succs[node]):
+            stack.append((node, k + 1))
+            nxt = succs[node][k]
+            if not seen[nxt]:
+                seen[nxt] = True
+                stack.append((nxt, 0))
+        else:
+            post.append(node)
+    rpo_num = {node: i for i, node in enumerate(reversed(post))}
+    idom = {0: 0}
+    changed = True
+    while changed:
+        changed = False
+        for node in reversed(post):
+            if node == 0:
+                continue
+            cands = [p for p in preds[node] if p in idom]
+            if not cands:
+                continue
+            new = cands[0]
+            for p in cands[1:]:
+                a, b = p, new
+                while a != b:
+                    while rpo_num[a] > rpo_num[b]:
+                        a = idom[a]
+                    while rpo_num[b] > rpo_num[a]:
+                        b = idom[b]
+                new = a
+            if idom.get(node) != new:
+                idom[node] = new
+                changed = True
+
+    def dominates(h, b):
+        while True:
+            if b == h:
+                return True
+            if b == 0 or b not in idom:
+                return False
+            b = idom[b]
+
+    loops = []
+    for b in range(n):
+        if b not in idom:
+            continue
+        for h in succs[b]:
+            if dominates(h, b):  # rotated loops enter mid-way: the back-edge may point forward
+                body, work = {h, b}, ([b] if b != h else [])
+                while work:
+                    x = work.pop()
+                    for p in preds[x]:
+                        if p not in body and p in idom:
+                            body.add(p)
+                            work.append(p)
+                how = "hardware loop" if order[h] in hw_edges.get(order[b], ()) else "back-edge"
+                loops.append((order[h], packets[order[b]][-1].addr, how, {order[x] for x in body}))
+    loops.sort(key=lambda lp: (lp[0], -len(lp[3])))
+    f.loops = [(h, e, how) for h, e, how, _ in loops]
+    for insn in f.insns:
+        mine = [lp for lp in loops if insn.packet in lp[3]]
+        mine.sort(key=lambda lp: len(lp[3]), reverse=True)
+        insn.loops = [(h, e) for h, e, _, _ in mine]
+
+
+def stack_accesses(f):
+    """(insn, 'vector'|'scalar', 'spill'|'fill') for every stack store/load of the function."""
+    stack = {"r29", "r30"}
+    out = []
+    for insn in f.insns:
+        text = insn.text
+        for m in MEM_OPERAND.finditer(text):
+            if m.group(2) in stack:
+                kind = "vector" if m.group(1).startswith("vmem") else "scalar"
+                eq = text.find("=")
+                op = "spill" if eq > m.start() else "fill"
+                out.append((insn, kind, op))
+                break
+        # Which registers point into the frame: rN = add(r29|r30|derived, #imm) or rN = r29.
+        d = STACK_DERIVE.match(text)
+        if d and (d.group(2) or d.group(3)) in stack:
+            stack.add(d.group(1))
+            continue
+        dm = DEST_REG.match(text)
+        if dm:
+            hi = int(dm.group(1)[1:])
+            regs = {f"r{hi}"} | ({f"r{dm.group(2)}"} if dm.group(2) else set())
+            stack -= regs - {"r29", "r30"}
+    return out
+
+
+def check_spills(f):
+    findings = []
+    for insn, kind, op in stack_accesses(f):
+        if insn.loops:
+            findings.append((insn, f"{kind} {op}"))
+    return findings
+
+
+def check_promotions(f):
+    findings = []
+    for insn in f.insns:
+        m = PROMOTION_INSN.search(insn.text)
+        if m:
+            findings.append((insn, m.group(1)))
+        elif insn.callee and DOUBLE_HELPER.match(insn.callee):
+            findings.append((insn, f"call {insn.callee}"))
+    return findings
+
+
+def check_divisions(f):
+    return [(insn, f"call {insn.callee}") for insn in f.insns
+            if insn.loops and insn.callee and DIVISION_HELPER.match(insn.callee)]
+
+
+CHECKS = {"spills": check_spills, "promotions": check_promotions, "divisions": check_divisions}
+
+
+class Symbolizer:
+    def __init__(self, path):
+        self.path = path
+        self.cache = {}
+
+    def lines(self, addrs):
+        want = sorted({a for a in addrs if a not in self.cache})
+        if want:
+            out = run([llvm_tool("llvm-symbolizer"), f"--obj={self.path}", "--no-inlines", "--functions=none"]
+                      + [hex(a) for a in want])
+            blocks = [b for b in out.strip("\n").split("\n\n")]
+            for a, b in zip(want, blocks):
+                self.cache[a] = short_path(b.strip().splitlines()[0]) if b.strip() else "??"
+        return {a: self.cache.get(a, "??") for a in addrs}
+
+
+def short_path(loc):
+    if loc.startswith(ROOT + os.sep):
+        return loc[len(ROOT) + 1:]
+    return loc
+
+
+def lib_for_arch(arch):
+    build = os.environ.get("GGML_HEXAGON_BUILD", os.path.join(ROOT, "build"))
+    return os.path.join(build, "hexagon", f"libggml-htp-v{arch}.so")
+
+
+def report(binary, label, checks, regex, limit):
+    symb = Symbolizer(binary.path)
+    funcs = [f for f in binary.functions if regex is None or f.matches(regex)]
+    totals = collections.Counter()
+    kinds = {c: collections.Counter() for c in checks}
+    print(f"== {label}: {binary.path} ({len(funcs)} of {len(binary.functions)} functions selected)")
+    if binary.unknown:
+        print(f"   note: {binary.unknown} instructions llvm-objdump could not decode (instructions newer than v73?)")
+    for check in checks:
+        per_func = []
+        for f in funcs:
+            found = CHECKS[check](f)
+            if found:
+                per_func.append((f, found))
+        n = sum(len(found) for _, found in per_func)
+        totals[check] = n
+        print(f"-- {check}: {n} in {len(per_func)} functions")
+        for f, found in per_func:
+            kinds[check].update(what.split(" ")[0] if check == "spills" else what for _, what in found)
+            summary = collections.Counter(what for _, what in found)
+            print(f"   {f.demangled}: {len(found)} (" + ", ".join(f"{k} {v}" for k, v in sorted(summary.items())) + ")")
+            shown = found if limit == 0 else found[:limit]
+            where = symb.lines([insn.addr for insn, _ in shown])
+            for insn, what in shown:
+                loop = f"  loop {insn.loops[-1][0]:#x}-{insn.loops[-1][1]:#x}" if insn.loops else ""
+                print(f"      {insn.addr:#x} {f.name}+{insn.addr - f.addr:#x}  {what:<24} {insn.text:<40}"
+                      f"{loop}  {where[insn.addr]}")
+            if len(found) > len(shown):
+                print(f"      ... {len(found) - len(shown)} more (--limit 0 shows all)")
+    return totals, kinds
+
+
+def disasm(binary, name):
+    cands = [f for f in binary.functions
+             if name in (f.name, f.demangled, f.short, f.short.split("<")[0])]
+    if not cands:
+        regex = re.compile(name)
+        cands = [f for f in binary.functions if f.matches(regex)]
+    if not cands:
+        sys.exit(f"ggml-hexagon-inspect: no function matches '{name}' in {binary.path}")
+    for f in cands:
+        marks = collections.defaultdict(list)
+        for check, fn in CHECKS.items():
+            for insn, what in fn(f):
+                marks[insn.addr].append(f"{check[:-1]}: {what}")
+        for insn in f.insns:
+            if insn.callee and not any(insn.callee in m for m in marks[insn.addr]):
+                marks[insn.addr].append(f"-> {insn.callee}")
+        starts = collections.defaultdict(list)
+        for s, e, how in f.loops:
+            starts[s].append((e, how))
+        print(f"{f.addr:08x} <{f.demangled}>  ({len(f.loops)} loops)")
+        depth_of = {insn.addr: len(insn.loops) for insn in f.insns}
+        for entry in f.lines:
+            if entry[0] == "source":
+                print(f"    ; {short_path(entry[1])}")
+                continue
+            if entry[0] == "reloc":
+                print("    " + entry[1].strip())
+                continue
+            if entry[0] == "endloop":
+                continue
+            _, addr, line = entry
+            for e, how in starts.get(addr, []):
+                print(f"    {'|' * (depth_of.get(addr, 1) - 1)}+-- loop {addr:#x}-{e:#x} ({how})")
+            depth = depth_of.get(addr, 0)
+            note = "  <-- " + "; ".join(marks[addr]) if marks.get(addr) else ""
+            print(f"    {'|' * depth}{line.rstrip()}{note}")
+        print()
+
+
+ADDR_ARG = re.compile(r"^(?:(?P<lib>[^\s+]+)\+)?(?P<off>(?:0x)?[0-9a-fA-F]+)$")
+
+
+def addr2line(path, addrs):
+    parsed = []
+    for a in addrs:
+        m = ADDR_ARG.match(a)
+        if not m:
+            sys.exit(f"ggml-hexagon-inspect: bad address '{a}' (hex, or LIB+0xOFFSET)")
+        off = m.group("off")
+        parsed.append(int(off, 16))
+    out = run([llvm_tool("llvm-symbolizer"), f"--obj={path}", "--inlines", "--functions=linkage", "--demangle"]
+              + [hex(a) for a in parsed])
+    blocks = out.strip("\n").split("\n\n")
+    for a, b in zip(parsed, blocks):
+        lines = b.strip().splitlines()
+        frames = [(lines[i], short_path(lines[i + 1]) if i + 1 < len(lines) else "??")
+                  for i in range(0, len(lines), 2)]
+        if not frames or frames[0][0] == "??":
+            print(f"{a:#x}: ?? (no symbol in {path})")
+            continue
+        text = f"{a:#x}: {frames[0][0]} at {frames[0][1]}"
+        for func, loc in frames[1:]:
+            text += f"\n    inlined into {func} at {loc}"
+        print(text)
+
+
+def main(argv=None):
+    doc = __doc__.split("\n\n")
+    ap = argparse.ArgumentParser(description=doc[0], epilog="\n\n".join(doc[1:]),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--spills", action="store_true", help="stack stores/loads inside loops (register spills and fills)")
+    ap.add_argument("--promotions", action="store_true", help="float to double conversions and double arithmetic")
+    ap.add_argument("--divisions", action="store_true", help="calls to integer/float division helpers inside loops")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a check finds anything")
+    ap.add_argument("--func", metavar="REGEX",
+                    help="only functions whose name matches: the unqualified name (compute_rows<6>), the "
+                         "demangled or the mangled one")
+    ap.add_argument("--disasm", metavar="FUNC", help="annotated disassembly of FUNC (name, or a regex)")
+    ap.add_argument("--addr2line", metavar="ADDR", nargs="+", help="function and source line of addresses")
+    ap.add_argument("--arch", default=None,
+                    help=f"which library of the Hexagon build: 73, 75, 79, 81, a comma list or 'all' (default {DEFAULT_ARCH}); "
+                         "it is $GGML_HEXAGON_BUILD/hexagon/libggml-htp-vNN.so, default build/hexagon/")
+    ap.add_argument("--lib", metavar="FILE", action="append", help="inspect this ELF file instead (repeatable)")
+    ap.add_argument("--limit", type=int, default=8, metavar="N",
+                    help="findings listed per function and check (default 8; 0 = all)")
+    args = ap.parse_args(argv)
+
+    if args.lib:
+        if args.arch:
+            ap.error("give --arch or --lib, not both")
+        targets = [(os.path.basename(p), p) for p in args.lib]
+    else:
+        archs = ARCHS if args.arch == "all" else tuple((args.arch or DEFAULT_ARCH).split(","))
+        for a in archs:
+            if a.lstrip("v") not in ARCHS:
+                ap.error(f"unknown arch '{a}' (one of {', '.join(ARCHS)} or all)")
+        targets = [(f"v{a.lstrip('v')}", lib_for_arch(a.lstrip("v"))) for a in archs]
+    for label, path in targets:
+        if not os.path.isfile(path):
+            sys.exit(f"ggml-hexagon-inspect: {path} not found; build the Hexagon libraries with\n"
+                     f"  tools/hexagon-compile-check.sh --build build/hexagon   (or: cmake --build build --target hexagon-libs)")
+
+    if args.addr2line:
+        for label, path in targets:
+            addr2line(path, args.addr2line)
+        return 0
+    regex = re.compile(args.func) if args.func else None
+    if args.disasm:
+        for label, path in targets:
+            disasm(Binary(path, with_source=True), args.disasm)
+        return 0
+    checks = [c for c in CHECKS if getattr(args, c)] or list(CHECKS)
+    grand = collections.Counter()
+    for label, path in targets:
+        totals, _ = report(Binary(path), label, checks, regex, args.limit)
+        grand.update(totals)
+    print("total: " + ", ".join(f"{c} {grand[c]}" for c in checks)
+          + (f" (in {len(targets)} files)" if len(targets) > 1 else ""))
+    return 1 if args.strict and sum(grand.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

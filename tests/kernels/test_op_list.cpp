@@ -10,7 +10,7 @@
 #include "op-encoders.h"
 #include "op-table.h"
 
-#define DECLARE_ENCODER(name, origin, params, kernel, encoder) extern const htp_op_encoder encoder;
+#define DECLARE_ENCODER(name, origin, mdev, params, kernel, encoder) extern const htp_op_encoder encoder;
 HTP_OP_LIST(DECLARE_ENCODER)
 #undef DECLARE_ENCODER
 
@@ -41,7 +41,7 @@ TEST(OpList, NoneAndOpcodesPastTheListHaveNoKernel) {
 }
 
 TEST(OpList, EachOpcodeDispatchesToTheKernelItsRowNames) {
-#define CHECK_KERNEL(name, origin, params, kernel, encoder) EXPECT_EQ(htp_op_lookup(HTP_OP_##name), &kernel) << #name;
+#define CHECK_KERNEL(name, origin, mdev, params, kernel, encoder) EXPECT_EQ(htp_op_lookup(HTP_OP_##name), &kernel) << #name;
     HTP_OP_LIST(CHECK_KERNEL)
 #undef CHECK_KERNEL
 }
@@ -50,11 +50,11 @@ TEST(OpList, EachOpcodeDispatchesToTheKernelItsRowNames) {
 // finds none (supports_op refuses it).
 TEST(OpList, GgmlOpsFindExactlyTheEncodersTheListNames) {
     std::set<int> listed;
-#define CHECK_GGML(name, encoder)                                     \
+#define CHECK_GGML(name, encoder)                                        \
     EXPECT_EQ(encoder_of(GGML_OP_##name), &encoder) << "GGML_OP_" #name; \
     listed.insert(GGML_OP_##name);
 #define CHECK_PATH(name, encoder)
-#define CHECK_ROW(name, origin, params, kernel, encoder) CHECK_##origin(name, encoder)
+#define CHECK_ROW(name, origin, mdev, params, kernel, encoder) CHECK_##origin(name, encoder)
     HTP_OP_LIST(CHECK_ROW)
     HTP_GGML_OP_ALIASES(CHECK_GGML)
 #undef CHECK_ROW

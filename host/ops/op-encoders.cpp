@@ -3,7 +3,7 @@
 // must be defined in host/ops/ (no weak symbols: a missing one fails the link).
 #include "op-encoders.h"
 
-#define HTP_DECLARE_ENCODER(name, origin, params, kernel, encoder) extern const htp_op_encoder encoder;
+#define HTP_DECLARE_ENCODER(name, origin, mdev, params, kernel, encoder) extern const htp_op_encoder encoder;
 HTP_OP_LIST(HTP_DECLARE_ENCODER)
 #undef HTP_DECLARE_ENCODER
 
@@ -11,7 +11,7 @@ const htp_op_encoder * htp_find_op_encoder(const ggml_tensor * op) {
 // PATH rows are kernels an encoder chooses for another ggml op: no case of their own.
 #define HTP_ENCODER_CASE_GGML(name, encoder) case GGML_OP_##name: return &encoder;
 #define HTP_ENCODER_CASE_PATH(name, encoder)
-#define HTP_ENCODER_CASE(name, origin, params, kernel, encoder) HTP_ENCODER_CASE_##origin(name, encoder)
+#define HTP_ENCODER_CASE(name, origin, mdev, params, kernel, encoder) HTP_ENCODER_CASE_##origin(name, encoder)
     switch (op->op) {
         HTP_OP_LIST(HTP_ENCODER_CASE)
         HTP_GGML_OP_ALIASES(HTP_ENCODER_CASE_GGML)

@@ -17,8 +17,12 @@ struct htp_device {
     std::string description;
     htp_device_profile profile = {};
     htp_device_caps caps = {};
-    std::unique_ptr<htp_session> session;
-    std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only
+    // One session, or a device group's members in mdev order (spec.members): every op runs on
+    // all of them, each on its own slice, synchronized on the fence slots (npu/src/mdev.h).
+    std::vector<std::unique_ptr<htp_session>> sessions;
+    htp_shared_mem fence;                       // groups: one HTP_FENCE_SLOT_SIZE line per member
+    uint32_t fence_seq = 0;                     // groups: last barrier sequence number handed out
+    std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only (member 0's events)
 
     ggml_backend_buffer_type buft = {};       // device memory (shared DDR, NPU layout)
     std::string buft_name;
@@ -26,6 +30,8 @@ struct htp_device {
     uint64_t seq = 0;                         // message sequence number
 
     ggml_backend_device dev = {};
+
+    ~htp_device() { htp_shared_free(fence); }
 };
 
 struct htp_registry {

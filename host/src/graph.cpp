@@ -101,7 +101,10 @@ class htp_batch {
         return buf_index(fd, size, true);
     }
 
-    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf) const {
+    // mdev: the group's fence slots (fence_buf, a buffer-table index) and the sequence number
+    // the batch's barriers count on from; mdev_count 1 for a single session.
+    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf, uint32_t mdev_count = 1,
+                                   uint32_t fence_buf = HTP_NO_BUF, uint32_t fence_seq = 0) const {
         htp_msg_header h = {};
         h.magic       = HTP_MSG_MAGIC;
         h.abi_version = HTP_ABI_VERSION;
@@ -111,6 +114,10 @@ class htp_batch {
         h.n_ops       = (uint32_t) ops_.size();
         h.seq         = seq;
         h.trace_buf   = trace_buf;
+        h.mdev_count     = mdev_count;
+        h.mdev_count_div = htp_fastdiv_init(mdev_count);
+        h.fence_buf      = fence_buf;
+        h.fence_seq      = fence_seq;
         std::vector<uint8_t> msg(htp_msg_size(h.n_bufs, h.n_ops));
         uint8_t * p = msg.data();
         memcpy(p, &h, sizeof(h));
@@ -217,9 +224,30 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
     }
 
     const uint64_t seq = ++d.seq;
-    std::vector<uint8_t> resp;
+    const size_t   n   = d.sessions.size();
+    std::vector<std::vector<uint8_t>> msgs(n), resps;
+    if (n == 1) {
+        msgs[0] = batch.serialize(seq, flags, trace_buf);
+    } else {
+        // One message per member, the same but for mdev_idx (and the trace, member 0's only).
+        const uint32_t fence_buf = batch.add_buffer(d.fence.fd, d.fence.size);
+        msgs[0] = batch.serialize(seq, flags, trace_buf, (uint32_t) n, fence_buf, d.fence_seq);
+        d.fence_seq += (uint32_t) batch.size() + 2;  // the batch uses at most n_ops + 1 barriers
+        for (size_t m = 1; m < n; m++) {
+            msgs[m] = msgs[0];
+            htp_msg_header h;
+            memcpy(&h, msgs[m].data(), sizeof(h));
+            h.mdev_idx = (uint32_t) m;
+            h.flags &= ~(uint32_t) HTP_MSG_FLAG_TRACE;
+            memcpy(msgs[m].data(), &h, sizeof(h));
+        }
+    }
+    std::vector<htp_session *> sessions;
+    for (auto & s : d.sessions) {
+        sessions.push_back(s.get());
+    }
     std::string error;
-    if (!d.session->exchange(batch.serialize(seq, flags, trace_buf), resp, error)) {
+    if (!htp_session::exchange_all(sessions, msgs, resps, error)) {
         HTP_LOG_ERROR("%s: message transport failed: %s", d.spec.name.c_str(), error.c_str());
         return GGML_STATUS_FAILED;
     }
@@ -227,23 +255,31 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
         d.trace->collect();
     }
 
+    // Every member answers; the first failure is reported (a member whose peer failed answers
+    // with the peer's status at the barrier where it stopped).
     htp_batch_response r = {};
-    if (resp.size() < sizeof(r)) {
-        HTP_LOG_ERROR("%s: short response (%zu bytes)", d.spec.name.c_str(), resp.size());
-        return GGML_STATUS_FAILED;
+    for (size_t m = 0; m < n; m++) {
+        const std::vector<uint8_t> & mr   = resps[m];
+        const std::string            name = n == 1 ? d.spec.name : d.spec.name + " member " + std::to_string(m);
+        if (mr.size() < sizeof(r)) {
+            HTP_LOG_ERROR("%s: short response (%zu bytes)", name.c_str(), mr.size());
+            return GGML_STATUS_FAILED;
+        }
+        memcpy(&r, mr.data(), sizeof(r));
+        if (r.magic != HTP_RESP_MAGIC || r.seq != seq) {
+            HTP_LOG_ERROR("%s: malformed response (magic %08x, seq %" PRIu64 " for %" PRIu64 ")", name.c_str(), r.magic,
+                          r.seq, seq);
+            return GGML_STATUS_FAILED;
+        }
+        if (r.status != HTP_STATUS_OK) {
+            const ggml_tensor * node = r.failed_op < batch.size() ? batch.nodes()[r.failed_op] : nullptr;
+            HTP_LOG_ERROR("%s: op %u (%s '%s') failed on the NPU: %s", name.c_str(), r.failed_op,
+                          node ? batch.op_name(r.failed_op) : "?", node ? node->name : "?", htp_status_name(r.status));
+            return GGML_STATUS_FAILED;
+        }
     }
-    memcpy(&r, resp.data(), sizeof(r));
-    if (r.magic != HTP_RESP_MAGIC || r.seq != seq) {
-        HTP_LOG_ERROR("%s: malformed response (magic %08x, seq %" PRIu64 " for %" PRIu64 ")", d.spec.name.c_str(),
-                      r.magic, r.seq, seq);
-        return GGML_STATUS_FAILED;
-    }
-    if (r.status != HTP_STATUS_OK) {
-        const ggml_tensor * node = r.failed_op < batch.size() ? batch.nodes()[r.failed_op] : nullptr;
-        HTP_LOG_ERROR("%s: op %u (%s '%s') failed on the NPU: %s", d.spec.name.c_str(), r.failed_op,
-                      node ? batch.op_name(r.failed_op) : "?", node ? node->name : "?", htp_status_name(r.status));
-        return GGML_STATUS_FAILED;
-    }
+    memcpy(&r, resps[0].data(), sizeof(r));  // member 0's timings are the profile's
+    const std::vector<uint8_t> & resp = resps[0];
     if (reg.cfg.profile >= 1 && resp.size() >= htp_response_size(r.n_ops)) {
         const auto * t = (const htp_op_timing *) (resp.data() + sizeof(r));
         for (uint32_t i = 0; i < r.n_ops && i < batch.size(); i++) {
@@ -307,10 +343,12 @@ void htp_unmap_everywhere(int fd, uint64_t size) {
         const htp_buf_desc b = { fd, 0, size };
         memcpy(msg.data(), &h, sizeof(h));
         memcpy(msg.data() + sizeof(h), &b, sizeof(b));
-        std::vector<uint8_t> resp;
-        std::string error;
-        if (!d->session->exchange(msg, resp, error)) {
-            HTP_LOG_ERROR("%s: cannot unmap buffer fd %d: %s", d->spec.name.c_str(), fd, error.c_str());
+        for (auto & s : d->sessions) {
+            std::vector<uint8_t> resp;
+            std::string error;
+            if (!s->exchange(msg, resp, error)) {
+                HTP_LOG_ERROR("%s: cannot unmap buffer fd %d: %s", d->spec.name.c_str(), fd, error.c_str());
+            }
         }
     }
 }

@@ -68,9 +68,18 @@ static std::string htp_npu_library_path(uint32_t arch) {
     return dir + "/libggml-htp-v" + std::to_string(arch) + ".so";
 }
 
-static std::string htp_describe(const htp_device_profile & info) {
-    return "Hexagon v" + std::to_string(info.arch) + " virtual HTP (" + std::to_string(info.n_hvx) + " HVX threads, " +
-           std::to_string(info.vtcm_size >> 20) + " MiB VTCM, " + std::to_string(info.n_hmx) + " HMX)";
+static std::string htp_describe(const htp_device_spec & spec, const htp_device_profile & info) {
+    const std::string each = std::to_string(info.n_hvx) + " HVX threads, " + std::to_string(info.vtcm_size >> 20) +
+                             " MiB VTCM, " + std::to_string(info.n_hmx) + " HMX";
+    if (spec.members.size() == 1) {
+        return "Hexagon v" + std::to_string(info.arch) + " virtual HTP (" + each + ")";
+    }
+    std::string members;
+    for (const htp_session_id & m : spec.members) {
+        members += (members.empty() ? "" : ", ") + std::to_string(m.npu) + ":" + std::to_string(m.session);
+    }
+    return "Hexagon v" + std::to_string(info.arch) + " virtual HTP group of " + std::to_string(spec.members.size()) +
+           " sessions (NPU:session " + members + "; each " + each + ")";
 }
 
 // Opens every device; on the first failure logs one line and leaves no devices.
@@ -96,13 +105,23 @@ static void htp_registry_open_devices(htp_registry & reg) {
     for (const htp_device_spec & spec : specs) {
         auto d = std::make_unique<htp_device>();
         d->spec    = spec;
-        d->session = htp_session::open(spec.npu, spec.session, reg.cfg.n_hvx, lib, error);
-        if (!d->session) {
-            HTP_LOG_ERROR("%s: cannot open session: %s; no HTP device registered", spec.name.c_str(), error.c_str());
+        for (const htp_session_id & m : spec.members) {
+            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, lib, error);
+            if (!s) {
+                HTP_LOG_ERROR("%s: cannot open session %u of NPU %u: %s; no HTP device registered", spec.name.c_str(),
+                              m.session, m.npu, error.c_str());
+                return;
+            }
+            d->sessions.push_back(std::move(s));
+        }
+        if (spec.members.size() > 1 &&
+            !htp_shared_alloc(spec.members.size() * HTP_FENCE_SLOT_SIZE, spec.name + "-fences", d->fence, error)) {
+            HTP_LOG_ERROR("%s: cannot allocate its fence slots: %s; no HTP device registered", spec.name.c_str(),
+                          error.c_str());
             return;
         }
-        d->profile     = d->session->profile();
-        d->description = htp_describe(d->profile);
+        d->profile     = d->sessions[0]->profile();
+        d->description = htp_describe(spec, d->profile);
         d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
         if (reg.cfg.profile >= 3) {
             const std::string file = reg.cfg.trace_dir + "/ggml-hexagon-trace-" + std::to_string(getpid()) + "-" +

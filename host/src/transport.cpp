@@ -60,19 +60,47 @@ htp_session::~htp_session() {
 }
 
 bool htp_session::exchange(const std::vector<uint8_t> & msg, std::vector<uint8_t> & resp, std::string & error) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto * s = static_cast<vhtp_session *>(handle_);
-    char err[512] = "";
-    if (vhtp_session_send(s, msg.data(), (uint32_t) msg.size(), err, sizeof(err)) != 0) {
-        error = err;
+    std::vector<std::vector<uint8_t>> resps;
+    if (!exchange_all({ this }, { msg }, resps, error)) {
         return false;
     }
-    resp.resize(VHTP_MAX_RESP_SIZE);
-    uint32_t len = 0;
-    if (vhtp_session_recv(s, resp.data(), (uint32_t) resp.size(), &len, err, sizeof(err)) != 0) {
-        error = err;
-        return false;
-    }
-    resp.resize(len);
+    resp = std::move(resps[0]);
     return true;
+}
+
+bool htp_session::exchange_all(const std::vector<htp_session *> & sessions, const std::vector<std::vector<uint8_t>> & msgs,
+                               std::vector<std::vector<uint8_t>> & resps, std::string & error) {
+    // Each session carries one exchange at a time; a group's sessions are its own, so taking
+    // their locks in member order cannot deadlock.
+    std::vector<std::unique_lock<std::mutex>> locks;
+    for (htp_session * s : sessions) {
+        locks.emplace_back(s->mu_);
+    }
+    char err[512] = "";
+    size_t sent = 0;
+    for (; sent < sessions.size(); sent++) {
+        auto * s = static_cast<vhtp_session *>(sessions[sent]->handle_);
+        if (vhtp_session_send(s, msgs[sent].data(), (uint32_t) msgs[sent].size(), err, sizeof(err)) != 0) {
+            error = err;
+            break;
+        }
+    }
+    // Every message sent gets its answer collected, even after a failure, so that no session
+    // is left holding a response for the next exchange.
+    resps.assign(sessions.size(), {});
+    bool ok = sent == sessions.size();
+    for (size_t i = 0; i < sent; i++) {
+        auto * s = static_cast<vhtp_session *>(sessions[i]->handle_);
+        resps[i].resize(VHTP_MAX_RESP_SIZE);
+        uint32_t len = 0;
+        if (vhtp_session_recv(s, resps[i].data(), (uint32_t) resps[i].size(), &len, err, sizeof(err)) != 0) {
+            if (ok) {
+                error = err;
+            }
+            ok = false;
+            len = 0;
+        }
+        resps[i].resize(len);
+    }
+    return ok;
 }

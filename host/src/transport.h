@@ -47,6 +47,11 @@ class htp_session {
     // Sends one message and waits for its response (one exchange at a time per session).
     bool exchange(const std::vector<uint8_t> & msg, std::vector<uint8_t> & resp, std::string & error);
 
+    // The members of a device group: sends msgs[i] to sessions[i], all of them before waiting
+    // for any answer (the members synchronize among themselves), then collects every answer.
+    static bool exchange_all(const std::vector<htp_session *> & sessions, const std::vector<std::vector<uint8_t>> & msgs,
+                             std::vector<std::vector<uint8_t>> & resps, std::string & error);
+
     const htp_device_profile & profile() const { return profile_; }
 
   private:

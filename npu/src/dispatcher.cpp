@@ -110,6 +110,15 @@ static int tensor_from_desc(const struct htp_tensor_desc * td, const dma_addr_t 
     return HTP_STATUS_OK;
 }
 
+// Bytes from a tensor's first to one past its last element (what an op writing it may touch).
+static uint32_t tensor_bytes(const struct htp_tensor * t) {
+    uint64_t end = 0;
+    for (int i = 0; i < 4; i++) {
+        end += (uint64_t) (t->ne[i] ? t->ne[i] - 1 : 0) * t->nb[i];
+    }
+    return (uint32_t) (end + t->nb[0]);
+}
+
 static void set_trace(struct htp_context * ctx, struct htp_trace_buffer_header * buf, uint16_t opcode) {
     for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
         ctx->trace[i].buf    = buf;
@@ -144,12 +153,28 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
     }
 
     const uint64_t t_start = htp_cycles();
+    struct htp_context * ctx = &d->ctx;
     dma_addr_t buf_addr[HTP_MAX_MAPPINGS];
-    for (uint32_t i = 0; i < h.n_bufs; i++) {
-        const int st = prep_buffer(d, &bufs[i], &buf_addr[i]);
-        if (st != HTP_STATUS_OK) {
-            return respond(resp, resp_cap, &h, st, 0, 0, 0);
+    // A group member maps the fence slots first, so that any later failure reaches its peers.
+    const int grouped = h.mdev_count > 1;
+    if (grouped && h.fence_buf >= h.n_bufs) {
+        return respond(resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    }
+    int st = grouped ? prep_buffer(d, &bufs[h.fence_buf], &buf_addr[h.fence_buf]) : HTP_STATUS_OK;
+    if (st == HTP_STATUS_OK) {
+        st = htp_mdev_begin_batch(&ctx->mdev, &h, grouped ? buf_addr[h.fence_buf] : 0);
+    }
+    if (st != HTP_STATUS_OK) {
+        return respond(resp, resp_cap, &h, st, 0, 0, 0);
+    }
+    for (uint32_t i = 0; i < h.n_bufs && st == HTP_STATUS_OK; i++) {
+        st = prep_buffer(d, &bufs[i], &buf_addr[i]);
+    }
+    if (st != HTP_STATUS_OK) {
+        if (ctx->mdev.count > 1) {
+            htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, 0);
         }
+        return respond(resp, resp_cap, &h, st, 0, 0, 0);
     }
 
     struct htp_trace_buffer_header * trace = NULL;
@@ -158,7 +183,6 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
     }
 
     struct htp_op_timing * timings = (struct htp_op_timing *) (resp + sizeof(struct htp_batch_response));
-    struct htp_context *   ctx     = &d->ctx;
     htp_fault_take();  // start every message with a clean fault status
 
     for (uint32_t i = 0; i < h.n_ops; i++) {
@@ -168,7 +192,7 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         octx.opcode = op->opcode;
         octx.n_src  = op->n_src;
         octx.params = &op->params;
-        int st = tensor_from_desc(&op->dst, buf_addr, bufs, h.n_bufs, &octx.dst);
+        st = tensor_from_desc(&op->dst, buf_addr, bufs, h.n_bufs, &octx.dst);
         for (uint32_t s = 0; s < HTP_MAX_SRC && st == HTP_STATUS_OK; s++) {
             st = tensor_from_desc(&op->src[s], buf_addr, bufs, h.n_bufs, &octx.src[s]);
         }
@@ -181,8 +205,15 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         }
 
         const uint64_t t0 = htp_cycles();
-        if (st == HTP_STATUS_OK) {
-            set_trace(ctx, trace, (uint16_t) op->opcode);
+        set_trace(ctx, trace, (uint16_t) op->opcode);
+        if (ctx->mdev.count > 1) {
+            // Pre-op barrier: every member has finished (and flushed) the previous op, so this
+            // op's inputs are in DDR; a member that failed stops the others here.
+            st = htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);
+        }
+        // Ops that cannot split their output run whole on member 0 (HTP_OP_LIST's mdev column).
+        const int skip = ctx->mdev.count > 1 && ctx->mdev.idx != 0 && !htp_opcode_mdev_split(op->opcode);
+        if (st == HTP_STATUS_OK && !skip) {
             htp_trace_event_start(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
             st = fn(&octx);
             htp_trace_event_stop(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
@@ -191,14 +222,29 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
             if (fault != HTP_STATUS_OK) {
                 st = fault;
             }
+            if (st == HTP_STATUS_OK && ctx->mdev.count > 1) {
+                htp_mdev_flush(octx.dst.data, tensor_bytes(&octx.dst), &ctx->session_trace, (uint16_t) i);
+            }
         }
         const uint64_t t1 = htp_cycles();
         timings[i].cycles    = t1 - t0;
         timings[i].usecs     = (uint32_t) ((t1 - t0) / 1000);
         timings[i].n_threads = op->params.split.n_threads;
         if (st != HTP_STATUS_OK) {
+            if (ctx->mdev.count > 1) {
+                htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);  // tell the peers
+            }
             set_trace(ctx, NULL, 0);
             return respond(resp, resp_cap, &h, st, i, i, htp_cycles() - t_start);
+        }
+    }
+    if (ctx->mdev.count > 1) {
+        // Batch barrier: no member answers before every member's last op is in DDR.
+        st = htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, HTP_STATUS_OK, (uint16_t) h.n_ops);
+        if (st != HTP_STATUS_OK) {
+            set_trace(ctx, NULL, 0);
+            const uint32_t last = h.n_ops ? h.n_ops - 1 : 0;
+            return respond(resp, resp_cap, &h, st, last, last, htp_cycles() - t_start);
         }
     }
     set_trace(ctx, NULL, 0);

@@ -5,6 +5,7 @@
 
 #include "htp-abi/htp-abi.h"
 #include "htp/htp-device.h"
+#include "mdev.h"
 
 // A tensor after the dispatcher mapped its buffer: data is a device address.
 struct htp_tensor {
@@ -24,6 +25,7 @@ struct htp_context {
     uint32_t   n_hvx;
     struct htp_trace trace[HTP_MAX_HVX_THREADS];   // trace[ith]: writer for HVX thread ith
     struct htp_trace session_trace;                // the dispatcher's own writer
+    struct htp_mdev  mdev;                         // the device group (mdev.count 1: alone)
 };
 
 struct htp_op_context {

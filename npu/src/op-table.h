@@ -4,7 +4,7 @@
 #include "op-context.h"
 
 // Every kernel HTP_OP_LIST names (several opcodes may share one).
-#define HTP_DECLARE_KERNEL(name, origin, params, kernel, encoder) int kernel(struct htp_op_context * octx);
+#define HTP_DECLARE_KERNEL(name, origin, mdev, params, kernel, encoder) int kernel(struct htp_op_context * octx);
 HTP_OP_LIST(HTP_DECLARE_KERNEL)
 #undef HTP_DECLARE_KERNEL
 

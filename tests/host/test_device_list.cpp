@@ -33,8 +33,9 @@ TEST(DeviceList, CountGivesLegacyNames) {
     ASSERT_EQ(d.size(), 3u);
     for (uint32_t i = 0; i < 3; i++) {
         EXPECT_EQ(d[i].name, "HTP" + std::to_string(i));
-        EXPECT_EQ(d[i].npu, i);
-        EXPECT_EQ(d[i].session, 0u);
+        ASSERT_EQ(d[i].members.size(), 1u);
+        EXPECT_EQ(d[i].members[0].npu, i);
+        EXPECT_EQ(d[i].members[0].session, 0u);
     }
 }
 
@@ -42,9 +43,9 @@ TEST(DeviceList, ExplicitSessions) {
     auto d = parse_ok("HTP0:0, HTP0:1,HTP1:0");
     ASSERT_EQ(d.size(), 3u);
     EXPECT_EQ(d[1].name, "HTP0:1");
-    EXPECT_EQ(d[1].npu, 0u);
-    EXPECT_EQ(d[1].session, 1u);
-    EXPECT_EQ(d[2].npu, 1u);
+    EXPECT_EQ(d[1].members[0].npu, 0u);
+    EXPECT_EQ(d[1].members[0].session, 1u);
+    EXPECT_EQ(d[2].members[0].npu, 1u);
 }
 
 TEST(DeviceList, LegacyName) {
@@ -52,6 +53,49 @@ TEST(DeviceList, LegacyName) {
     ASSERT_EQ(d.size(), 1u);
     EXPECT_EQ(d[0].name, "HTP0");
     EXPECT_EQ(parse_ok("HTP0,HTP1").size(), 2u);
+}
+
+// Members of a group, as "npu:session" strings in mdev order.
+static std::vector<std::string> members(const htp_device_spec & d) {
+    std::vector<std::string> m;
+    for (const htp_session_id & s : d.members) {
+        m.push_back(std::to_string(s.npu) + ":" + std::to_string(s.session));
+    }
+    return m;
+}
+
+TEST(DeviceList, GroupsAreOneDeviceOverSeveralNpus) {
+    auto d = parse_ok("HTP0[0-1]");
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].name, "HTP0");
+    EXPECT_EQ(members(d[0]), (std::vector<std::string>{ "0:0", "1:0" }));
+    EXPECT_EQ(members(parse_ok("HTP0[0,1]")[0]), (std::vector<std::string>{ "0:0", "1:0" }));
+    EXPECT_EQ(members(parse_ok("HTP0[0-3]")[0]).size(), 4u);
+    EXPECT_EQ(members(parse_ok("HTP0[0-1,3]")[0]), (std::vector<std::string>{ "0:0", "1:0", "3:0" }));
+
+    auto two = parse_ok("HTP0[0-1],HTP1[2-3]");
+    ASSERT_EQ(two.size(), 2u);
+    EXPECT_EQ(two[1].name, "HTP1");
+    EXPECT_EQ(members(two[1]), (std::vector<std::string>{ "2:0", "3:0" }));
+
+    auto sessions = parse_ok("HTP0[0-1:0], HTP1[0-1:1]");
+    ASSERT_EQ(sessions.size(), 2u);
+    EXPECT_EQ(members(sessions[0]), (std::vector<std::string>{ "0:0", "1:0" }));
+    EXPECT_EQ(members(sessions[1]), (std::vector<std::string>{ "0:1", "1:1" }));
+    EXPECT_EQ(parse_ok("HTP0[1]")[0].members.size(), 1u);  // a group of one is one session
+}
+
+TEST(DeviceList, MalformedGroupsNameTheProblem) {
+    EXPECT_NE(parse_err("HTP0[]").find("empty"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[3-1]").find("reversed"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[0-1],HTP1[1-2]").find("listed twice"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[0,0]").find("listed twice"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[0-16]").find("at most 16 NPUs"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[0-1],HTP0[2-3]").find("used twice"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[0-1").find("'HTP0[0-1'"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[a-b]").find("range"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[0-1:x]").find("session"), std::string::npos);
+    EXPECT_NE(parse_err("HTP0[0-15],HTP1[0-1:1]").find("at most 16 sessions"), std::string::npos);
 }
 
 TEST(DeviceList, MalformedValuesNameTheProblem) {

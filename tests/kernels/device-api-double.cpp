@@ -100,6 +100,13 @@ uint64_t htp_cycles(void) {
     return 0;
 }
 
+void htp_poll_pause(uint32_t) {}
+
+// The double's memory is the host's: coherent, nothing to clean.
+void htp_dcache_clean(const void *, size_t) {}
+void htp_dcache_invalidate(const void *, size_t) {}
+void htp_dcache_clean_invalidate(const void *, size_t) {}
+
 // HMX is not modelled here (MUL_MAT_HMX is tested on the vHTP): every call fails.
 int htp_hmx_acquire(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
 int htp_hmx_release(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }

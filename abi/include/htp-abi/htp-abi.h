@@ -13,7 +13,7 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-#define HTP_ABI_VERSION   2u  /* 2: RMS_NORM_MUL opcode removed (fused RMS_NORM has has_mul) */
+#define HTP_ABI_VERSION   3u  /* 3: multi-device header fields; 2: RMS_NORM_MUL removed */
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state (FLASH_ATTN_EXT: 5) */
@@ -75,6 +75,23 @@ struct htp_msg_header {
     uint32_t trace_buf;    // buffer-table index of the trace buffer, HTP_NO_BUF if none
     uint32_t reserved;
     uint64_t trace_offset; // where the htp_trace_buffer_header starts in that buffer
+    // Multi-device (a device group, GGML_HEXAGON_DEVICES=HTP0[0-1]): every member session gets
+    // the same batch and runs each op on its own slice, with barriers on the group's fence slots.
+    uint32_t mdev_idx;                 // this session's index in the group (0 when alone)
+    uint32_t mdev_count;               // sessions in the group (1: single device, no barriers)
+    struct htp_fastdiv mdev_count_div; // fastdiv constants of mdev_count
+    uint32_t fence_buf;                // buffer-table index of the fence slots, HTP_NO_BUF when alone
+    uint32_t fence_seq;                // the batch's barriers use fence_seq + 1, + 2, ... (wraps)
+    uint64_t fence_offset;             // where slot 0 starts in that buffer (128-byte aligned)
+};
+
+// A device group's fences: one HTP_FENCE_SLOT_SIZE-byte line per member (so no two members
+// share a cache line), the member's last barrier sequence number and its status.
+#define HTP_FENCE_SLOT_SIZE 128u
+#define HTP_MDEV_MAX        16u
+struct htp_fence_slot {
+    uint32_t seq;     // sequence number of the last barrier this member reached
+    int32_t  status;  // HTP_STATUS_OK, or the error that stopped the member
 };
 
 struct htp_op_timing {

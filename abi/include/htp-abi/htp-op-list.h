@@ -4,57 +4,60 @@
 // exist is a link error. How to add an op: docs/architecture.md, "Adding an op".
 //
 // One row per NPU opcode, in ABI order (append only; bump HTP_ABI_VERSION when a row moves):
-//   X(OPCODE, ORIGIN, params, kernel, encoder)
+//   X(OPCODE, ORIGIN, MDEV, params, kernel, encoder)
 //   OPCODE   HTP_OP_<OPCODE>; its name in logs and traces
 //   ORIGIN   GGML: ggml op GGML_OP_<OPCODE> is encoded by `encoder`;
 //            PATH: a kernel path `encoder` picks for another ggml op (no ggml op of this name)
+//   MDEV     on a device group (npu/src/mdev.h): SPLIT, every member runs the kernel, which
+//            partitions its output (npu/ops/mdev-partition.h); DEV0, member 0 runs the whole
+//            op and the others skip it (the one place that says which ops cannot split)
 //   params   the member of union htp_kernel_params (htp-kernel-params.h) the kernel reads
 //   kernel   the NPU entry point, int kernel(struct htp_op_context *), in npu/ops/
 //   encoder  the host's const htp_op_encoder (op-encoders.h) in host/ops/
 #pragma once
 
-#define HTP_OP_LIST(X)                                                                          \
-    X(ADD,              GGML, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(SUB,              GGML, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(MUL,              GGML, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(DIV,              GGML, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(RMS_NORM,         GGML, rms_norm,         htp_op_rms_norm,         htp_rms_norm_encoder)        \
-    X(SCALE,            GGML, scale,            htp_op_scale,            htp_scale_encoder)           \
-    X(CPY,              GGML, cpy,              htp_op_cpy,              htp_cpy_encoder)             \
-    X(GET_ROWS,         GGML, get_rows,         htp_op_get_rows,         htp_get_rows_encoder)        \
-    X(SET_ROWS,         GGML, set_rows,         htp_op_set_rows,         htp_set_rows_encoder)        \
-    X(MUL_MAT,          GGML, mul_mat,          htp_op_mul_mat,          htp_mul_mat_encoder)         \
-    X(MUL_MAT_ID,       GGML, mul_mat_id,       htp_op_mul_mat_id,       htp_mul_mat_id_encoder)      \
-    X(UNARY,            GGML, elementwise,      htp_op_unary,            htp_unary_encoder)           \
-    X(GLU,              GGML, elementwise,      htp_op_glu,              htp_glu_encoder)             \
-    X(ADD_ID,           GGML, elementwise,      htp_op_add_id,           htp_add_id_encoder)          \
-    X(CLAMP,            GGML, elementwise,      htp_op_clamp,            htp_clamp_encoder)           \
-    X(SQR,              GGML, elementwise,      htp_op_sqr,              htp_sqr_encoder)             \
-    X(SQRT,             GGML, elementwise,      htp_op_sqrt,             htp_sqrt_encoder)            \
-    X(LOG,              GGML, elementwise,      htp_op_log,              htp_log_encoder)             \
-    X(NORM,             GGML, norm,             htp_op_norm,             htp_norm_encoder)            \
-    X(L2_NORM,          GGML, norm,             htp_op_l2_norm,          htp_l2_norm_encoder)         \
-    X(ROPE,             GGML, rope,             htp_op_rope,             htp_rope_encoder)            \
-    X(SOFT_MAX,         GGML, soft_max,         htp_op_soft_max,         htp_soft_max_encoder)        \
-    X(FLASH_ATTN_EXT,   GGML, flash_attn,       htp_op_flash_attn_ext,   htp_flash_attn_ext_encoder)  \
-    X(CONCAT,           GGML, assemble,         htp_op_concat,           htp_concat_encoder)          \
-    X(REPEAT,           GGML, assemble,         htp_op_repeat,           htp_repeat_encoder)          \
-    X(PAD,              GGML, assemble,         htp_op_pad,              htp_pad_encoder)             \
-    X(FILL,             GGML, fill,             htp_op_fill,             htp_fill_encoder)            \
-    X(DIAG,             GGML, fill,             htp_op_diag,             htp_diag_encoder)            \
-    X(TRI,              GGML, fill,             htp_op_tri,              htp_tri_encoder)             \
-    X(SUM_ROWS,         GGML, reduce,           htp_op_sum_rows,         htp_sum_rows_encoder)        \
-    X(MEAN,             GGML, reduce,           htp_op_mean,             htp_mean_encoder)            \
-    X(CUMSUM,           GGML, reduce,           htp_op_cumsum,           htp_cumsum_encoder)          \
-    X(ARGSORT,          GGML, argsort,          htp_op_argsort,          htp_argsort_encoder)         \
-    X(SOLVE_TRI,        GGML, solve_tri,        htp_op_solve_tri,        htp_solve_tri_encoder)       \
-    X(SSM_CONV,         GGML, ssm_conv,         htp_op_ssm_conv,         htp_ssm_conv_encoder)        \
-    X(GATED_DELTA_NET,  GGML, gdn,              htp_op_gated_delta_net,  htp_gated_delta_net_encoder) \
-    X(IM2COL,           GGML, im2col,           htp_op_im2col,           htp_im2col_encoder)          \
-    X(MUL_MAT_TILED,    PATH, mul_mat_tiled,    htp_op_mul_mat_tiled,    htp_mul_mat_encoder)         \
-    X(MUL_MAT_HMX,      PATH, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)         \
-    X(MUL_MAT_ID_TILED, PATH, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)      \
-    X(MUL_MAT_ID_HMX,   PATH, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)
+#define HTP_OP_LIST(X)                                                                                      \
+    X(ADD,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(SUB,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(MUL,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(DIV,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(RMS_NORM,         GGML, DEV0, rms_norm,         htp_op_rms_norm,         htp_rms_norm_encoder)        \
+    X(SCALE,            GGML, DEV0, scale,            htp_op_scale,            htp_scale_encoder)           \
+    X(CPY,              GGML, DEV0, cpy,              htp_op_cpy,              htp_cpy_encoder)             \
+    X(GET_ROWS,         GGML, DEV0, get_rows,         htp_op_get_rows,         htp_get_rows_encoder)        \
+    X(SET_ROWS,         GGML, DEV0, set_rows,         htp_op_set_rows,         htp_set_rows_encoder)        \
+    X(MUL_MAT,          GGML, DEV0, mul_mat,          htp_op_mul_mat,          htp_mul_mat_encoder)         \
+    X(MUL_MAT_ID,       GGML, DEV0, mul_mat_id,       htp_op_mul_mat_id,       htp_mul_mat_id_encoder)      \
+    X(UNARY,            GGML, DEV0, elementwise,      htp_op_unary,            htp_unary_encoder)           \
+    X(GLU,              GGML, DEV0, elementwise,      htp_op_glu,              htp_glu_encoder)             \
+    X(ADD_ID,           GGML, DEV0, elementwise,      htp_op_add_id,           htp_add_id_encoder)          \
+    X(CLAMP,            GGML, DEV0, elementwise,      htp_op_clamp,            htp_clamp_encoder)           \
+    X(SQR,              GGML, DEV0, elementwise,      htp_op_sqr,              htp_sqr_encoder)             \
+    X(SQRT,             GGML, DEV0, elementwise,      htp_op_sqrt,             htp_sqrt_encoder)            \
+    X(LOG,              GGML, DEV0, elementwise,      htp_op_log,              htp_log_encoder)             \
+    X(NORM,             GGML, DEV0, norm,             htp_op_norm,             htp_norm_encoder)            \
+    X(L2_NORM,          GGML, DEV0, norm,             htp_op_l2_norm,          htp_l2_norm_encoder)         \
+    X(ROPE,             GGML, DEV0, rope,             htp_op_rope,             htp_rope_encoder)            \
+    X(SOFT_MAX,         GGML, DEV0, soft_max,         htp_op_soft_max,         htp_soft_max_encoder)        \
+    X(FLASH_ATTN_EXT,   GGML, DEV0, flash_attn,       htp_op_flash_attn_ext,   htp_flash_attn_ext_encoder)  \
+    X(CONCAT,           GGML, DEV0, assemble,         htp_op_concat,           htp_concat_encoder)          \
+    X(REPEAT,           GGML, DEV0, assemble,         htp_op_repeat,           htp_repeat_encoder)          \
+    X(PAD,              GGML, DEV0, assemble,         htp_op_pad,              htp_pad_encoder)             \
+    X(FILL,             GGML, DEV0, fill,             htp_op_fill,             htp_fill_encoder)            \
+    X(DIAG,             GGML, DEV0, fill,             htp_op_diag,             htp_diag_encoder)            \
+    X(TRI,              GGML, DEV0, fill,             htp_op_tri,              htp_tri_encoder)             \
+    X(SUM_ROWS,         GGML, DEV0, reduce,           htp_op_sum_rows,         htp_sum_rows_encoder)        \
+    X(MEAN,             GGML, DEV0, reduce,           htp_op_mean,             htp_mean_encoder)            \
+    X(CUMSUM,           GGML, DEV0, reduce,           htp_op_cumsum,           htp_cumsum_encoder)          \
+    X(ARGSORT,          GGML, DEV0, argsort,          htp_op_argsort,          htp_argsort_encoder)         \
+    X(SOLVE_TRI,        GGML, DEV0, solve_tri,        htp_op_solve_tri,        htp_solve_tri_encoder)       \
+    X(SSM_CONV,         GGML, DEV0, ssm_conv,         htp_op_ssm_conv,         htp_ssm_conv_encoder)        \
+    X(GATED_DELTA_NET,  GGML, DEV0, gdn,              htp_op_gated_delta_net,  htp_gated_delta_net_encoder) \
+    X(IM2COL,           GGML, DEV0, im2col,           htp_op_im2col,           htp_im2col_encoder)          \
+    X(MUL_MAT_TILED,    PATH, DEV0, mul_mat_tiled,    htp_op_mul_mat_tiled,    htp_mul_mat_encoder)         \
+    X(MUL_MAT_HMX,      PATH, DEV0, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)         \
+    X(MUL_MAT_ID_TILED, PATH, DEV0, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)      \
+    X(MUL_MAT_ID_HMX,   PATH, DEV0, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies.
 #define HTP_GGML_OP_ALIASES(X) \

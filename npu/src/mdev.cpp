@@ -1,0 +1,79 @@
+// The device group's barrier and flush (see mdev.h for the protocol).
+#include "mdev.h"
+
+static volatile struct htp_fence_slot * fence_slot(const struct htp_mdev * m, uint32_t i) {
+    return (volatile struct htp_fence_slot *) htp_va(m->fence_base + i * HTP_FENCE_SLOT_SIZE);
+}
+
+static void fence_write(volatile struct htp_fence_slot * f, uint32_t seq, int status) {
+    __atomic_store_n(&f->status, status, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->seq, seq, __ATOMIC_RELEASE);
+    htp_sync_ht();
+    htp_dcache_clean_invalidate((const void *) f, HTP_FENCE_SLOT_SIZE);
+}
+
+static void fence_read(volatile struct htp_fence_slot * f, uint32_t * seq, int * status) {
+    htp_dcache_clean_invalidate((const void *) f, HTP_FENCE_SLOT_SIZE);
+    htp_sync_ht();
+    *seq    = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+    *status = __atomic_load_n(&f->status, __ATOMIC_RELAXED);
+}
+
+int htp_mdev_begin_batch(struct htp_mdev * m, const struct htp_msg_header * h, dma_addr_t fence_buf_addr) {
+    m->idx   = h->mdev_count > 1 ? h->mdev_idx : 0;
+    m->count = h->mdev_count > 1 ? h->mdev_count : 1;
+    if (m->count == 1) {
+        return HTP_STATUS_OK;
+    }
+    if (h->mdev_count > HTP_MDEV_MAX || h->mdev_idx >= h->mdev_count || h->mdev_count_div.d != h->mdev_count ||
+        (h->fence_offset % HTP_FENCE_SLOT_SIZE) != 0) {
+        return HTP_STATUS_BAD_MESSAGE;
+    }
+    m->count_div  = h->mdev_count_div;
+    m->fence_base = fence_buf_addr + (dma_addr_t) h->fence_offset;
+    m->fence_seq  = h->fence_seq;
+    m->batch_seq  = h->fence_seq + 1;
+    return HTP_STATUS_OK;
+}
+
+int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uint16_t info) {
+    const uint32_t seq = ++m->fence_seq;
+    htp_trace_event_start(tr, HTP_TRACE_EVT_FENCE, info);
+    fence_write(fence_slot(m, m->idx), seq, status);
+    if (status != HTP_STATUS_OK) {
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_FENCE, info);
+        return status;  // the peers see it and stop waiting for us
+    }
+    const uint64_t deadline = htp_cycles() + HTP_FENCE_TIMEOUT_CYCLES;
+    int            result   = HTP_STATUS_OK;
+    for (uint32_t i = 0; i < m->count && result == HTP_STATUS_OK; i++) {
+        if (i == m->idx) {
+            continue;
+        }
+        for (uint32_t spins = 0;; spins++) {
+            uint32_t peer_seq;
+            int      peer_status;
+            fence_read(fence_slot(m, i), &peer_seq, &peer_status);
+            if (peer_status != HTP_STATUS_OK && (int32_t) (peer_seq - m->batch_seq) >= 0) {
+                result = peer_status;  // a peer failed in this batch: unblock with its error
+                break;
+            }
+            if ((int32_t) (peer_seq - seq) >= 0) {
+                break;
+            }
+            if ((spins & 1023) == 1023 && htp_cycles() > deadline) {
+                result = HTP_STATUS_FENCE_ERROR;
+                break;
+            }
+            htp_poll_pause(spins);
+        }
+    }
+    htp_trace_event_stop(tr, HTP_TRACE_EVT_FENCE, info);
+    return result;
+}
+
+void htp_mdev_flush(dma_addr_t addr, uint32_t bytes, struct htp_trace * tr, uint16_t info) {
+    htp_trace_event_start(tr, HTP_TRACE_EVT_L2FLUSH, info);
+    htp_dcache_clean(htp_va(addr), bytes);
+    htp_trace_event_stop(tr, HTP_TRACE_EVT_L2FLUSH, info);
+}

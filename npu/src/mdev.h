@@ -1,0 +1,41 @@
+// Multi-device (mdev): the sessions of a device group (GGML_HEXAGON_DEVICES=HTP0[0-1]) each get
+// the same batch and run every op on their own slice of its output. This file holds what the
+// dispatcher needs for that: the group's place in the context, the barrier on the fence slots
+// (one 128-byte line per member in shared DDR) and the flush of what an op wrote.
+//
+// Fence protocol (per barrier, sequence number seq = ++fence_seq):
+//   write own slot:  store status, store seq, syncht, clean+invalidate the line
+//   read a peer:     clean+invalidate the line, syncht, load seq and status
+//   wait until every peer's seq has reached ours ((int32_t)(peer - seq) >= 0, so the count may
+//   wrap), or a peer reports an error in this batch (then return that error at once), or the
+//   wait exceeds HTP_FENCE_TIMEOUT_CYCLES (HTP_STATUS_FENCE_ERROR: a peer never arrived).
+#pragma once
+#include <stdint.h>
+
+#include "htp-abi/htp-abi.h"
+#include "htp/htp-device.h"
+
+// How long a barrier waits for a peer before it gives up (cycles; 1 GHz nominal on the vHTP).
+#define HTP_FENCE_TIMEOUT_CYCLES (60ull * 1000 * 1000 * 1000)
+
+struct htp_mdev {
+    uint32_t           idx;         // this session's index in the group
+    uint32_t           count;       // members (1: single device; nothing below is used)
+    struct htp_fastdiv count_div;   // host-made fastdiv of count (partition helpers)
+    dma_addr_t         fence_base;  // device address of slot 0
+    uint32_t           fence_seq;   // last sequence number used
+    uint32_t           batch_seq;   // the batch's first barrier: older peer errors are stale
+};
+
+// Sets up the group for one batch from the message header (count 1 when alone). Returns an
+// htp_status (BAD_MESSAGE for an inconsistent header).
+int htp_mdev_begin_batch(struct htp_mdev * m, const struct htp_msg_header * h, dma_addr_t fence_buf_addr);
+
+// Signals this member's arrival with `status` and, when that is OK, waits for every peer.
+// Returns HTP_STATUS_OK, a peer's error, or HTP_STATUS_FENCE_ERROR on timeout.
+int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uint16_t info);
+
+// Cleans [addr, addr + bytes) (what an op wrote) out of this session's cache so peers and the
+// host read it from DDR. Kernels write DDR by DMA today, which needs no clean: this keeps the
+// rule for HVX/L2 stores.
+void htp_mdev_flush(dma_addr_t addr, uint32_t bytes, struct htp_trace * tr, uint16_t info);

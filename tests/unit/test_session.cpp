@@ -5,61 +5,19 @@
 #include <thread>
 #include <vector>
 
-#include "fixtures/fixture-protocol.h"
-#include "htp-abi/htp-abi.h"
-#include "vhtp-test-util.h"
+#include "fixture-session-util.h"
 
+using vhtp_test::call;
 using vhtp_test::ddr_buffer;
+using vhtp_test::open_session;
+using vhtp_test::payload_as;
+using vhtp_test::reply;
 using vhtp_test::scoped_env;
+using vhtp_test::session_env;
 
 namespace {
 
-const std::string kLib = vhtp_test::bin_path("libfixture_npu.so");
-
-struct reply {
-    htp_batch_response   hdr{};
-    std::vector<uint8_t> payload;
-};
-
-class session_env {
-  public:
-    scoped_env arch{ "GGML_HEXAGON_ARCH", "v79" };
-    scoped_env nhvx{ "GGML_HEXAGON_NHVX", "2" };
-    scoped_env vmem{ "GGML_HEXAGON_VMEM", "64" };
-};
-
-vhtp_session * open_session(uint32_t device = 0, uint32_t session = 0, const std::string & lib = kLib,
-                            std::string * why = nullptr) {
-    vhtp_session_config cfg{ device, session, 0, lib.c_str() };
-    char                err[512] = "";
-    vhtp_session *      s        = vhtp_session_open(&cfg, err, sizeof(err));
-    if (why) {
-        *why = err;
-    }
-    return s;
-}
-
-reply call(vhtp_session * s, uint32_t op, uint32_t a = 0, uint32_t b = 0) {
-    fixture_cmd cmd{ op, a, b, 0 };
-    char        err[256] = "";
-    EXPECT_EQ(vhtp_session_send(s, &cmd, sizeof(cmd), err, sizeof(err)), 0) << err;
-    std::vector<uint8_t> buf(4096);
-    uint32_t             len = 0;
-    EXPECT_EQ(vhtp_session_recv(s, buf.data(), uint32_t(buf.size()), &len, err, sizeof(err)), 0) << err;
-    reply r;
-    EXPECT_GE(len, sizeof(r.hdr));
-    memcpy(&r.hdr, buf.data(), sizeof(r.hdr));
-    EXPECT_EQ(r.hdr.magic, HTP_RESP_MAGIC);
-    r.payload.assign(buf.begin() + sizeof(r.hdr), buf.begin() + len);
-    return r;
-}
-
-template <class T> T payload_as(const reply & r) {
-    T v{};
-    EXPECT_GE(r.payload.size(), sizeof(T));
-    memcpy(&v, r.payload.data(), sizeof(T));
-    return v;
-}
+const std::string & kLib = vhtp_test::fixture_lib();
 
 }  // namespace
 
@@ -186,8 +144,9 @@ TEST(Session, FaultsAreAnsweredAndTheSessionGoesOn) {
 
 TEST(Session, SeveralSessionsAtOnce) {
     session_env env;
-    // HTP0:0, HTP0:1 and HTP1:0, each with its own window, threads and queue.
-    vhtp_session * s[3] = { open_session(0, 0), open_session(0, 1), open_session(1, 0) };
+    // HTP0:0, HTP0:1 (half of NPU 0's VTCM each) and HTP1:0, each with its own window, threads and queue.
+    vhtp_session * s[3] = { open_session(0, 0, kLib, nullptr, 4u << 20), open_session(0, 1, kLib, nullptr, 4u << 20),
+                            open_session(1, 0) };
     ASSERT_TRUE(s[0] && s[1] && s[2]);
     ddr_buffer bufs[3] = { ddr_buffer(4096), ddr_buffer(8192), ddr_buffer(4096) };
     dma_addr_t addr[3][3];

@@ -184,8 +184,9 @@ TEST(WindowApi, NotASessionThread) {
 
 TEST(WindowApi, SessionsHaveIndependentWindows) {
     char         err[256];
+    // Two NPUs (their archs differ: one NPU has one arch); sessions of one NPU have their own windows too.
     vhtp::core * s0 = vhtp::core_create(vhtp_test::profile(79), 0, 0, err, sizeof(err));
-    vhtp::core * s1 = vhtp::core_create(vhtp_test::profile(73), 0, 1, err, sizeof(err));
+    vhtp::core * s1 = vhtp::core_create(vhtp_test::profile(73), 1, 0, err, sizeof(err));
     ASSERT_TRUE(s0 && s1);
     ddr_buffer a(4096), b(8192);
     dma_addr_t a0 = 0, b1 = 0, a1 = 0;

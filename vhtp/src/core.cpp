@@ -5,6 +5,7 @@
 #include "error.h"
 #include "fault.h"
 #include "hmx.h"
+#include "npu.h"
 #include "work-queue.h"
 
 // The host base of the calling thread's session window (device API, memory.h).
@@ -17,11 +18,23 @@ core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32
         set_error(err, err_len, "invalid HVX thread count %u (1..%u)", info.n_hvx, HTP_MAX_HVX_THREADS);
         return nullptr;
     }
+    if (info.n_hvx > info.n_hvx_hw) {
+        // A job takes one NPU HVX context per worker: more workers than contexts would wait forever.
+        set_error(err, err_len, "%u HVX threads exceed the v%u's %u HVX contexts", info.n_hvx, info.arch,
+                  info.n_hvx_hw);
+        return nullptr;
+    }
+    vhtp::npu * n = npu_attach(info, device, session, info.vtcm_size, err, err_len);
+    if (!n) {
+        return nullptr;
+    }
     install_fault_handler();
     core * c = new core;
     c->info  = info;
+    c->npu   = n;
     if (!c->window.init(info.vmem_budget, info.vtcm_size, err, err_len)) {
         delete c;
+        npu_detach(n, session);
         return nullptr;
     }
     c->dma = new dma_engine(c, info.n_hvx);
@@ -40,7 +53,7 @@ core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32
     for (uint32_t i = 0; i < info.n_hvx; ++i) {
         s.dma[i] = c->dma->queue(i);
     }
-    s.hmx = hmx_create(c->window.base(), Window::kVtcmBase, info.vtcm_size);
+    s.hmx = hmx_create(c->window.base(), Window::kVtcmBase, info.vtcm_size, &n->hmx);
     return c;
 }
 
@@ -51,7 +64,10 @@ void core_destroy(core * c) {
     delete c->wq;   // joins the workers
     delete c->dma;  // finishes queued descriptors, joins the engine
     hmx_destroy(c->sinfo.hmx);
+    vhtp::npu * n       = c->npu;
+    const uint32_t sess = c->sinfo.session;
     delete c;       // unmaps the window
+    npu_detach(n, sess);  // gives the VTCM back, after nothing of the session can use it
 }
 
 void bind_thread(core * c) {

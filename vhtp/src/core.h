@@ -1,6 +1,7 @@
-// The runtime half of a session: window + VTCM, DMA engine, HVX worker pool and the sticky fault
-// status. A vhtp_session adds the NPU library and the message queue on top; unit tests use a
-// core directly. Every thread that runs device code for a session is bound to its core.
+// The runtime half of a session: window + VTCM, DMA engine, HVX worker pool, the sticky fault
+// status and the physical NPU whose VTCM, HMX and HVX contexts it shares (npu.h). A
+// vhtp_session adds the NPU library and the message queue on top; unit tests use a core
+// directly. Every thread that runs device code for a session is bound to its core.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -14,9 +15,11 @@ struct work_queue;
 namespace vhtp {
 
 class dma_engine;
+struct npu;
 
 struct core {
-    struct vhtp_device_info    info;  // n_hvx is this session's thread count
+    struct vhtp_device_info    info;  // n_hvx is this session's thread count, vtcm_size its VTCM
+    vhtp::npu *         npu = nullptr;  // its physical NPU
     Window              window;
     std::atomic<int>    fault{ 0 };            // sticky htp_status, first error wins
     std::atomic<uint32_t> fault_addr{ 0 };     // device address of the last MMU fault (diagnostics)
@@ -25,7 +28,8 @@ struct core {
     htp_session_info    sinfo{};
 };
 
-// Creates a core for `info` (info.n_hvx threads). Returns nullptr with a reason in err.
+// Creates session `session` of NPU `device` for `info`: info.n_hvx threads (at most the arch's
+// n_hvx_hw) and info.vtcm_size bytes of the NPU's VTCM. Returns nullptr with a reason in err.
 core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32_t session, char * err, size_t err_len);
 void   core_destroy(core * c);
 

@@ -176,19 +176,20 @@ int check(htp_hmx * h, dma_addr_t addr, uint32_t bytes, uint32_t align) {
 }
 
 bool owned(htp_hmx * h) {
-    std::lock_guard<std::mutex> lk(h->mu);
-    return h->busy && h->owner == std::this_thread::get_id();
+    std::lock_guard<std::mutex> lk(h->lock->mu);
+    return h->lock->busy && h->lock->owner == std::this_thread::get_id() && h->lock->holder == h;
 }
 
 }  // namespace
 
 namespace vhtp {
 
-htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_size) {
+htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_size, hmx_lock * lock) {
     htp_hmx * h     = new htp_hmx;
     h->window_base  = window_base;
     h->vtcm_base    = vtcm_base;
     h->vtcm_size    = vtcm_size;
+    h->lock         = lock ? lock : &h->own_lock;
     std::memset(h->acc, 0, sizeof h->acc);
     return h;
 }
@@ -202,26 +203,30 @@ void hmx_destroy(htp_hmx * hmx) {
 extern "C" {
 
 HTP_DEVICE_API int htp_hmx_acquire(htp_hmx * h) {
-    std::unique_lock<std::mutex> lk(h->mu);
-    if (h->busy && h->owner == std::this_thread::get_id()) {
-        return HTP_STATUS_INTERNAL;
+    vhtp::hmx_lock &             u = *h->lock;
+    std::unique_lock<std::mutex> lk(u.mu);
+    if (u.busy && u.owner == std::this_thread::get_id()) {
+        return HTP_STATUS_INTERNAL;  // it already owns the NPU's unit (through any session): waiting would hang
     }
-    h->cv.wait(lk, [h] { return !h->busy; });
-    h->busy  = true;
-    h->owner = std::this_thread::get_id();
+    u.cv.wait(lk, [&u] { return !u.busy; });
+    u.busy   = true;
+    u.owner  = std::this_thread::get_id();
+    u.holder = h;
     std::memset(h->acc, 0, sizeof h->acc);
     return HTP_STATUS_OK;
 }
 
 HTP_DEVICE_API int htp_hmx_release(htp_hmx * h) {
+    vhtp::hmx_lock & u = *h->lock;
     {
-        std::lock_guard<std::mutex> lk(h->mu);
-        if (!h->busy || h->owner != std::this_thread::get_id()) {
+        std::lock_guard<std::mutex> lk(u.mu);
+        if (!u.busy || u.owner != std::this_thread::get_id() || u.holder != h) {
             return HTP_STATUS_INTERNAL;
         }
-        h->busy = false;
+        u.busy   = false;
+        u.holder = nullptr;
     }
-    h->cv.notify_one();
+    u.cv.notify_one();
     return HTP_STATUS_OK;
 }
 

@@ -1,5 +1,6 @@
-// The vHTP's HMX unit: one per session, created with the session core. The device API
-// (htp/hmx.h) acts on it; see there for tile formats and the arithmetic modelled.
+// The vHTP's HMX unit as a session sees it, created with the session core over its VTCM. The
+// device API (htp/hmx.h) acts on it; see there for tile formats and the arithmetic modelled.
+// Ownership is the physical NPU's (hmx_lock): sessions of one NPU take turns on its one unit.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -8,21 +9,33 @@
 
 #include "htp/hmx.h"
 
-struct htp_hmx {
-    uint8_t *               window_base;  // host address of device address 0
-    dma_addr_t              vtcm_base;
-    uint32_t                vtcm_size;
+namespace vhtp {
+
+// Who owns an NPU's HMX unit: one thread, through one session's htp_hmx, at a time.
+struct hmx_lock {
     std::mutex              mu;
     std::condition_variable cv;
     bool                    busy = false;
     std::thread::id         owner;
-    float                   acc[HTP_HMX_TILE_DIM][HTP_HMX_TILE_DIM];  // only the owner touches it
+    const htp_hmx *         holder = nullptr;  // the session's unit it was acquired through
+};
+
+}  // namespace vhtp
+
+struct htp_hmx {
+    uint8_t *       window_base;  // host address of device address 0
+    dma_addr_t      vtcm_base;
+    uint32_t        vtcm_size;
+    vhtp::hmx_lock * lock;        // the NPU's, or own_lock for a unit of its own
+    vhtp::hmx_lock  own_lock;
+    float           acc[HTP_HMX_TILE_DIM][HTP_HMX_TILE_DIM];  // only the owner touches it
 };
 
 namespace vhtp {
 
-// window_base + vtcm_base is the host address of the session's VTCM.
-htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_size);
+// window_base + vtcm_base is the host address of the session's VTCM. `lock` is the NPU's HMX
+// ownership (nullptr: a unit of its own, for tests of the unit alone).
+htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_size, hmx_lock * lock = nullptr);
 void      hmx_destroy(htp_hmx * hmx);
 
 }  // namespace vhtp

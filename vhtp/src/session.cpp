@@ -162,6 +162,9 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
     if (cfg->n_hvx != 0) {
         info.n_hvx = std::min({ cfg->n_hvx, info.n_hvx_hw, static_cast<uint32_t>(HTP_MAX_HVX_THREADS) });
     }
+    if (cfg->vtcm_size != 0) {
+        info.vtcm_size = cfg->vtcm_size;  // what the session asks of its NPU's pool (core_create checks)
+    }
 
     // Load and check the library first: a wrong or broken library is the likeliest failure.
     void * lib = dlopen(cfg->lib_path, RTLD_NOW | RTLD_LOCAL);

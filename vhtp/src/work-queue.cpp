@@ -6,6 +6,7 @@
 #include "fault.h"
 #include "futex.h"
 #include "htp-abi/htp-status.h"
+#include "npu.h"
 
 namespace {
 // A worker that faults returns early; the fault is the session's sticky status.
@@ -64,9 +65,14 @@ void work_queue::run(work_fn fn, void * data, uint32_t n) {
     fn_     = fn;
     data_   = data;
     n_jobs_ = n < n_threads_ ? n : n_threads_;
+    // The job runs on n_jobs_ of the NPU's HVX contexts, shared with its other sessions.
+    vhtp::hvx_contexts & hvx = core_->npu->hvx;
+    const uint32_t       ctx = n_jobs_;
+    hvx.acquire(ctx);
     pending_.store(n_threads_, std::memory_order_relaxed);
     vhtp::notify(gen_, gen_waiters_);  // seq_cst bump publishes the job fields
     vhtp::wait_until(pending_, pending_waiters_, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    hvx.release(ctx);
 }
 
 extern "C" HTP_DEVICE_API void work_queue_run(struct work_queue * wq, work_fn fn, void * data, unsigned int n_threads) {

@@ -15,7 +15,7 @@ extern "C" {
 // (v73, v75, v79, v81; default v79).
 struct vhtp_device_info {
     uint32_t arch;            // 73, 75, 79, 81
-    uint32_t vtcm_size;       // bytes of VTCM per session
+    uint32_t vtcm_size;       // bytes of VTCM of the NPU (of a session: what it got)
     uint32_t n_hvx_hw;        // HVX hardware threads of the arch
     uint32_t n_hvx;           // threads a session runs: GGML_HEXAGON_NHVX, else min(n_hvx_hw, host cores)
     uint32_t n_hmx;           // HMX units per session (1)
@@ -35,17 +35,27 @@ VHTP_API void vhtp_ddr_free(int fd, void * host_ptr, uint64_t size);
 
 struct vhtp_session;
 
+// Physical NPUs (docs/vhtp.md "Physical NPUs and sessions"): the sessions opened on one NPU
+// share its VTCM pool (the profile's vtcm_size), its HMX unit and its n_hvx_hw HVX contexts;
+// sessions of different NPUs share nothing. NPU indices are 0 .. VHTP_MAX_NPUS - 1.
+#define VHTP_MAX_NPUS     16
+#define VHTP_VTCM_GRANULE 4096u  // a session's VTCM request is a positive multiple of this
+
 struct vhtp_session_config {
-    uint32_t device;        // physical NPU index (HTPn)
-    uint32_t session;       // session index on that NPU
+    uint32_t device;        // physical NPU index (HTPn), < VHTP_MAX_NPUS
+    uint32_t session;       // session index on that NPU (one open session per index)
     uint32_t n_hvx;         // 0: the device default
     const char * lib_path;  // NPU library to load (libggml-htp-vNN.so); its htp_lib_arch() must match
+    uint32_t vtcm_size;     // bytes of the NPU's VTCM this session takes; 0: the profile's whole VTCM
 };
 
-// Opens a session: reserves its address window and VTCM, starts its HVX threads and DMA engine,
-// loads the NPU library and calls htp_lib_open. Returns NULL with a one-line reason in err.
+// Opens a session: takes its VTCM from the NPU's pool, reserves its address window, starts its
+// HVX threads and DMA engine, loads the NPU library and calls htp_lib_open. Returns NULL with a
+// one-line reason in err (e.g. "NPU 0: session 1 asks for 8 MiB of VTCM, 0 KiB left (session 0
+// holds 8 MiB)"). Closing the session gives its VTCM back.
 VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_config * cfg, char * err, size_t err_len);
 VHTP_API void vhtp_session_close(struct vhtp_session * s);
+// The session's profile; vtcm_size is the VTCM the session got.
 VHTP_API const struct vhtp_device_info * vhtp_session_device_info(const struct vhtp_session * s);
 
 // The session message queue (FIFO, in shared memory). send copies the message into the queue

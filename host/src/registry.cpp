@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "context.h"
@@ -36,7 +37,18 @@ static ggml_backend_buffer_type_t * htp_dev_get_extra_bufts(ggml_backend_dev_t) 
 
 void htp_backend_set_abort_callback(ggml_backend_t backend, ggml_abort_callback cb, void * data);
 
+// llama's -sm row asks for a split buffer type. We offer none: a device group splits every op
+// over NPUs inside the backend instead, and says so in one line.
+static ggml_backend_buffer_type_t htp_split_buffer_type(int, const float *) {
+    HTP_LOG_ERROR("-sm row is not offered by HTP devices: group the NPUs into one device instead, "
+                  "e.g. GGML_HEXAGON_DEVICES='HTP0[0-1]' with -dev HTP0 (README, \"Multi-device\")");
+    return nullptr;
+}
+
 static void * htp_reg_get_proc_address(ggml_backend_reg_t, const char * name) {
+    if (strcmp(name, "ggml_backend_split_buffer_type") == 0) {
+        return (void *) htp_split_buffer_type;
+    }
     if (strcmp(name, "ggml_backend_set_n_threads") == 0) {
         return (void *) htp_set_n_threads;
     }
@@ -69,8 +81,10 @@ static std::string htp_npu_library_path(uint32_t arch) {
 }
 
 static std::string htp_describe(const htp_device_spec & spec, const htp_device_profile & info) {
-    const std::string each = std::to_string(info.n_hvx) + " HVX threads, " + std::to_string(info.vtcm_size >> 20) +
-                             " MiB VTCM, " + std::to_string(info.n_hmx) + " HMX";
+    const std::string vtcm = info.vtcm_size % (1u << 20) ? std::to_string(info.vtcm_size >> 10) + " KiB"
+                                                         : std::to_string(info.vtcm_size >> 20) + " MiB";
+    const std::string each = std::to_string(info.n_hvx) + " HVX threads, " + vtcm + " VTCM, " +
+                             std::to_string(info.n_hmx) + " HMX";
     if (spec.members.size() == 1) {
         return "Hexagon v" + std::to_string(info.arch) + " virtual HTP (" + each + ")";
     }
@@ -101,12 +115,20 @@ static void htp_registry_open_devices(htp_registry & reg) {
     }
     const std::string lib = htp_npu_library_path(info.arch);
 
+    // Sessions of one NPU share its VTCM: each takes an equal share (whole pages).
+    std::map<uint32_t, uint32_t> sessions_on_npu;
+    for (const htp_device_spec & spec : specs) {
+        for (const htp_session_id & m : spec.members) {
+            sessions_on_npu[m.npu]++;
+        }
+    }
     std::vector<std::unique_ptr<htp_device>> devices;
     for (const htp_device_spec & spec : specs) {
         auto d = std::make_unique<htp_device>();
         d->spec    = spec;
         for (const htp_session_id & m : spec.members) {
-            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, lib, error);
+            const uint32_t share = sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096 : 0;
+            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, lib, error);
             if (!s) {
                 HTP_LOG_ERROR("%s: cannot open session %u of NPU %u: %s; no HTP device registered", spec.name.c_str(),
                               m.session, m.npu, error.c_str());

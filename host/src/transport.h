@@ -39,9 +39,10 @@ void htp_shared_free(htp_shared_mem & mem);
 // One session on one NPU: a loaded NPU library with its own window, VTCM and HVX threads.
 class htp_session {
   public:
-    // Opens session `session` on NPU `npu`, loading the NPU library at lib_path.
-    static std::unique_ptr<htp_session> open(uint32_t npu, uint32_t session, uint32_t n_hvx, const std::string & lib_path,
-                                             std::string & error);
+    // Opens session `session` on NPU `npu`, loading the NPU library at lib_path. vtcm_size:
+    // bytes of the NPU's VTCM this session takes (0: all of it; sessions of one NPU share it).
+    static std::unique_ptr<htp_session> open(uint32_t npu, uint32_t session, uint32_t n_hvx, uint32_t vtcm_size,
+                                             const std::string & lib_path, std::string & error);
     ~htp_session();
 
     // Sends one message and waits for its response (one exchange at a time per session).

@@ -118,7 +118,7 @@ static int assemble_thread(htp_op_context * octx, uint32_t ith) {
         htp_trace_event_stop(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, 0xffff);
     }
     assemble_op op = { octx, p, ith, ctx->dma[ith] };
-    return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, thread_rows(p->split, ith), op);
+    return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, thread_rows(device_rows(ctx, p->split), ith), op);
 }
 
 static int run_assemble(htp_op_context * octx) {

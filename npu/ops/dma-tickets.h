@@ -64,16 +64,18 @@ struct dma_tickets {
 };
 
 // Runs an op whose per-thread state is a struct T { octx, p, ith, dma_tickets t, ... } with
-// int run(row_range) over p->split's rows (one T per HVX thread, on that thread's stack).
+// int run(row_range) over this session's rows of p->split (device_rows; one T per HVX thread,
+// on that thread's stack).
 template <class T, class Params> static int run_ticket_threads(htp_op_context * octx, const Params * p) {
-    htp_context * ctx = octx->ctx;
+    htp_context * ctx  = octx->ctx;
+    const op_rows rows = device_rows(ctx, p->split);
     return run_threads(ctx, p->split.n_threads, [&](uint32_t ith) {
         T th;
         th.octx = octx;
         th.p    = p;
         th.ith  = ith;
         th.t.init(ctx->dma[ith], &ctx->trace[ith]);
-        return th.run(thread_rows(p->split, ith));
+        return th.run(thread_rows(rows, ith));
     });
 }
 

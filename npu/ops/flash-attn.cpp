@@ -448,8 +448,8 @@ struct fa_thread {
     }
 };
 
-// Thread ith's query tiles, one after another.
-int fa_run_thread(htp_op_context * octx, uint32_t ith) {
+// Thread ith's query tiles (of this session's, `tiles`), one after another.
+int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
     htp_context * ctx = octx->ctx;
     const auto *  p   = &octx->params->flash_attn;
     fa_thread     th;
@@ -458,14 +458,10 @@ int fa_run_thread(htp_op_context * octx, uint32_t ith) {
     th.ith  = ith;
     th.q    = ctx->dma[ith];
     th.tr   = &ctx->trace[ith];
-    uint32_t t0 = p->split.rows_per_thread * ith;
-    uint32_t t1 = t0 + p->split.rows_per_thread;
-    if (t1 > p->split.total_rows) {
-        t1 = p->split.total_rows;
-    }
-    uint32_t pending = 0;
-    int      st      = HTP_STATUS_OK;
-    for (uint32_t t = t0; t < t1 && st == HTP_STATUS_OK; t++) {
+    const row_range mine    = thread_rows(tiles, ith);
+    uint32_t        pending = 0;
+    int             st      = HTP_STATUS_OK;
+    for (uint32_t t = mine.begin; t < mine.end && st == HTP_STATUS_OK; t++) {
         st = th.run_tile(t, pending);
     }
     if (st != HTP_STATUS_OK) {
@@ -489,5 +485,8 @@ int htp_op_flash_attn_ext(struct htp_op_context * octx) {
     if (4 * p.tile_rows + 2 * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    return run_threads(octx->ctx, p.split.n_threads, [octx](uint32_t ith) { return fa_run_thread(octx, ith); });
+    // Rows are query tiles (each writes only its own output rows, by DMA): a device group's
+    // members take whole tiles (split.rows_per_chunk is the kv chunk, not a unit of rows).
+    const op_rows tiles = device_rows_by(octx->ctx, p.split, 1);
+    return run_threads(octx->ctx, p.split.n_threads, [octx, &tiles](uint32_t ith) { return fa_run_thread(octx, tiles, ith); });
 }

@@ -279,7 +279,7 @@ static void mm_act_prep_worker(unsigned int, unsigned int ith, void * data) {
     // This chunk may be the plane's last, shorter one: its rows end at c.n.
     htp_split_params sp = job->p->qsplit;
     sp.total_rows       = job->c.n;
-    const int st        = stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, thread_rows(sp, ith), op);
+    const int st        = stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, thread_rows(all_rows(sp), ith), op);
     if (st != HTP_STATUS_OK) {
         job->status[ith] = st;
     }
@@ -289,7 +289,7 @@ static void mm_dot_worker(unsigned int, unsigned int ith, void * data) {
     mm_job *      job = (mm_job *) data;
     htp_context * ctx = job->octx->ctx;
     mm_dot_op     op  = { job->octx, job->p, ith, ctx->dma[ith], job->c, job->i02, job->i03 };
-    const int     st  = stream_rows(ctx->dma[ith], &ctx->trace[ith], job->p->split, thread_rows(job->p->split, ith), op);
+    const int     st  = stream_rows(ctx->dma[ith], &ctx->trace[ith], job->p->split, thread_rows(device_rows(ctx, job->p->split), ith), op);
     if (st != HTP_STATUS_OK) {
         job->status[ith] = st;
     }

@@ -71,7 +71,7 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     htp_context *                  ctx = job->octx->ctx;
     htp_split_params               sp  = p->asplit;
     sp.total_rows                      = job->c->n;
-    const row_range rr                 = thread_rows(sp, ith);
+    const row_range rr                 = thread_rows(all_rows(sp), ith);
     dma_tickets     dma;
     dma.init(ctx->dma[ith], &ctx->trace[ith]);
     if (ith == 0) {
@@ -335,7 +335,7 @@ struct weight_worker {
 
 void weight_worker_entry(unsigned int, unsigned int ith, void * data) {
     hmx_job *       job = (hmx_job *) data;
-    const row_range rr  = thread_rows(job->p->split, ith);
+    const row_range rr  = thread_rows(device_rows(job->octx->ctx, job->p->split), ith);
     if (rr.begin >= rr.end) {
         return;
     }

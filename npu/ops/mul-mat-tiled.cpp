@@ -216,7 +216,7 @@ void prep_worker(unsigned int, unsigned int ith, void * data) {
     htp_split_params sp  = job->p->qsplit;
     sp.total_rows        = job->c.n;  // the last pass may be shorter
     HVX_Vector * act     = vptr(job->octx->ctx->vtcm_base + job->p->act_offset);
-    const int    st      = prep_rows(job->octx, job->p, ith, job->c, act, sp, thread_rows(sp, ith));
+    const int    st      = prep_rows(job->octx, job->p, ith, job->c, act, sp, thread_rows(all_rows(sp), ith));
     if (st != HTP_STATUS_OK) {
         job->status[ith] = st;
     }
@@ -226,7 +226,7 @@ void dot_worker(unsigned int, unsigned int ith, void * data) {
     mmt_job *                        job = (mmt_job *) data;
     const htp_mul_mat_tiled_params * p   = job->p;
     htp_context *                    ctx = job->octx->ctx;
-    const row_range                  cts = thread_rows(p->split, ith);
+    const row_range                  cts = thread_rows(device_rows(ctx, p->split), ith);
     if (cts.begin >= cts.end) {
         return;
     }

@@ -9,6 +9,7 @@
 #pragma once
 #include "htp-abi/htp-types.h"
 #include "op-context.h"
+#include "mdev-partition.h"
 #include "run-threads.h"
 
 namespace htp_ops {
@@ -40,19 +41,50 @@ static inline dma_addr_t vtcm_at(const htp_context * ctx, const htp_split_params
     return ctx->vtcm_base + ith * sp.vtcm_per_thread + offset;
 }
 
-// Rows [begin, end) of thread ith (single device: row_start = 0, nrows = total_rows).
+// The rows of an op this session runs: [row_start, row_start + nrows), rows_per_thread each
+// for its HVX threads. Alone that is all of them as the host split them; a member of a device
+// group (npu/src/mdev.h) takes its share in whole DMA chunks (mdev-partition.h) and splits that
+// over its threads the same way. Workers see only these ranges.
+struct op_rows {
+    uint32_t row_start;
+    uint32_t nrows;
+    uint32_t rows_per_thread;
+};
+
+static inline op_rows all_rows(const htp_split_params & sp) {
+    const op_rows o = { 0, sp.total_rows, sp.rows_per_thread };
+    return o;
+}
+
+// units_per_chunk: the rows a member's share is a multiple of (device_rows: a DMA chunk).
+static inline op_rows device_rows_by(const htp_context * ctx, const htp_split_params & sp, uint32_t units_per_chunk) {
+    op_rows o = all_rows(sp);
+    if (ctx->mdev.count > 1) {
+        const mdev_range r   = mdev_partition(sp.total_rows, units_per_chunk, &ctx->mdev);
+        const uint32_t   rpc = units_per_chunk;
+        const uint32_t   chunks_per_thread = ((r.count + rpc - 1) / rpc + sp.n_threads - 1) / sp.n_threads;
+        o.row_start       = r.start;
+        o.nrows           = r.count;
+        o.rows_per_thread = chunks_per_thread * rpc;
+    }
+    return o;
+}
+
+static inline op_rows device_rows(const htp_context * ctx, const htp_split_params & sp) {
+    return device_rows_by(ctx, sp, sp.rows_per_chunk);
+}
+
+// Rows [begin, end) of thread ith.
 struct row_range {
     uint32_t begin, end;
 };
 
-static inline row_range thread_rows(const htp_split_params & sp, uint32_t ith) {
-    const uint32_t row_start = 0;
-    const uint32_t nrows     = sp.total_rows;
-    row_range      rr;
-    rr.begin = row_start + sp.rows_per_thread * ith;
-    rr.end   = rr.begin + sp.rows_per_thread;
-    if (rr.end > row_start + nrows) {
-        rr.end = row_start + nrows;
+static inline row_range thread_rows(const op_rows & o, uint32_t ith) {
+    row_range rr;
+    rr.begin = o.row_start + o.rows_per_thread * ith;
+    rr.end   = rr.begin + o.rows_per_thread;
+    if (rr.end > o.row_start + o.nrows) {
+        rr.end = o.row_start + o.nrows;
     }
     if (rr.begin > rr.end) {
         rr.begin = rr.end;
@@ -170,12 +202,14 @@ template <class Op> static int stream_rows(dma_queue * q, htp_trace * tr, const 
 }
 
 // An op struct starts with { octx, p, ith, q } and has fetch / compute / store (above).
-// Runs Op over all rows on p.split.n_threads HVX threads; returns the first thread's failure.
+// Runs Op over this session's rows (device_rows) on p.split.n_threads HVX threads; returns the
+// first thread's failure.
 template <class Op, class Params> static int run_rows(htp_op_context * octx, const Params & p) {
-    htp_context * ctx = octx->ctx;
+    htp_context * ctx  = octx->ctx;
+    const op_rows rows = device_rows(ctx, p.split);
     return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
         Op op = { octx, &p, ith, ctx->dma[ith] };
-        return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(p.split, ith), op);
+        return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
     });
 }
 

@@ -53,7 +53,7 @@ struct ssm_conv_op {
 int ssm_conv_thread(htp_op_context * octx, uint32_t ith) {
     htp_context *               ctx = octx->ctx;
     const htp_ssm_conv_params * p   = &octx->params->ssm_conv;
-    const row_range             rr  = thread_rows(p->split, ith);
+    const row_range             rr  = thread_rows(device_rows(ctx, p->split), ith);
     if (rr.begin >= rr.end) {
         return HTP_STATUS_OK;
     }

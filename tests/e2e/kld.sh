@@ -3,8 +3,11 @@
 # llama-perplexity --kl-divergence on a fixed text. Passes when the mean KLD is below the
 # threshold AND ops really ran on HTP0 (counted from GGML_HEXAGON_VERBOSE's per-op log).
 # usage: kld.sh BIN_DIR MODEL TEXT THRESHOLD
+#   HTP_KLD_DEVICES: the devices to run on (default HTP0; e.g. HTP0,HTP1 for llama's layer split,
+#   every one of them must run ops)
 set -euo pipefail
 bin=$1; model=$2; text=$3; threshold=$4
+devices=${HTP_KLD_DEVICES:-HTP0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 common=(-m "$model" -f "$text" -c 128 -b 128 --chunks 3 -t 2 --seed 1)
@@ -16,19 +19,24 @@ common=(-m "$model" -f "$text" -c 128 -b 128 --chunks 3 -t 2 --seed 1)
 "$bin/llama-perplexity" "${common[@]}" -dev none -ngl 0 --kl-divergence-base "$work/base.kld" \
     >"$work/cpu.log" 2>&1 || { tail -n 30 "$work/cpu.log"; echo "FAIL: CPU reference run failed"; exit 1; }
 
-GGML_HEXAGON_VERBOSE=1 "$bin/llama-perplexity" "${common[@]}" -dev HTP0 -ngl 99 \
+GGML_HEXAGON_VERBOSE=1 "$bin/llama-perplexity" "${common[@]}" -dev "$devices" -ngl 99 \
     --kl-divergence-base "$work/base.kld" --kl-divergence >"$work/htp.log" 2>&1 ||
-    { tail -n 30 "$work/htp.log"; echo "FAIL: HTP0 run failed"; exit 1; }
+    { tail -n 30 "$work/htp.log"; echo "FAIL: $devices run failed"; exit 1; }
 
-n_ops=$(grep -c 'ggml-hexagon: HTP0: op ' "$work/htp.log" || true)
+n_ops=0
+for dev in ${devices//,/ }; do
+    n=$(grep -c "ggml-hexagon: $dev: op " "$work/htp.log" || true)
+    echo "$dev ran $n ops"
+    [ "$n" -gt 0 ] || { echo "FAIL: no op ran on $dev"; exit 1; }
+    n_ops=$((n_ops + n))
+done
 kld=$(grep -E '^Mean +KLD:' "$work/htp.log" | awk '{print $3}')
 if [ -z "$kld" ]; then
     tail -n 30 "$work/htp.log"
     echo "FAIL: no 'Mean KLD' line in the HTP0 run"
     exit 1
 fi
-echo "HTP0 ran $n_ops ops; mean KLD vs CPU = $kld (threshold $threshold)"
+echo "$devices ran $n_ops ops; mean KLD vs CPU = $kld (threshold $threshold)"
 grep -E '^(Mean +KLD|Maximum KLD|Same top p|RMS Δp)' "$work/htp.log" || true
-[ "$n_ops" -gt 0 ] || { echo "FAIL: no op ran on HTP0"; exit 1; }
 awk -v k="$kld" -v t="$threshold" 'BEGIN { exit !(k < t) }' || { echo "FAIL: mean KLD $kld >= $threshold"; exit 1; }
 echo "PASS"

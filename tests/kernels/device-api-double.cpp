@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 __thread uint8_t * htp_window_base = nullptr;
 
@@ -15,6 +16,8 @@ namespace test_double {
 uint32_t g_dma_field_bits = 16;
 int      g_fault          = 0;
 uint64_t g_window_size    = 0;
+std::atomic<uint64_t> g_cycles{ 0 };
+uint64_t g_cycles_per_pause = 0;
 }  // namespace test_double
 
 struct dma_queue {
@@ -97,10 +100,16 @@ void work_queue_run(struct work_queue *, work_fn fn, void * data, unsigned int n
 }
 
 uint64_t htp_cycles(void) {
-    return 0;
+    return test_double::g_cycles.load();
 }
 
-void htp_poll_pause(uint32_t) {}
+// A polling wait lets the other test threads run and moves the fake clock on (timeouts).
+void htp_poll_pause(uint32_t) {
+    test_double::g_cycles += test_double::g_cycles_per_pause;
+    std::this_thread::yield();
+}
+
+void htp_fence_register(const void *, uint32_t, uint32_t) {}
 
 // The double's memory is the host's: coherent, nothing to clean.
 void htp_dcache_clean(const void *, size_t) {}

@@ -16,48 +16,48 @@
 //   encoder  the host's const htp_op_encoder (op-encoders.h) in host/ops/
 #pragma once
 
-#define HTP_OP_LIST(X)                                                                                      \
-    X(ADD,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(SUB,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(MUL,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(DIV,              GGML, DEV0, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(RMS_NORM,         GGML, DEV0, rms_norm,         htp_op_rms_norm,         htp_rms_norm_encoder)        \
-    X(SCALE,            GGML, DEV0, scale,            htp_op_scale,            htp_scale_encoder)           \
-    X(CPY,              GGML, DEV0, cpy,              htp_op_cpy,              htp_cpy_encoder)             \
-    X(GET_ROWS,         GGML, DEV0, get_rows,         htp_op_get_rows,         htp_get_rows_encoder)        \
-    X(SET_ROWS,         GGML, DEV0, set_rows,         htp_op_set_rows,         htp_set_rows_encoder)        \
-    X(MUL_MAT,          GGML, DEV0, mul_mat,          htp_op_mul_mat,          htp_mul_mat_encoder)         \
-    X(MUL_MAT_ID,       GGML, DEV0, mul_mat_id,       htp_op_mul_mat_id,       htp_mul_mat_id_encoder)      \
-    X(UNARY,            GGML, DEV0, elementwise,      htp_op_unary,            htp_unary_encoder)           \
-    X(GLU,              GGML, DEV0, elementwise,      htp_op_glu,              htp_glu_encoder)             \
-    X(ADD_ID,           GGML, DEV0, elementwise,      htp_op_add_id,           htp_add_id_encoder)          \
-    X(CLAMP,            GGML, DEV0, elementwise,      htp_op_clamp,            htp_clamp_encoder)           \
-    X(SQR,              GGML, DEV0, elementwise,      htp_op_sqr,              htp_sqr_encoder)             \
-    X(SQRT,             GGML, DEV0, elementwise,      htp_op_sqrt,             htp_sqrt_encoder)            \
-    X(LOG,              GGML, DEV0, elementwise,      htp_op_log,              htp_log_encoder)             \
-    X(NORM,             GGML, DEV0, norm,             htp_op_norm,             htp_norm_encoder)            \
-    X(L2_NORM,          GGML, DEV0, norm,             htp_op_l2_norm,          htp_l2_norm_encoder)         \
-    X(ROPE,             GGML, DEV0, rope,             htp_op_rope,             htp_rope_encoder)            \
-    X(SOFT_MAX,         GGML, DEV0, soft_max,         htp_op_soft_max,         htp_soft_max_encoder)        \
-    X(FLASH_ATTN_EXT,   GGML, DEV0, flash_attn,       htp_op_flash_attn_ext,   htp_flash_attn_ext_encoder)  \
-    X(CONCAT,           GGML, DEV0, assemble,         htp_op_concat,           htp_concat_encoder)          \
-    X(REPEAT,           GGML, DEV0, assemble,         htp_op_repeat,           htp_repeat_encoder)          \
-    X(PAD,              GGML, DEV0, assemble,         htp_op_pad,              htp_pad_encoder)             \
-    X(FILL,             GGML, DEV0, fill,             htp_op_fill,             htp_fill_encoder)            \
-    X(DIAG,             GGML, DEV0, fill,             htp_op_diag,             htp_diag_encoder)            \
-    X(TRI,              GGML, DEV0, fill,             htp_op_tri,              htp_tri_encoder)             \
-    X(SUM_ROWS,         GGML, DEV0, reduce,           htp_op_sum_rows,         htp_sum_rows_encoder)        \
-    X(MEAN,             GGML, DEV0, reduce,           htp_op_mean,             htp_mean_encoder)            \
-    X(CUMSUM,           GGML, DEV0, reduce,           htp_op_cumsum,           htp_cumsum_encoder)          \
-    X(ARGSORT,          GGML, DEV0, argsort,          htp_op_argsort,          htp_argsort_encoder)         \
-    X(SOLVE_TRI,        GGML, DEV0, solve_tri,        htp_op_solve_tri,        htp_solve_tri_encoder)       \
-    X(SSM_CONV,         GGML, DEV0, ssm_conv,         htp_op_ssm_conv,         htp_ssm_conv_encoder)        \
-    X(GATED_DELTA_NET,  GGML, DEV0, gdn,              htp_op_gated_delta_net,  htp_gated_delta_net_encoder) \
-    X(IM2COL,           GGML, DEV0, im2col,           htp_op_im2col,           htp_im2col_encoder)          \
-    X(MUL_MAT_TILED,    PATH, DEV0, mul_mat_tiled,    htp_op_mul_mat_tiled,    htp_mul_mat_encoder)         \
-    X(MUL_MAT_HMX,      PATH, DEV0, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)         \
-    X(MUL_MAT_ID_TILED, PATH, DEV0, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)      \
-    X(MUL_MAT_ID_HMX,   PATH, DEV0, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)
+#define HTP_OP_LIST(X)                                                                                       \
+    X(ADD,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(SUB,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(MUL,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(DIV,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
+    X(RMS_NORM,         GGML, SPLIT, rms_norm,         htp_op_rms_norm,         htp_rms_norm_encoder)        \
+    X(SCALE,            GGML, SPLIT, scale,            htp_op_scale,            htp_scale_encoder)           \
+    X(CPY,              GGML, SPLIT, cpy,              htp_op_cpy,              htp_cpy_encoder)             \
+    X(GET_ROWS,         GGML, SPLIT, get_rows,         htp_op_get_rows,         htp_get_rows_encoder)        \
+    X(SET_ROWS,         GGML, SPLIT, set_rows,         htp_op_set_rows,         htp_set_rows_encoder)        \
+    X(MUL_MAT,          GGML, SPLIT, mul_mat,          htp_op_mul_mat,          htp_mul_mat_encoder)         \
+    X(MUL_MAT_ID,       GGML, SPLIT, mul_mat_id,       htp_op_mul_mat_id,       htp_mul_mat_id_encoder)      \
+    X(UNARY,            GGML, SPLIT, elementwise,      htp_op_unary,            htp_unary_encoder)           \
+    X(GLU,              GGML, SPLIT, elementwise,      htp_op_glu,              htp_glu_encoder)             \
+    X(ADD_ID,           GGML, SPLIT, elementwise,      htp_op_add_id,           htp_add_id_encoder)          \
+    X(CLAMP,            GGML, SPLIT, elementwise,      htp_op_clamp,            htp_clamp_encoder)           \
+    X(SQR,              GGML, SPLIT, elementwise,      htp_op_sqr,              htp_sqr_encoder)             \
+    X(SQRT,             GGML, SPLIT, elementwise,      htp_op_sqrt,             htp_sqrt_encoder)            \
+    X(LOG,              GGML, SPLIT, elementwise,      htp_op_log,              htp_log_encoder)             \
+    X(NORM,             GGML, SPLIT, norm,             htp_op_norm,             htp_norm_encoder)            \
+    X(L2_NORM,          GGML, SPLIT, norm,             htp_op_l2_norm,          htp_l2_norm_encoder)         \
+    X(ROPE,             GGML, SPLIT, rope,             htp_op_rope,             htp_rope_encoder)            \
+    X(SOFT_MAX,         GGML, SPLIT, soft_max,         htp_op_soft_max,         htp_soft_max_encoder)        \
+    X(FLASH_ATTN_EXT,   GGML, SPLIT, flash_attn,       htp_op_flash_attn_ext,   htp_flash_attn_ext_encoder)  \
+    X(CONCAT,           GGML, SPLIT, assemble,         htp_op_concat,           htp_concat_encoder)          \
+    X(REPEAT,           GGML, SPLIT, assemble,         htp_op_repeat,           htp_repeat_encoder)          \
+    X(PAD,              GGML, SPLIT, assemble,         htp_op_pad,              htp_pad_encoder)             \
+    X(FILL,             GGML, SPLIT, fill,             htp_op_fill,             htp_fill_encoder)            \
+    X(DIAG,             GGML, SPLIT, fill,             htp_op_diag,             htp_diag_encoder)            \
+    X(TRI,              GGML, SPLIT, fill,             htp_op_tri,              htp_tri_encoder)             \
+    X(SUM_ROWS,         GGML, SPLIT, reduce,           htp_op_sum_rows,         htp_sum_rows_encoder)        \
+    X(MEAN,             GGML, SPLIT, reduce,           htp_op_mean,             htp_mean_encoder)            \
+    X(CUMSUM,           GGML, SPLIT, reduce,           htp_op_cumsum,           htp_cumsum_encoder)          \
+    X(ARGSORT,          GGML, SPLIT, argsort,          htp_op_argsort,          htp_argsort_encoder)         \
+    X(SOLVE_TRI,        GGML, SPLIT, solve_tri,        htp_op_solve_tri,        htp_solve_tri_encoder)       \
+    X(SSM_CONV,         GGML, SPLIT, ssm_conv,         htp_op_ssm_conv,         htp_ssm_conv_encoder)        \
+    X(GATED_DELTA_NET,  GGML, SPLIT, gdn,              htp_op_gated_delta_net,  htp_gated_delta_net_encoder) \
+    X(IM2COL,           GGML, SPLIT, im2col,           htp_op_im2col,           htp_im2col_encoder)          \
+    X(MUL_MAT_TILED,    PATH, SPLIT, mul_mat_tiled,    htp_op_mul_mat_tiled,    htp_mul_mat_encoder)         \
+    X(MUL_MAT_HMX,      PATH, SPLIT, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)         \
+    X(MUL_MAT_ID_TILED, PATH, SPLIT, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)      \
+    X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies.
 #define HTP_GGML_OP_ALIASES(X) \

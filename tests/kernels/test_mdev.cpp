@@ -1,0 +1,205 @@
+// Multi-device building blocks on the test double: the partition of an op's rows over a
+// device group (npu/ops/mdev-partition.h, npu/ops/row-stream.h) and the fence barrier
+// (npu/src/mdev.cpp) with its sequence wrap-around, error propagation and timeout.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "device-api-double.h"
+#include "mdev.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+static htp_mdev group(uint32_t idx, uint32_t count) {
+    htp_mdev m  = {};
+    m.idx       = idx;
+    m.count     = count;
+    m.count_div = htp_fastdiv_init(count);
+    return m;
+}
+
+TEST(MdevPartition, MembersCoverEveryUnitOnceInWholeChunks) {
+    for (uint32_t count = 2; count <= 4; count++) {
+        for (uint32_t chunk = 1; chunk <= 8; chunk *= 2) {
+            for (uint32_t total = 0; total <= 70; total++) {
+                std::vector<int> owner(total, -1);
+                uint32_t         next = 0;
+                for (uint32_t i = 0; i < count; i++) {
+                    const htp_mdev   m = group(i, count);
+                    const mdev_range r = mdev_partition(total, chunk, &m);
+                    if (r.count == 0) {
+                        continue;
+                    }
+                    EXPECT_EQ(r.start, next) << "ranges are consecutive, in member order";
+                    EXPECT_EQ(r.start % chunk, 0u);
+                    for (uint32_t u = r.start; u < r.start + r.count; u++) {
+                        ASSERT_LT(u, total);
+                        EXPECT_EQ(owner[u], -1);
+                        owner[u] = (int) i;
+                    }
+                    next = r.start + r.count;
+                }
+                EXPECT_EQ(next, total) << "count " << count << " chunk " << chunk << " total " << total;
+                const uint32_t n_chunks = (total + chunk - 1) / chunk;
+                if (total > 0 && n_chunks < count) {  // too few chunks: member 0 does it all
+                    EXPECT_EQ(owner.front(), 0);
+                    EXPECT_EQ(owner.back(), 0);
+                } else if (total > 0) {
+                    EXPECT_EQ(owner.back(), (int) count - 1) << "the remainder goes to the last member";
+                }
+            }
+        }
+    }
+}
+
+TEST(MdevPartition, CannotSplitMeansMemberZeroAlone) {
+    const htp_mdev m0 = group(0, 2), m1 = group(1, 2);
+    EXPECT_EQ(mdev_partition(100, 0, &m0).count, 100u);
+    EXPECT_EQ(mdev_partition(100, 0, &m1).count, 0u);
+}
+
+TEST(MdevPartition, DeviceRowsSplitAMembersShareOverItsThreads) {
+    htp_split_params sp = {};
+    sp.n_threads        = 2;
+    sp.total_rows       = 37;
+    sp.rows_per_chunk   = 4;
+    sp.rows_per_thread  = 20;
+    htp_context ctx     = {};
+    ctx.mdev            = group(0, 1);
+    const op_rows alone = device_rows(&ctx, sp);
+    EXPECT_EQ(alone.row_start, 0u);
+    EXPECT_EQ(alone.nrows, 37u);
+    EXPECT_EQ(alone.rows_per_thread, 20u);  // the host's split, untouched
+
+    std::vector<int> seen(37, 0);
+    for (uint32_t i = 0; i < 3; i++) {
+        ctx.mdev             = group(i, 3);
+        const op_rows o      = device_rows(&ctx, sp);
+        EXPECT_EQ(o.rows_per_thread % sp.rows_per_chunk, 0u);
+        for (uint32_t t = 0; t < sp.n_threads; t++) {
+            const row_range rr = thread_rows(o, t);
+            EXPECT_EQ(rr.begin % sp.rows_per_chunk, 0u) << "a thread starts on a DMA chunk";
+            for (uint32_t r = rr.begin; r < rr.end; r++) {
+                seen[r]++;
+            }
+        }
+    }
+    for (int n : seen) {
+        EXPECT_EQ(n, 1);
+    }
+}
+
+// Runs `count` members on threads, each calling body(member) with its own htp_mdev over the
+// same fence slots (zeroed first), and returns each member's result.
+template <class Body> static std::vector<int> run_members(uint32_t count, uint32_t first_seq, Body body) {
+    uint8_t * window = test_double::window(1u << 20);
+    std::memset(window + 4096, 0, HTP_FENCE_SLOT_SIZE * HTP_MDEV_MAX);
+    std::vector<int>         result(count, -1);
+    std::vector<std::thread> threads;
+    for (uint32_t i = 0; i < count; i++) {
+        threads.emplace_back([&, i] {
+            test_double::window(1u << 20);  // this thread's htp_window_base
+            htp_mdev m   = group(i, count);
+            m.fence_base = 4096;
+            m.fence_seq  = first_seq;
+            m.batch_seq  = first_seq + 1;
+            result[i]    = body(m);
+        });
+    }
+    for (auto & t : threads) {
+        t.join();
+    }
+    return result;
+}
+
+TEST(MdevFence, NoMemberPassesABarrierBeforeAllReachIt) {
+    constexpr uint32_t kMembers = 3, kBarriers = 300;
+    std::vector<std::atomic<uint32_t>> arrived(kBarriers);
+    std::atomic<int> early{ 0 };
+    auto res = run_members(kMembers, 0, [&](htp_mdev & m) {
+        htp_trace tr = {};
+        for (uint32_t k = 0; k < kBarriers; k++) {
+            if ((k + m.idx) % 7 == 0) {
+                std::this_thread::yield();  // uneven arrival
+            }
+            arrived[k]++;
+            const int st = htp_mdev_barrier(&m, &tr, HTP_STATUS_OK, (uint16_t) k);
+            if (st != HTP_STATUS_OK) {
+                return st;
+            }
+            if (arrived[k].load() != kMembers) {
+                early++;
+            }
+        }
+        return (int) HTP_STATUS_OK;
+    });
+    for (int st : res) {
+        EXPECT_EQ(st, HTP_STATUS_OK);
+    }
+    EXPECT_EQ(early.load(), 0);
+}
+
+TEST(MdevFence, SequenceNumbersWrapAround) {
+    auto res = run_members(2, 0xffffffffu - 20, [&](htp_mdev & m) {
+        htp_trace tr = {};
+        for (uint32_t k = 0; k < 50; k++) {  // crosses 2^32
+            const int st = htp_mdev_barrier(&m, &tr, HTP_STATUS_OK, (uint16_t) k);
+            if (st != HTP_STATUS_OK) {
+                return st;
+            }
+        }
+        return (int) m.fence_seq;
+    });
+    EXPECT_EQ((uint32_t) res[0], 0xffffffffu - 20 + 50);
+    EXPECT_EQ(res[0], res[1]);
+}
+
+TEST(MdevFence, APeersErrorUnblocksEveryoneWithThatError) {
+    auto res = run_members(4, 100, [&](htp_mdev & m) {
+        htp_trace tr = {};
+        for (uint32_t k = 0; k < 10; k++) {
+            const int mine = m.idx == 2 && k == 5 ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
+            const int st   = htp_mdev_barrier(&m, &tr, mine, (uint16_t) k);
+            if (st != HTP_STATUS_OK) {
+                return st * 100 + (int) k;
+            }
+        }
+        return (int) HTP_STATUS_OK;
+    });
+    for (int st : res) {
+        EXPECT_EQ(st, HTP_STATUS_DMA_ERROR * 100 + 5);
+    }
+}
+
+TEST(MdevFence, ErrorsOfAnEarlierBatchAreStale) {
+    uint8_t * window = test_double::window(1u << 20);
+    auto res = run_members(2, 1000, [&](htp_mdev & m) {
+        htp_trace tr = {};
+        if (m.idx == 1) {  // a failure left in slot 1 by a batch before this one
+            auto * slot   = (htp_fence_slot *) (window + 4096 + HTP_FENCE_SLOT_SIZE);
+            slot->status  = HTP_STATUS_MMU_FAULT;
+            slot->seq     = 990;
+        }
+        return htp_mdev_barrier(&m, &tr, HTP_STATUS_OK, 0);
+    });
+    EXPECT_EQ(res[0], HTP_STATUS_OK);
+    EXPECT_EQ(res[1], HTP_STATUS_OK);
+}
+
+TEST(MdevFence, APeerThatNeverArrivesTimesOut) {
+    test_double::g_cycles           = 0;
+    test_double::g_cycles_per_pause = HTP_FENCE_TIMEOUT_CYCLES / 4096;
+    auto res = run_members(2, 0, [&](htp_mdev & m) {
+        htp_trace tr = {};
+        if (m.idx == 1) {
+            return (int) HTP_STATUS_OK;  // never comes to the barrier
+        }
+        return htp_mdev_barrier(&m, &tr, HTP_STATUS_OK, 0);
+    });
+    test_double::g_cycles_per_pause = 0;
+    EXPECT_EQ(res[0], HTP_STATUS_FENCE_ERROR);
+}

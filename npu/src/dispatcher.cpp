@@ -206,16 +206,32 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
 
         const uint64_t t0 = htp_cycles();
         set_trace(ctx, trace, (uint16_t) op->opcode);
+        uint32_t failed = i;  // the op a failure is reported for
         if (ctx->mdev.count > 1) {
             // Pre-op barrier: every member has finished (and flushed) the previous op, so this
             // op's inputs are in DDR; a member that failed stops the others here.
             st = htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);
+            // The runtime may judge the previous op's writes at this signal (the vHTP's
+            // ownership checker): a fault now is that op's.
+            const int fault = st == HTP_STATUS_OK ? htp_fault_take() : HTP_STATUS_OK;
+            if (fault != HTP_STATUS_OK) {
+                st     = fault;
+                failed = i ? i - 1 : 0;
+            }
         }
         // Ops that cannot split their output run whole on member 0 (HTP_OP_LIST's mdev column).
         const int skip = ctx->mdev.count > 1 && ctx->mdev.idx != 0 && !htp_opcode_mdev_split(op->opcode);
         if (st == HTP_STATUS_OK && !skip) {
             htp_trace_event_start(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
-            st = fn(&octx);
+            if (ctx->mdev.count > 1 && !htp_opcode_mdev_split(op->opcode)) {
+                // A DEV0 op: member 0 runs it exactly as a single session would.
+                const struct htp_mdev group = ctx->mdev;
+                ctx->mdev.count             = 1;
+                st                          = fn(&octx);
+                ctx->mdev                   = group;
+            } else {
+                st = fn(&octx);
+            }
             htp_trace_event_stop(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
             // A fault inside a worker (MMU, DMA) outranks whatever the kernel returned.
             const int fault = htp_fault_take();
@@ -235,12 +251,15 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
                 htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);  // tell the peers
             }
             set_trace(ctx, NULL, 0);
-            return respond(resp, resp_cap, &h, st, i, i, htp_cycles() - t_start);
+            return respond(resp, resp_cap, &h, st, failed, i, htp_cycles() - t_start);
         }
     }
     if (ctx->mdev.count > 1) {
         // Batch barrier: no member answers before every member's last op is in DDR.
         st = htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, HTP_STATUS_OK, (uint16_t) h.n_ops);
+        if (st == HTP_STATUS_OK) {
+            st = htp_fault_take();  // the ownership checker's verdict on the last op
+        }
         if (st != HTP_STATUS_OK) {
             set_trace(ctx, NULL, 0);
             const uint32_t last = h.n_ops ? h.n_ops - 1 : 0;

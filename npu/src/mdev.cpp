@@ -33,6 +33,7 @@ int htp_mdev_begin_batch(struct htp_mdev * m, const struct htp_msg_header * h, d
     m->fence_base = fence_buf_addr + (dma_addr_t) h->fence_offset;
     m->fence_seq  = h->fence_seq;
     m->batch_seq  = h->fence_seq + 1;
+    htp_fence_register((const void *) fence_slot(m, m->idx), m->idx, m->count);
     return HTP_STATUS_OK;
 }
 
@@ -54,11 +55,15 @@ int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uin
             uint32_t peer_seq;
             int      peer_status;
             fence_read(fence_slot(m, i), &peer_seq, &peer_status);
+            const int32_t ahead = (int32_t) (peer_seq - seq);
+            if (ahead > 0) {
+                break;  // the peer passed this barrier (whatever happened to it later)
+            }
             if (peer_status != HTP_STATUS_OK && (int32_t) (peer_seq - m->batch_seq) >= 0) {
-                result = peer_status;  // a peer failed in this batch: unblock with its error
+                result = peer_status;  // the peer failed in this batch, before this barrier
                 break;
             }
-            if ((int32_t) (peer_seq - seq) >= 0) {
+            if (ahead == 0) {
                 break;
             }
             if ((spins & 1023) == 1023 && htp_cycles() > deadline) {

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "fault.h"
 #include "hmx.h"
+#include "mdev-check.h"
 #include "npu.h"
 #include "work-queue.h"
 
@@ -63,6 +64,7 @@ void core_destroy(core * c) {
     }
     delete c->wq;   // joins the workers
     delete c->dma;  // finishes queued descriptors, joins the engine
+    mdev_check_forget(c);  // after the engine: no transfer records into it any more
     hmx_destroy(c->sinfo.hmx);
     vhtp::npu * n       = c->npu;
     const uint32_t sess = c->sinfo.session;

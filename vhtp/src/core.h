@@ -16,6 +16,7 @@ namespace vhtp {
 
 class dma_engine;
 struct npu;
+struct mdev_member;
 
 struct core {
     struct vhtp_device_info    info;  // n_hvx is this session's thread count, vtcm_size its VTCM
@@ -26,6 +27,7 @@ struct core {
     dma_engine *        dma = nullptr;
     struct work_queue * wq  = nullptr;
     htp_session_info    sinfo{};
+    std::atomic<mdev_member *> mdev{ nullptr };  // set while a device-group member (mdev-check.h)
 };
 
 // Creates session `session` of NPU `device` for `info`: info.n_hvx threads (at most the arch's

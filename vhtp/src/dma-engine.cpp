@@ -1,6 +1,7 @@
 // DMA: descriptor validation at push (field widths of the arch), execution on the engine thread
 // (every byte must be mapped DDR or VTCM of the session), FIFO completion for pops.
 #include "dma-engine.h"
+#include "mdev-check.h"
 
 #include <cstring>
 
@@ -84,6 +85,9 @@ void dma_engine::execute(const dma_queue::desc & d) {
         return;
     }
     guarded_copy(core_->window.base(), d);
+    if (core_->mdev.load(std::memory_order_relaxed)) {
+        mdev_check_dma_write(core_, d.dst, d.dst_stride, d.row_size, d.nrows);
+    }
 }
 
 bool dma_engine::step(dma_queue & q) {

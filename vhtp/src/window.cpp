@@ -143,6 +143,25 @@ bool Window::contains(uint32_t addr, uint64_t len) const {
     return end <= static_cast<uint64_t>(it->second.addr) + it->second.span;
 }
 
+bool Window::file_offset(uint32_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const {
+    if (addr >= kVtcmBase) {
+        return false;
+    }
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    auto it = by_addr_.upper_bound(addr);
+    if (it == by_addr_.begin()) {
+        return false;
+    }
+    --it;
+    if (addr >= static_cast<uint64_t>(it->second.addr) + it->second.span) {
+        return false;
+    }
+    *dev    = it->second.dev;
+    *ino    = it->second.ino;
+    *offset = addr - it->second.addr;
+    return true;
+}
+
 uint64_t Window::mapped_bytes() const {
     std::shared_lock<std::shared_mutex> lock(mu_);
     return mapped_;

@@ -46,6 +46,10 @@ class Window {
     // for a malformed descriptor, which is simply not contained).
     bool contains(uint32_t addr, uint64_t len) const;
 
+    // The file (device, inode) and byte offset behind DDR address addr; false when nothing is
+    // mapped there (or addr is VTCM). Lets the multi-device checker compare sessions' writes.
+    bool file_offset(uint32_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const;
+
     uint64_t mapped_bytes() const;
     size_t n_mappings() const;
 

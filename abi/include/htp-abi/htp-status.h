@@ -13,6 +13,8 @@ enum htp_status {
     HTP_STATUS_DMA_ERROR = 7,        // a DMA descriptor exceeded the arch's field widths or the window
     HTP_STATUS_FENCE_ERROR = 8,      // a multi-device peer reported an error at a barrier
     HTP_STATUS_INTERNAL = 9,         // a bug on the NPU side
+    HTP_STATUS_OWNERSHIP = 10,       // multi-device: two members wrote the same bytes in one op, or a
+                                     // member signalled its fence with DMA transfers in flight
 };
 
 static inline const char * htp_status_name(int s) {
@@ -26,6 +28,7 @@ static inline const char * htp_status_name(int s) {
         case HTP_STATUS_MMU_FAULT:      return "MMU fault (access outside mapped ranges)";
         case HTP_STATUS_DMA_ERROR:      return "DMA error";
         case HTP_STATUS_FENCE_ERROR:    return "fence error";
+        case HTP_STATUS_OWNERSHIP:      return "multi-device ownership violation (see the vhtp line above)";
         default:                        return "internal error";
     }
 }

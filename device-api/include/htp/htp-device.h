@@ -2,6 +2,7 @@
 #pragma once
 #include "htp/cache.h"
 #include "htp/dma-queue.h"
+#include "htp/fence.h"
 #include "htp/hmx.h"
 #include "htp/hvx.h"
 #include "htp/memory.h"

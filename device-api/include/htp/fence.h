@@ -1,0 +1,14 @@
+// Device API: a session's place in a device group (npu/src/mdev.h). On Hexagon the fence slots
+// are plain shared memory and this is a no-op; the vHTP uses it to check the group's rules at
+// every fence signal (a clean of the session's own slot): no DMA transfer still in flight, and
+// no DDR byte written by DMA in the same op by two members (docs/multi-device.md).
+#pragma once
+#include <stdint.h>
+
+#include "htp/api.h"
+
+HTP_DEVICE_API_BEGIN
+// own_slot: this member's fence line; idx / count: its index and the group's size. Called
+// once per batch, before the batch's first barrier.
+void htp_fence_register(const void * own_slot, uint32_t idx, uint32_t count);
+HTP_DEVICE_API_END

@@ -1,0 +1,227 @@
+// Multi-device ownership checker (see mdev-check.h).
+#include "mdev-check.h"
+
+#include <sys/types.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "core.h"
+#include "dma-engine.h"
+#include "fault.h"
+#include "htp-abi/htp-abi.h"
+
+namespace vhtp {
+namespace {
+
+struct file_range {
+    dev_t    dev;
+    ino_t    ino;
+    uint64_t begin, end;
+
+    bool operator<(const file_range & o) const {
+        return std::tie(dev, ino, begin, end) < std::tie(o.dev, o.ino, o.begin, o.end);
+    }
+};
+
+// A group is named by its fence buffer's file and the offset of slot 0.
+struct group_key {
+    dev_t    dev;
+    ino_t    ino;
+    uint64_t slot0;
+    bool     operator<(const group_key & o) const { return std::tie(dev, ino, slot0) < std::tie(o.dev, o.ino, o.slot0); }
+};
+
+struct group_state {
+    uint32_t count = 0;
+    // Per barrier sequence number: each member's writes before it (merged ranges), until all
+    // members have signalled it.
+    struct barrier {
+        std::vector<std::vector<file_range>> writes;
+        uint32_t                            signalled = 0;
+    };
+    std::map<uint32_t, barrier> barriers;
+};
+
+}  // namespace
+
+struct mdev_member {
+    std::mutex                    mu;
+    const uint8_t *               slot = nullptr;
+    uint32_t                      idx = 0, count = 0;
+    std::shared_ptr<group_state>  group;
+    std::vector<file_range>       writes;
+};
+
+namespace {
+
+std::mutex                                           g_mu;  // groups and members
+std::map<group_key, std::shared_ptr<group_state>>    g_groups;
+std::map<const core *, std::unique_ptr<mdev_member>> g_members;
+
+bool enabled() {
+    static const bool on = [] {
+        const char * v = std::getenv("GGML_HEXAGON_MDEV_CHECK");
+        return !(v && std::strcmp(v, "0") == 0);
+    }();
+    return on;
+}
+
+void merge(std::vector<file_range> & v) {
+    std::sort(v.begin(), v.end());
+    size_t out = 0;
+    for (size_t i = 0; i < v.size(); i++) {
+        if (out > 0 && v[out - 1].dev == v[i].dev && v[out - 1].ino == v[i].ino && v[i].begin <= v[out - 1].end) {
+            v[out - 1].end = std::max(v[out - 1].end, v[i].end);
+        } else {
+            v[out++] = v[i];
+        }
+    }
+    v.resize(out);
+}
+
+// The first byte range both sorted, merged lists write, if any.
+bool first_overlap(const std::vector<file_range> & a, const std::vector<file_range> & b, file_range * hit) {
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const file_range & x = a[i];
+        const file_range & y = b[j];
+        if (std::tie(x.dev, x.ino) != std::tie(y.dev, y.ino)) {
+            (std::tie(x.dev, x.ino) < std::tie(y.dev, y.ino)) ? i++ : j++;
+            continue;
+        }
+        if (x.end > y.begin && y.end > x.begin) {
+            *hit = { x.dev, x.ino, std::max(x.begin, y.begin), std::min(x.end, y.end) };
+            return true;
+        }
+        (x.end <= y.end) ? i++ : j++;
+    }
+    return false;
+}
+
+void violation(core * c, const char * what) {
+    std::fprintf(stderr, "vhtp: NPU %u session %u: %s\n", c->sinfo.device, c->sinfo.session, what);
+    record_fault(c, HTP_STATUS_OWNERSHIP);
+}
+
+}  // namespace
+
+void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t count) {
+    if (!enabled()) {
+        return;
+    }
+    const uint32_t addr = (uint32_t) ((const uint8_t *) own_slot - c->window.base());
+    dev_t          dev;
+    ino_t          ino;
+    uint64_t       off;
+    if (!c->window.file_offset(addr, &dev, &ino, &off)) {
+        return;  // not a DDR buffer: nothing to check against
+    }
+    const group_key key = { dev, ino, off - (uint64_t) idx * HTP_FENCE_SLOT_SIZE };
+    std::lock_guard<std::mutex> lock(g_mu);
+    std::shared_ptr<group_state> & g = g_groups[key];
+    if (!g) {
+        g = std::make_shared<group_state>();
+    }
+    g->count                        = count;
+    std::unique_ptr<mdev_member> & m = g_members[c];
+    if (!m) {
+        m = std::make_unique<mdev_member>();
+    }
+    std::lock_guard<std::mutex> mlock(m->mu);
+    m->slot  = (const uint8_t *) own_slot;
+    m->idx   = idx;
+    m->count = count;
+    m->group = g;
+    c->mdev.store(m.get(), std::memory_order_release);
+}
+
+void mdev_check_dma_write(core * c, uint32_t dst, uint32_t dst_stride, uint32_t row_size, uint32_t nrows) {
+    mdev_member * m = c->mdev.load(std::memory_order_acquire);
+    if (!m || row_size == 0 || nrows == 0) {
+        return;
+    }
+    dev_t    dev;
+    ino_t    ino;
+    uint64_t off;
+    if (!c->window.file_offset(dst, &dev, &ino, &off)) {
+        return;  // VTCM
+    }
+    std::lock_guard<std::mutex> lock(m->mu);
+    if (dst_stride == row_size || nrows == 1) {
+        m->writes.push_back({ dev, ino, off, off + (uint64_t) row_size * nrows });
+        return;
+    }
+    for (uint32_t r = 0; r < nrows; r++) {
+        const uint64_t b = off + (uint64_t) r * dst_stride;
+        m->writes.push_back({ dev, ino, b, b + row_size });
+    }
+}
+
+void mdev_check_clean(core * c, const void * p, size_t size) {
+    mdev_member * m = c->mdev.load(std::memory_order_acquire);
+    if (!m || p != m->slot || size < sizeof(htp_fence_slot)) {
+        return;
+    }
+    // A signal: the member wrote its slot and cleans it so its peers see it.
+    uint32_t in_flight = 0;
+    for (uint32_t i = 0; i < c->sinfo.n_hvx; i++) {
+        const dma_queue * q = c->dma->queue(i);
+        in_flight += q->head.load(std::memory_order_acquire) - q->tail;
+    }
+    if (in_flight) {
+        char what[160];
+        std::snprintf(what, sizeof(what), "member %u signalled its fence with %u DMA transfers in flight", m->idx,
+                      in_flight);
+        violation(c, what);
+    }
+    const uint32_t          seq = ((const htp_fence_slot *) m->slot)->seq;
+    std::vector<file_range> mine;
+    {
+        std::lock_guard<std::mutex> lock(m->mu);
+        mine.swap(m->writes);
+    }
+    merge(mine);
+    std::lock_guard<std::mutex> lock(g_mu);
+    group_state::barrier & b = m->group->barriers[seq];
+    b.writes.resize(m->count);
+    for (uint32_t j = 0; j < m->count; j++) {
+        file_range hit;
+        if (j != m->idx && first_overlap(mine, b.writes[j], &hit)) {
+            char what[240];
+            std::snprintf(what, sizeof(what),
+                          "members %u and %u both wrote bytes [0x%llx, 0x%llx) of buffer inode %llu by DMA before "
+                          "barrier %u",
+                          j, m->idx, (unsigned long long) hit.begin, (unsigned long long) hit.end,
+                          (unsigned long long) hit.ino, seq);
+            violation(c, what);
+            break;
+        }
+    }
+    b.writes[m->idx] = std::move(mine);
+    if (++b.signalled >= m->count) {
+        m->group->barriers.erase(seq);
+    }
+}
+
+void mdev_check_forget(core * c) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    c->mdev.store(nullptr, std::memory_order_release);
+    g_members.erase(c);
+}
+
+}  // namespace vhtp
+
+extern "C" HTP_DEVICE_API void htp_fence_register(const void * own_slot, uint32_t idx, uint32_t count) {
+    vhtp::core * c = vhtp::tls_core;
+    if (c && count > 1) {
+        vhtp::mdev_check_register(c, own_slot, idx, count);
+    }
+}

@@ -10,6 +10,7 @@ static void fence_write(volatile struct htp_fence_slot * f, uint32_t seq, int st
     __atomic_store_n(&f->seq, seq, __ATOMIC_RELEASE);
     htp_sync_ht();
     htp_dcache_clean_invalidate((const void *) f, HTP_FENCE_SLOT_SIZE);
+    htp_fence_wake(&f->seq);
 }
 
 static void fence_read(volatile struct htp_fence_slot * f, uint32_t * seq, int * status) {
@@ -66,11 +67,13 @@ int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uin
             if (ahead == 0) {
                 break;
             }
-            if ((spins & 1023) == 1023 && htp_cycles() > deadline) {
+            if (htp_cycles() > deadline) {
                 result = HTP_STATUS_FENCE_ERROR;
                 break;
             }
-            htp_poll_pause(spins);
+            if (spins >= 16) {  // a short spin, then sleep until the peer's slot changes
+                htp_fence_wait(&fence_slot(m, i)->seq, peer_seq, 10ull * 1000 * 1000);
+            }
         }
     }
     htp_trace_event_stop(tr, HTP_TRACE_EVT_FENCE, info);

@@ -103,11 +103,12 @@ uint64_t htp_cycles(void) {
     return test_double::g_cycles.load();
 }
 
-// A polling wait lets the other test threads run and moves the fake clock on (timeouts).
-void htp_poll_pause(uint32_t) {
+// A fence wait lets the other test threads run and moves the fake clock on (timeouts).
+void htp_fence_wait(const volatile uint32_t *, uint32_t, uint64_t) {
     test_double::g_cycles += test_double::g_cycles_per_pause;
     std::this_thread::yield();
 }
+void htp_fence_wake(const volatile uint32_t *) {}
 
 void htp_fence_register(const void *, uint32_t, uint32_t) {}
 

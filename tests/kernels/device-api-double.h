@@ -11,7 +11,7 @@ extern uint32_t    g_dma_field_bits;  // 16 (v73) or 24
 extern int         g_fault;           // first DMA error / MMU fault status, 0 if none
 extern uint64_t    g_window_size;     // bytes of the window at htp_window_base
 extern std::atomic<uint64_t> g_cycles;    // what htp_cycles() returns (0 unless a test moves it)
-extern uint64_t    g_cycles_per_pause;    // added to g_cycles by every htp_poll_pause()
+extern uint64_t    g_cycles_per_pause;    // added to g_cycles by every htp_fence_wait()
 dma_queue *        new_queue();
 void               delete_queue(dma_queue * q);
 uint32_t           queue_depth(const dma_queue * q);

@@ -1,7 +1,13 @@
-// Multi-device ownership checker (see mdev-check.h).
+// Multi-device ownership checker (see mdev-check.h), and the fence waits of the device API.
 #include "mdev-check.h"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#include <climits>
+#include <ctime>
 
 #include <algorithm>
 #include <cstdio>
@@ -224,4 +230,16 @@ extern "C" HTP_DEVICE_API void htp_fence_register(const void * own_slot, uint32_
     if (c && count > 1) {
         vhtp::mdev_check_register(c, own_slot, idx, count);
     }
+}
+
+// The fence slots live in shared DDR (a memfd every member maps), so a shared futex on the seq
+// word works across the members' windows.
+extern "C" HTP_DEVICE_API void htp_fence_wait(const volatile uint32_t * word, uint32_t seen, uint64_t max_cycles) {
+    const uint64_t        ns = max_cycles < 1000000000ull ? max_cycles : 1000000000ull;
+    const struct timespec ts = { (time_t) (ns / 1000000000ull), (long) (ns % 1000000000ull) };
+    syscall(SYS_futex, (uint32_t *) word, FUTEX_WAIT, seen, &ts, nullptr, 0);
+}
+
+extern "C" HTP_DEVICE_API void htp_fence_wake(const volatile uint32_t * word) {
+    syscall(SYS_futex, (uint32_t *) word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }

@@ -1,7 +1,6 @@
 // Device API timer.h: a nominal 1 GHz cycle counter (1 cycle = 1 ns of monotonic time).
 #include "htp/timer.h"
 
-#include <sched.h>
 #include <time.h>
 
 extern "C" HTP_DEVICE_API uint64_t htp_cycles(void) {
@@ -10,11 +9,3 @@ extern "C" HTP_DEVICE_API uint64_t htp_cycles(void) {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-extern "C" HTP_DEVICE_API void htp_poll_pause(uint32_t spins) {
-    if (spins < 64) {
-        sched_yield();
-        return;
-    }
-    const struct timespec ts = { 0, 20000 };  // 20 us
-    nanosleep(&ts, nullptr);
-}

@@ -11,4 +11,11 @@ HTP_DEVICE_API_BEGIN
 // own_slot: this member's fence line; idx / count: its index and the group's size. Called
 // once per batch, before the batch's first barrier.
 void htp_fence_register(const void * own_slot, uint32_t idx, uint32_t count);
+
+// Waiting for a peer's fence slot: returns when *word may no longer be `seen`, or after about
+// max_cycles (the caller re-reads and decides). On Hexagon a pause; the vHTP sleeps in the host
+// kernel (a shared futex on the slot's page), so a waiting session leaves the host cores to the
+// peer it waits for. htp_fence_wake wakes the waiters of *word after a store to it.
+void htp_fence_wait(const volatile uint32_t * word, uint32_t seen, uint64_t max_cycles);
+void htp_fence_wake(const volatile uint32_t * word);
 HTP_DEVICE_API_END

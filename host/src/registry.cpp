@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <string>
@@ -40,6 +41,10 @@ void htp_backend_set_abort_callback(ggml_backend_t backend, ggml_abort_callback 
 // llama's -sm row asks for a split buffer type. We offer none: a device group splits every op
 // over NPUs inside the backend instead, and says so in one line.
 static ggml_backend_buffer_type_t htp_split_buffer_type(int, const float *) {
+    static std::atomic<bool> said{ false };
+    if (said.exchange(true)) {
+        return nullptr;
+    }
     HTP_LOG_ERROR("-sm row is not offered by HTP devices: group the NPUs into one device instead, "
                   "e.g. GGML_HEXAGON_DEVICES='HTP0[0-1]' with -dev HTP0 (README, \"Multi-device\")");
     return nullptr;

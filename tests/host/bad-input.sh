@@ -27,6 +27,10 @@ expect_refused "unknown device name" "GGML_HEXAGON_DEVICES=NPU3" GGML_HEXAGON_DE
 expect_refused "device count out of range" "GGML_HEXAGON_DEVICES=99" GGML_HEXAGON_DEVICES=99
 expect_refused "unknown arch" "GGML_HEXAGON_ARCH=v99" GGML_HEXAGON_ARCH=v99
 expect_refused "bad regex" "GGML_HEXAGON_OPFILTER" "GGML_HEXAGON_OPFILTER=(ADD"
+expect_refused "reversed group range" "range 3-1 is reversed" "GGML_HEXAGON_DEVICES=HTP0[3-1]"
+expect_refused "empty group" "an empty NPU list" "GGML_HEXAGON_DEVICES=HTP0[]"
+expect_refused "a session in two groups" "listed twice" "GGML_HEXAGON_DEVICES=HTP0[0-1],HTP1[1-2]"
+expect_refused "NPU index past the last" "at most 16 NPUs" "GGML_HEXAGON_DEVICES=HTP0[14-16]"
 
 # A missing NPU library: a copy of bin/ without libggml-htp-v81.so (hard links, so the tool's
 # own folder, where ggml looks for backends, is the copy).

@@ -76,7 +76,7 @@ md += ["", f"Plot: [`{os.path.basename(prefix)}.svg`]({os.path.basename(prefix)}
        "phone's: N sessions run N times the HVX worker, DMA engine and session threads on the same "
        "host cores. What helps: one session does not keep the host cores busy (its threads wait for "
        "DMA and hand-offs), so the weight rows that MUL_MAT splits over the members fill that idle "
-       "time; big MUL_MATs and prompts gain. What costs: two barriers per op, which token "
+       "time; big MUL_MATs and prompts gain. What costs: a barrier before every op, which token "
        "generation's many small ops pay for. On a phone each NPU has its own HVX units and DMA, so "
        "splitting MUL_MAT's weight rows divides the weight streaming, the cost of token generation, "
        "by the number of NPUs. Figures from a loaded machine (other builds and tests ran at the same "

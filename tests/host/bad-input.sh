@@ -27,6 +27,22 @@ expect_refused "unknown device name" "GGML_HEXAGON_DEVICES=NPU3" GGML_HEXAGON_DE
 expect_refused "device count out of range" "GGML_HEXAGON_DEVICES=99" GGML_HEXAGON_DEVICES=99
 expect_refused "unknown arch" "GGML_HEXAGON_ARCH=v99" GGML_HEXAGON_ARCH=v99
 expect_refused "bad regex" "GGML_HEXAGON_OPFILTER" "GGML_HEXAGON_OPFILTER=(ADD"
+# Upstream's names (README.md "Environment variables") and our deprecated alias.
+expect_refused "OPFUSION not 0/1" "GGML_HEXAGON_OPFUSION=on" GGML_HEXAGON_OPFUSION=on
+expect_refused "FUSE (alias) not 0/1" "GGML_HEXAGON_FUSE=2" GGML_HEXAGON_FUSE=2
+expect_refused "OPPOLL not 0/1" "GGML_HEXAGON_OPPOLL=yes" GGML_HEXAGON_OPPOLL=yes
+expect_refused "OPQUEUE not positive" "GGML_HEXAGON_OPQUEUE=0: expected a positive integer" GGML_HEXAGON_OPQUEUE=0
+expect_refused "OPQUEUE not a number" "GGML_HEXAGON_OPQUEUE=deep: expected a positive integer" GGML_HEXAGON_OPQUEUE=deep
+expect_refused "OPSTAGE not 0/1" "GGML_HEXAGON_OPSTAGE=3" GGML_HEXAGON_OPSTAGE=3
+expect_refused "DMA64 not 0/1" "GGML_HEXAGON_DMA64=64" GGML_HEXAGON_DMA64=64
+expect_refused "MM_SELECT given a number" "GGML_HEXAGON_MM_SELECT=1: .*auto, hvx or hmx" GGML_HEXAGON_MM_SELECT=1
+
+# The deprecated alias still works: HTP0 registered, one warning naming the new name.
+out=$(GGML_HEXAGON_FUSE=0 "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1)
+echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: HTP0' || fail "GGML_HEXAGON_FUSE=0: HTP0 not registered: $out"
+[ "$(echo "$out" | grep -c '^ggml-hexagon: GGML_HEXAGON_FUSE is deprecated, use GGML_HEXAGON_OPFUSION=0')" -eq 1 ] ||
+    fail "GGML_HEXAGON_FUSE=0: expected one deprecation warning: $out"
+echo "ok: deprecated alias -> $(echo "$out" | grep 'is deprecated')"
 
 # A missing NPU library: a copy of bin/ without libggml-htp-v81.so (hard links, so the tool's
 # own folder, where ggml looks for backends, is the copy).

@@ -1,8 +1,14 @@
 #include "config.h"
 
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+
+#include "log.h"
 
 static bool env_int(const char * name, long lo, long hi, long & out, std::string & error) {
     const char * v = std::getenv(name);
@@ -10,10 +16,12 @@ static bool env_int(const char * name, long lo, long hi, long & out, std::string
         return true;
     }
     char * end = nullptr;
+    errno = 0;
     long x = std::strtol(v, &end, 10);
-    if (*end != '\0' || x < lo || x > hi) {
-        error = std::string(name) + "=" + v + ": expected an integer in " + std::to_string(lo) + ".." +
-                std::to_string(hi);
+    if (*end != '\0' || errno == ERANGE || x < lo || x > hi) {
+        error = std::string(name) + "=" + v + ": expected " +
+                (hi == LONG_MAX && lo == 1 ? std::string("a positive integer")
+                                           : "an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
         return false;
     }
     out = x;
@@ -66,13 +74,44 @@ bool htp_config_from_env(htp_config & cfg, std::string & error) {
     }
     if (!env_int("GGML_HEXAGON_NHMX", 0, 1, v = 1, error)) return false;
     cfg.hmx = v != 0;
-    if (!env_int("GGML_HEXAGON_FUSE", 0, 1, v = 1, error)) return false;
+    // OPFUSION is upstream's name; FUSE was ours and stays as a deprecated alias (like NDEV for
+    // DEVICES): read only when OPFUSION is unset, and one warning per process once everything
+    // parsed (a malformed value gives the error line alone).
+    const char * opfusion  = std::getenv("GGML_HEXAGON_OPFUSION");
+    const char * fuse      = std::getenv("GGML_HEXAGON_FUSE");
+    const bool   has_fuse  = fuse && *fuse;
+    const bool   use_alias = has_fuse && !(opfusion && *opfusion);
+    if (!env_int(use_alias ? "GGML_HEXAGON_FUSE" : "GGML_HEXAGON_OPFUSION", 0, 1, v = 1, error)) return false;
     cfg.fuse = v != 0;
+    if (!env_int("GGML_HEXAGON_OPPOLL", 0, 1, v = 0, error)) return false;
+    cfg.poll = v != 0;
+    // Only one batch is ever in flight (htp_batch_send waits for each answer before the graph
+    // goes on), so any depth is accepted and 1 is what runs; README.md says why.
+    if (!env_int("GGML_HEXAGON_OPQUEUE", 1, LONG_MAX, v = 1, error)) return false;
+    cfg.opqueue = v > UINT32_MAX ? UINT32_MAX : (uint32_t) v;
+    if (!env_int("GGML_HEXAGON_OPSTAGE", 0, 1, v = 0, error)) return false;
+    cfg.stage = v != 0;
+    if (!env_int("GGML_HEXAGON_DMA64", 0, 1, v = -1, error)) return false;
+    cfg.dma64 = (int) v;
     if (!env_choice("GGML_HEXAGON_REPACK", { "0", "1", "all" }, cfg.repack, error)) return false;
+    // Upstream scripts pass numbers here; their meanings are not known to us, so a number is
+    // refused rather than guessed at.
+    if (const char * m = std::getenv("GGML_HEXAGON_MM_SELECT"); m && *m && std::isdigit((unsigned char) *m)) {
+        error = std::string("GGML_HEXAGON_MM_SELECT=") + m + ": numeric values are not supported, use a word: auto, hvx or hmx";
+        return false;
+    }
     if (!env_choice("GGML_HEXAGON_MM_SELECT", { "auto", "hvx", "hmx" }, cfg.mm_select, error)) return false;
     if (!env_choice("GGML_HEXAGON_RTREPACK", { "0", "1", "all" }, cfg.rtrepack, error)) return false;
     if (const char * d = std::getenv("GGML_HEXAGON_TRACE_DIR"); d && *d) {
         cfg.trace_dir = d;
+    }
+    static std::atomic<bool> fuse_warned{ false };
+    if (has_fuse && !fuse_warned.exchange(true)) {
+        if (use_alias) {
+            HTP_LOG_WARN("GGML_HEXAGON_FUSE is deprecated, use GGML_HEXAGON_OPFUSION=%s", fuse);
+        } else {
+            HTP_LOG_WARN("GGML_HEXAGON_FUSE is deprecated and ignored: GGML_HEXAGON_OPFUSION=%s is set", opfusion);
+        }
     }
     return true;
 }

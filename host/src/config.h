@@ -1,4 +1,6 @@
-// Backend settings read once from the environment (docs/env-vars.md lists them all).
+// Backend settings read once from the environment. README.md "Environment variables" lists
+// every variable with its default and origin (upstream's name or ours); tests/host/env-table.sh
+// checks that the table and the names read here (and in vhtp/) agree.
 #pragma once
 #include <cstdint>
 #include <regex>
@@ -18,7 +20,11 @@ struct htp_config {
     int      mm_select = 0;         // GGML_HEXAGON_MM_SELECT: 0 auto, 1 hvx, 2 hmx (tiled weights)
     bool     hmx = true;            // GGML_HEXAGON_NHMX=0: no HMX path
     int      rtrepack = 1;          // GGML_HEXAGON_RTREPACK: 0 never, 1 (default) flat weights x many rows, 2 ("all") every flat weight
-    bool     fuse = true;           // GGML_HEXAGON_FUSE=0: no host fusions (each node its own op)
+    bool     fuse = true;           // GGML_HEXAGON_OPFUSION=0 (deprecated alias GGML_HEXAGON_FUSE): no host fusions
+    bool     poll = false;          // GGML_HEXAGON_OPPOLL=1: the host polls for the NPU's answer instead of sleeping
+    uint32_t opqueue = 1;           // GGML_HEXAGON_OPQUEUE: op-batch queue depth asked for (only 1 is used, see README)
+    bool     stage = false;         // GGML_HEXAGON_OPSTAGE=1: batches are built and sent, the NPU skips the kernels
+    int      dma64 = -1;            // GGML_HEXAGON_DMA64 (0/1; -1 unset): accepted, not implemented yet
 };
 
 // Parses the environment; on a malformed value writes a one-line reason and returns false.

@@ -42,7 +42,7 @@ class htp_batch {
     }
     bool act_reused(size_t i) const { return act_reused_[i]; }  // skips its activation prep
 
-    // Fusions on (GGML_HEXAGON_FUSE): a MUL_MAT may reuse the activation its predecessor prepared.
+    // Fusions on (GGML_HEXAGON_OPFUSION): a MUL_MAT may reuse the activation its predecessor prepared.
     void set_fuse(bool on) { fuse_ = on; }
 
     // Adds a node; false with a reason when a tensor cannot be described to the NPU.
@@ -211,6 +211,9 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
     uint32_t trace_buf = HTP_NO_BUF;
     if (reg.cfg.profile >= 1) {
         flags |= HTP_MSG_FLAG_PROFILE;
+    }
+    if (reg.cfg.stage) {
+        flags |= HTP_MSG_FLAG_STAGE;  // GGML_HEXAGON_OPSTAGE=1: the NPU runs no kernel
     }
     if (d.trace) {
         flags |= HTP_MSG_FLAG_TRACE;

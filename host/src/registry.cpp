@@ -133,7 +133,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
         d->spec    = spec;
         for (const htp_session_id & m : spec.members) {
             const uint32_t share = sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096 : 0;
-            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, lib, error);
+            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, lib, error);
             if (!s) {
                 HTP_LOG_ERROR("%s: cannot open session %u of NPU %u: %s; no HTP device registered", spec.name.c_str(),
                               m.session, m.npu, error.c_str());
@@ -162,6 +162,18 @@ static void htp_registry_open_devices(htp_registry & reg) {
         devices.push_back(std::move(d));
     }
     reg.devices = std::move(devices);
+    // Settings that change what a run means, said once (warnings: llama's tools show them).
+    if (reg.cfg.stage) {
+        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=1: ops are queued and sent but the NPU skips the kernels, "
+                     "results are not computed (framework overhead only)");
+    }
+    if (reg.cfg.opqueue > 1) {
+        HTP_LOG_WARN("GGML_HEXAGON_OPQUEUE=%u: only 1 op batch is in flight (each graph waits for the answer "
+                     "to its batch before going on)", reg.cfg.opqueue);
+    }
+    if (reg.cfg.dma64 >= 0) {
+        HTP_LOG_WARN("GGML_HEXAGON_DMA64=%d: not implemented yet, ignored", reg.cfg.dma64);
+    }
     for (auto & d : reg.devices) {
         htp_device_init_iface(reg, *d);
     }

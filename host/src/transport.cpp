@@ -39,13 +39,14 @@ void htp_shared_free(htp_shared_mem & mem) {
 }
 
 std::unique_ptr<htp_session> htp_session::open(uint32_t npu, uint32_t session, uint32_t n_hvx, uint32_t vtcm_size,
-                                               const std::string & lib_path, std::string & error) {
+                                               bool poll, const std::string & lib_path, std::string & error) {
     vhtp_session_config cfg = {};
     cfg.device    = npu;
     cfg.session   = session;
     cfg.n_hvx     = n_hvx;
     cfg.vtcm_size = vtcm_size;
-    cfg.lib_path = lib_path.c_str();
+    cfg.lib_path  = lib_path.c_str();
+    cfg.flags     = poll ? VHTP_SESSION_POLL : 0;
     char err[512] = "";
     vhtp_session * s = vhtp_session_open(&cfg, err, sizeof(err));
     if (!s) {

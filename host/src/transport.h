@@ -41,8 +41,9 @@ class htp_session {
   public:
     // Opens session `session` on NPU `npu`, loading the NPU library at lib_path. vtcm_size:
     // bytes of the NPU's VTCM this session takes (0: all of it; sessions of one NPU share it).
+    // poll (GGML_HEXAGON_OPPOLL=1): waiting for an answer polls instead of sleeping.
     static std::unique_ptr<htp_session> open(uint32_t npu, uint32_t session, uint32_t n_hvx, uint32_t vtcm_size,
-                                             const std::string & lib_path, std::string & error);
+                                             bool poll, const std::string & lib_path, std::string & error);
     ~htp_session();
 
     // Sends one message and waits for its response (one exchange at a time per session).

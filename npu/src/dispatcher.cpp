@@ -219,8 +219,10 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
                 failed = i ? i - 1 : 0;
             }
         }
-        // Ops that cannot split their output run whole on member 0 (HTP_OP_LIST's mdev column).
-        const int skip = ctx->mdev.count > 1 && ctx->mdev.idx != 0 && !htp_opcode_mdev_split(op->opcode);
+        // Ops that cannot split their output run whole on member 0 (HTP_OP_LIST's mdev column);
+        // a staged message (HTP_MSG_FLAG_STAGE) runs no kernel at all, its barriers still do.
+        const int skip = (h.flags & HTP_MSG_FLAG_STAGE) ||
+                         (ctx->mdev.count > 1 && ctx->mdev.idx != 0 && !htp_opcode_mdev_split(op->opcode));
         if (st == HTP_STATUS_OK && !skip) {
             htp_trace_event_start(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
             if (ctx->mdev.count > 1 && !htp_opcode_mdev_split(op->opcode)) {

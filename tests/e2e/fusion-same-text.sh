@@ -10,9 +10,9 @@ bin=$1; model=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run() {  # run NAME FUSE
-    GGML_HEXAGON_FUSE=$2 GGML_HEXAGON_VERBOSE=1 "$bin/llama-completion" -m "$model" -dev HTP0 -ngl 99 -no-cnv \
+    GGML_HEXAGON_OPFUSION=$2 GGML_HEXAGON_VERBOSE=1 "$bin/llama-completion" -m "$model" -dev HTP0 -ngl 99 -no-cnv \
         --temp 0 --seed 42 -n 8 -p "The capital of France is" --no-warmup >"$work/$1.txt" 2>"$work/$1.log" ||
-        { tail -n 30 "$work/$1.log"; echo "FAIL: generation with GGML_HEXAGON_FUSE=$2 failed"; exit 1; }
+        { tail -n 30 "$work/$1.log"; echo "FAIL: generation with GGML_HEXAGON_OPFUSION=$2 failed"; exit 1; }
 }
 run plain 0
 run fused 1
@@ -27,5 +27,5 @@ done
 cmp -s "$work/plain.txt" "$work/fused.txt" || { echo "FAIL: generated texts differ"; exit 1; }
 [ -s "$work/fused.txt" ] || { echo "FAIL: no text generated"; exit 1; }
 [ "$reused" -gt 0 ] || { echo "FAIL: no MUL_MAT reused an activation"; exit 1; }
-[ "$plain_reused" -eq 0 ] || { echo "FAIL: GGML_HEXAGON_FUSE=0 still reused activations"; exit 1; }
+[ "$plain_reused" -eq 0 ] || { echo "FAIL: GGML_HEXAGON_OPFUSION=0 still reused activations"; exit 1; }
 echo "PASS"

@@ -31,6 +31,22 @@ expect_refused "reversed group range" "range 3-1 is reversed" "GGML_HEXAGON_DEVI
 expect_refused "empty group" "an empty NPU list" "GGML_HEXAGON_DEVICES=HTP0[]"
 expect_refused "a session in two groups" "listed twice" "GGML_HEXAGON_DEVICES=HTP0[0-1],HTP1[1-2]"
 expect_refused "NPU index past the last" "at most 16 NPUs" "GGML_HEXAGON_DEVICES=HTP0[14-16]"
+# Upstream's names (README.md "Environment variables") and our deprecated alias.
+expect_refused "OPFUSION not 0/1" "GGML_HEXAGON_OPFUSION=on" GGML_HEXAGON_OPFUSION=on
+expect_refused "FUSE (alias) not 0/1" "GGML_HEXAGON_FUSE=2" GGML_HEXAGON_FUSE=2
+expect_refused "OPPOLL not 0/1" "GGML_HEXAGON_OPPOLL=yes" GGML_HEXAGON_OPPOLL=yes
+expect_refused "OPQUEUE not positive" "GGML_HEXAGON_OPQUEUE=0: expected a positive integer" GGML_HEXAGON_OPQUEUE=0
+expect_refused "OPQUEUE not a number" "GGML_HEXAGON_OPQUEUE=deep: expected a positive integer" GGML_HEXAGON_OPQUEUE=deep
+expect_refused "OPSTAGE not 0/1" "GGML_HEXAGON_OPSTAGE=3" GGML_HEXAGON_OPSTAGE=3
+expect_refused "DMA64 not 0/1" "GGML_HEXAGON_DMA64=64" GGML_HEXAGON_DMA64=64
+expect_refused "MM_SELECT given a number" "GGML_HEXAGON_MM_SELECT=1: .*auto, hvx or hmx" GGML_HEXAGON_MM_SELECT=1
+
+# The deprecated alias still works: HTP0 registered, one warning naming the new name.
+out=$(GGML_HEXAGON_FUSE=0 "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1)
+echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: HTP0' || fail "GGML_HEXAGON_FUSE=0: HTP0 not registered: $out"
+[ "$(echo "$out" | grep -c '^ggml-hexagon: GGML_HEXAGON_FUSE is deprecated, use GGML_HEXAGON_OPFUSION=0')" -eq 1 ] ||
+    fail "GGML_HEXAGON_FUSE=0: expected one deprecation warning: $out"
+echo "ok: deprecated alias -> $(echo "$out" | grep 'is deprecated')"
 
 # A missing NPU library: a copy of bin/ without libggml-htp-v81.so (hard links, so the tool's
 # own folder, where ggml looks for backends, is the copy).

@@ -143,3 +143,75 @@ TEST(Config, RejectsBadValues) {
     EXPECT_NE(err.find("GGML_HEXAGON_OPBATCH"), std::string::npos);
     unsetenv("GGML_HEXAGON_OPBATCH");
 }
+
+// Upstream's names (README.md "Environment variables"): OPFUSION with FUSE as its deprecated
+// alias, OPPOLL, OPQUEUE, OPSTAGE, DMA64; MM_SELECT refuses upstream's numbers.
+TEST(Config, UpstreamNames) {
+    const char * names[] = { "GGML_HEXAGON_OPFUSION", "GGML_HEXAGON_FUSE",   "GGML_HEXAGON_OPPOLL",
+                             "GGML_HEXAGON_OPQUEUE",  "GGML_HEXAGON_OPSTAGE", "GGML_HEXAGON_DMA64",
+                             "GGML_HEXAGON_MM_SELECT" };
+    for (const char * n : names) {
+        unsetenv(n);
+    }
+    htp_config  cfg;
+    std::string err;
+    ASSERT_TRUE(htp_config_from_env(cfg, err)) << err;
+    EXPECT_TRUE(cfg.fuse);
+    EXPECT_FALSE(cfg.poll);
+    EXPECT_EQ(cfg.opqueue, 1u);
+    EXPECT_FALSE(cfg.stage);
+    EXPECT_EQ(cfg.dma64, -1);
+
+    setenv("GGML_HEXAGON_OPFUSION", "0", 1);
+    setenv("GGML_HEXAGON_OPPOLL", "1", 1);
+    setenv("GGML_HEXAGON_OPQUEUE", "4", 1);
+    setenv("GGML_HEXAGON_OPSTAGE", "1", 1);
+    setenv("GGML_HEXAGON_DMA64", "1", 1);
+    ASSERT_TRUE(htp_config_from_env(cfg, err)) << err;
+    EXPECT_FALSE(cfg.fuse);
+    EXPECT_TRUE(cfg.poll);
+    EXPECT_EQ(cfg.opqueue, 4u);
+    EXPECT_TRUE(cfg.stage);
+    EXPECT_EQ(cfg.dma64, 1);
+
+    // FUSE alone is the alias; OPFUSION wins when both are set.
+    unsetenv("GGML_HEXAGON_OPFUSION");
+    setenv("GGML_HEXAGON_FUSE", "0", 1);
+    htp_config alias;
+    ASSERT_TRUE(htp_config_from_env(alias, err)) << err;
+    EXPECT_FALSE(alias.fuse);
+    setenv("GGML_HEXAGON_OPFUSION", "1", 1);
+    ASSERT_TRUE(htp_config_from_env(alias, err)) << err;
+    EXPECT_TRUE(alias.fuse);
+    unsetenv("GGML_HEXAGON_OPFUSION");
+
+    // Malformed values: the error names the variable that was read.
+    const struct {
+        const char * name, *value, *expect;
+    } bad[] = {
+        { "GGML_HEXAGON_FUSE", "yes", "GGML_HEXAGON_FUSE=yes" },
+        { "GGML_HEXAGON_OPFUSION", "2", "GGML_HEXAGON_OPFUSION=2" },
+        { "GGML_HEXAGON_OPPOLL", "on", "GGML_HEXAGON_OPPOLL=on" },
+        { "GGML_HEXAGON_OPQUEUE", "0", "GGML_HEXAGON_OPQUEUE=0: expected a positive integer" },
+        { "GGML_HEXAGON_OPQUEUE", "-2", "expected a positive integer" },
+        { "GGML_HEXAGON_OPQUEUE", "4x", "expected a positive integer" },
+        { "GGML_HEXAGON_OPQUEUE", "99999999999999999999", "expected a positive integer" },
+        { "GGML_HEXAGON_OPSTAGE", "2", "GGML_HEXAGON_OPSTAGE=2" },
+        { "GGML_HEXAGON_DMA64", "64", "GGML_HEXAGON_DMA64=64" },
+        { "GGML_HEXAGON_MM_SELECT", "2", "GGML_HEXAGON_MM_SELECT=2: numeric values are not supported, use a word: auto, hvx or hmx" },
+        { "GGML_HEXAGON_MM_SELECT", "fast", "expected one of auto, hvx, hmx" },
+    };
+    for (const auto & b : bad) {
+        for (const char * n : names) {
+            unsetenv(n);
+        }
+        setenv(b.name, b.value, 1);
+        htp_config c;
+        EXPECT_FALSE(htp_config_from_env(c, err)) << b.name << "=" << b.value;
+        EXPECT_NE(err.find(b.expect), std::string::npos) << err;
+        EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    }
+    for (const char * n : names) {
+        unsetenv(n);
+    }
+}

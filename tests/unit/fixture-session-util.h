@@ -25,8 +25,8 @@ class session_env {
 };
 
 inline vhtp_session * open_session(uint32_t device = 0, uint32_t session = 0, const std::string & lib = fixture_lib(),
-                                   std::string * why = nullptr, uint32_t vtcm_size = 0) {
-    vhtp_session_config cfg{ device, session, 0, lib.c_str(), vtcm_size };
+                                   std::string * why = nullptr, uint32_t vtcm_size = 0, uint32_t flags = 0) {
+    vhtp_session_config cfg{ device, session, 0, lib.c_str(), vtcm_size, flags };
     char                err[512] = "";
     vhtp_session *      s        = vhtp_session_open(&cfg, err, sizeof(err));
     if (why) {

@@ -1,5 +1,7 @@
 // Sessions and the message queue, with the fixture NPU library: loading and arch checks,
 // in-order request/response, mapping by fd, faults answered by the runtime, several sessions.
+#include <sys/resource.h>
+
 #include <cstring>
 #include <string>
 #include <thread>
@@ -216,4 +218,49 @@ TEST(Session, UnknownArchIsRefused) {
     std::string why;
     EXPECT_EQ(open_session(0, 0, kLib, &why), nullptr);
     EXPECT_EQ(why, "GGML_HEXAGON_ARCH=v99: unknown Hexagon arch (expected v73, v75, v79 or v81)");
+}
+
+// The host's GGML_HEXAGON_OPPOLL=1 on the vHTP: with VHTP_SESSION_POLL, recv polls for the
+// answer and its thread never sleeps (no voluntary context switch while the NPU works for 20 ms);
+// without it the same wait sleeps on the futex.
+TEST(Session, PollFlagWaitsWithoutSleeping) {
+    session_env env;
+    auto voluntary_switches = [] {
+        rusage u{};
+        getrusage(RUSAGE_THREAD, &u);
+        return u.ru_nvcsw;
+    };
+    for (const bool poll : { false, true }) {
+        SCOPED_TRACE(poll ? "VHTP_SESSION_POLL" : "no flags");
+        std::string    why;
+        vhtp_session * s = open_session(0, 0, kLib, &why, 0, poll ? VHTP_SESSION_POLL : 0);
+        ASSERT_NE(s, nullptr) << why;
+        fixture_cmd cmd{ FIXTURE_SLEEP, 20000, 0, 0 };
+        char        err[256] = "";
+        ASSERT_EQ(vhtp_session_send(s, &cmd, sizeof(cmd), err, sizeof(err)), 0) << err;
+        std::vector<uint8_t> buf(4096);
+        uint32_t             len    = 0;
+        const long           before = voluntary_switches();
+        ASSERT_EQ(vhtp_session_recv(s, buf.data(), uint32_t(buf.size()), &len, err, sizeof(err)), 0) << err;
+        const long slept = voluntary_switches() - before;
+        htp_batch_response r{};
+        ASSERT_GE(len, sizeof(r));
+        memcpy(&r, buf.data(), sizeof(r));
+        EXPECT_EQ(r.status, HTP_STATUS_OK);
+        if (poll) {
+            EXPECT_EQ(slept, 0) << "the polling receiver slept";
+        } else {
+            EXPECT_GT(slept, 0) << "the sleeping receiver never slept (did it poll?)";
+        }
+        vhtp_session_close(s);
+    }
+}
+
+TEST(Session, UnknownFlagsAreRefused) {
+    session_env    env;
+    std::string    why;
+    vhtp_session * s = open_session(0, 0, kLib, &why, 0, 0x80u);
+    EXPECT_EQ(s, nullptr);
+    EXPECT_NE(why.find("unknown flags"), std::string::npos) << why;
+    vhtp_session_close(s);
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <immintrin.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -53,6 +54,25 @@ inline void wait_until(std::atomic<uint32_t> & word, std::atomic<uint32_t> & wai
             futex_wait(&word, seen, shared);
         }
         waiters.fetch_sub(1, std::memory_order_seq_cst);
+    }
+}
+
+// Polls until ready() holds, never sleeping (a session's VHTP_SESSION_POLL: the host's
+// GGML_HEXAGON_OPPOLL=1). Every kYieldIters polls it offers the core to other runnable threads
+// (sched_yield keeps this thread runnable, so it is still polling, not sleeping): on a host with
+// fewer cores than threads the NPU's own threads must get to finish the work being waited for.
+constexpr int kYieldIters = 256;
+
+template <class Ready> inline void spin_until(Ready ready) {
+    for (int i = 1;; ++i) {
+        if (ready()) {
+            return;
+        }
+        if (i % kYieldIters == 0) {
+            sched_yield();
+        } else {
+            cpu_relax();
+        }
     }
 }
 

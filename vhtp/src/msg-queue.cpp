@@ -124,11 +124,15 @@ void msg_queue::push_response(uint32_t len) {
     wake(r.head, r.head_waiters, true);
 }
 
-bool msg_queue::peek_response(const void ** data, uint32_t * len) {
+bool msg_queue::peek_response(const void ** data, uint32_t * len, bool poll) {
     ring_header &  r    = hdr_->resp;
     const uint32_t tail = r.tail.load(std::memory_order_relaxed);
     auto ready = [&] { return r.head.load(std::memory_order_acquire) != tail || closed(hdr_); };
-    wait_until(r.head, r.head_waiters, ready, true);
+    if (poll) {
+        spin_until(ready);  // never a sleeper: push_response's wake() finds no waiter, no syscall
+    } else {
+        wait_until(r.head, r.head_waiters, ready, true);
+    }
     if (r.head.load(std::memory_order_acquire) == tail) {
         return false;  // closed with nothing left
     }

@@ -45,7 +45,9 @@ class msg_queue {
     // Host side. send blocks while the request ring is full; recv while no response is ready.
     // Both return false once the queue is closed.
     bool send(const void * msg, uint32_t len);
-    bool peek_response(const void ** data, uint32_t * len);  // blocks; slot stays owned by the ring
+    // Blocks (sleeping, or with poll spinning: spin_until) for the next response; the slot stays
+    // owned by the ring until pop_response.
+    bool peek_response(const void ** data, uint32_t * len, bool poll = false);
     void pop_response();
 
     // Session side.

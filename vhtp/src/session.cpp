@@ -79,6 +79,7 @@ struct vhtp_session {
     std::thread      thread;
     std::mutex       send_mu, recv_mu;  // host threads may share a session: one ring user at a time
     uint64_t         outstanding = 0;   // messages sent and not yet received (under both locks' protocol)
+    bool             poll = false;      // VHTP_SESSION_POLL: recv polls instead of sleeping
     std::mutex       count_mu;
     std::promise<int> opened;  // htp_lib_open's status, from the session thread
 
@@ -155,6 +156,10 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
         vhtp::set_error(err, err_len, "vhtp_session_open: no NPU library path");
         return nullptr;
     }
+    if (cfg->flags & ~(uint32_t) VHTP_SESSION_POLL) {
+        vhtp::set_error(err, err_len, "vhtp_session_open: unknown flags 0x%x", cfg->flags & ~(uint32_t) VHTP_SESSION_POLL);
+        return nullptr;
+    }
     struct vhtp_device_info info;
     if (vhtp_device_info(&info, err, err_len) != 0) {
         return nullptr;
@@ -195,6 +200,7 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
     s->info          = info;
     s->lib           = lib;
     s->lib_path      = cfg->lib_path;
+    s->poll          = (cfg->flags & VHTP_SESSION_POLL) != 0;
     s->lib_open      = reinterpret_cast<lib_open_fn>(syms[1]);
     s->lib_handle    = reinterpret_cast<lib_handle_fn>(syms[2]);
     s->lib_close     = reinterpret_cast<lib_close_fn>(syms[3]);
@@ -268,7 +274,7 @@ VHTP_API int vhtp_session_recv(struct vhtp_session * s, void * resp, uint32_t ca
     }
     const void * data = nullptr;
     uint32_t     n    = 0;
-    if (!s->queue.peek_response(&data, &n)) {
+    if (!s->queue.peek_response(&data, &n, s->poll)) {
         vhtp::set_error(err, err_len, "session is closed");
         return -1;
     }

@@ -62,6 +62,9 @@ struct htp_op_desc {
 enum htp_msg_flags {
     HTP_MSG_FLAG_PROFILE = 1u << 0,  // fill per-op timings
     HTP_MSG_FLAG_TRACE = 1u << 1,    // record trace events into the trace buffer
+    // Stage only (GGML_HEXAGON_OPSTAGE=1): map the buffers and check every op's descriptors as
+    // usual, but run no kernel; destinations keep whatever they held. Measures the framework.
+    HTP_MSG_FLAG_STAGE = 1u << 2,
 };
 
 struct htp_msg_header {

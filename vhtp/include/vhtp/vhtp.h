@@ -47,6 +47,15 @@ struct vhtp_session_config {
     uint32_t n_hvx;         // 0: the device default
     const char * lib_path;  // NPU library to load (libggml-htp-vNN.so); its htp_lib_arch() must match
     uint32_t vtcm_size;     // bytes of the NPU's VTCM this session takes; 0: the profile's whole VTCM
+    uint32_t flags;         // enum vhtp_session_flags
+};
+
+enum vhtp_session_flags {
+    // vhtp_session_recv polls for the response instead of sleeping on a futex once a short spin
+    // finds nothing (the host's GGML_HEXAGON_OPPOLL=1). The waiting thread keeps its core: it
+    // answers sooner after the NPU finishes, at the price of a busy CPU for the whole wait (it
+    // yields the core to other runnable threads now and then, but never sleeps).
+    VHTP_SESSION_POLL = 1u << 0,
 };
 
 // Opens a session: takes its VTCM from the NPU's pool, reserves its address window, starts its
@@ -59,7 +68,8 @@ VHTP_API void vhtp_session_close(struct vhtp_session * s);
 VHTP_API const struct vhtp_device_info * vhtp_session_device_info(const struct vhtp_session * s);
 
 // The session message queue (FIFO, in shared memory). send copies the message into the queue
-// (blocks while the queue is full); recv blocks for the next response and copies it out.
+// (blocks while the queue is full); recv blocks for the next response and copies it out
+// (sleeping, or polling with VHTP_SESSION_POLL).
 // Each message yields exactly one response. Both return 0, or -1 with a reason in err.
 VHTP_API int vhtp_session_send(struct vhtp_session * s, const void * msg, uint32_t len, char * err, size_t err_len);
 VHTP_API int vhtp_session_recv(struct vhtp_session * s, void * resp, uint32_t cap, uint32_t * len, char * err,

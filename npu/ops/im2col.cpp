@@ -26,9 +26,10 @@ struct im2col_thread {
         for (uint32_t kw = 0; kw < p->KW; kw++) {
             // iw = ow * s0 + off in [0, IW)
             const int32_t off = (int32_t) kw * p->d0 - p->p0;
-            int32_t       lo  = off >= 0 ? 0 : (-off + p->s0 - 1) / p->s0;
+            // Both numerators are in [0, 2^30) (the host bounds them): fastdiv by s0.
+            int32_t       lo  = off >= 0 ? 0 : (int32_t) htp_fastdiv((uint32_t) (-off + p->s0 - 1), &p->div_s0);
             const int32_t top = (int32_t) p->IW - 1 - off;
-            int32_t       hi  = top < 0 ? 0 : top / p->s0 + 1;
+            int32_t       hi  = top < 0 ? 0 : (int32_t) htp_fastdiv((uint32_t) top, &p->div_s0) + 1;
             if (hi > OW) {
                 hi = OW;
             }

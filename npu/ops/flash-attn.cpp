@@ -354,7 +354,7 @@ struct fa_thread {
                     sum += __builtin_expf(sk - m);
                 }
             }
-            const HVX_Vector inv = splat_f32(sum == 0.0f ? 0.0f : (float) ((double) ms / (double) sum));
+            const HVX_Vector inv = splat_f32(sum == 0.0f ? 0.0f : ms / sum);
             for (uint32_t t = 0; t < nvv; t++) {
                 acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], inv);
             }
@@ -390,7 +390,7 @@ struct fa_thread {
             }
         }
         // Prime both K/V slots.
-        const uint32_t n_chunks = (p->n_kv + p->kv_chunk - 1) / p->kv_chunk;
+        const uint32_t n_chunks = p->n_kv_chunks;
         uint32_t       fetched[2] = { 0, 0 };
         for (uint32_t c = 0; c < 2 && c < n_chunks; c++) {
             const int k = fetch(c, c);

@@ -149,12 +149,14 @@ struct weight_worker {
     };
 
     fetch_pos pos(uint32_t f) const {
-        const uint32_t kc = f % p->n_kc, t0 = kc * p->kc_tiles;
-        return { col_tiles.begin + f / p->n_kc, kc, t0, min_u32(p->n_k_tiles - t0, p->kc_tiles) };
+        const uint32_t ct = htp_fastdiv(f, &p->div_n_kc), kc = f - ct * p->n_kc, t0 = kc * p->kc_tiles;
+        return { col_tiles.begin + ct, kc, t0, min_u32(p->n_k_tiles - t0, p->kc_tiles) };
     }
 
+    uint32_t raw_index(uint32_t f) const { return htp_fastmod(f, &p->mod_n_bufs); }  // f % n_bufs
+
     dma_addr_t raw_slot(uint32_t f) const {
-        return vtcm_at(ctx, p->split, ith, p->vraw_offset + (f % p->split.n_bufs) * p->vraw_slot);
+        return vtcm_at(ctx, p->split, ith, p->vraw_offset + raw_index(f) * p->vraw_slot);
     }
 
     dma_addr_t out_slot(uint32_t os) const { return vtcm_at(ctx, p->split, ith, p->vout_offset + os * p->vout_slot); }
@@ -182,7 +184,7 @@ struct weight_worker {
     bool fetch(uint32_t f) {
         const fetch_pos  x      = pos(f);
         const dma_addr_t v      = raw_slot(f);
-        uint32_t *       ticket = &fetch_ticket[f % p->split.n_bufs];
+        uint32_t *       ticket = &fetch_ticket[raw_index(f)];
         if (p->rt_repack) {
             const uint32_t   fb = flat_bytes(x.kc);
             const dma_addr_t s  = job->wbase + x.ct * kTileDim * p->w_nb1 + x.kc * p->flat_chunk_bytes;
@@ -313,7 +315,7 @@ struct weight_worker {
         }
         for (uint32_t f = 0; f < n_fetches && st == HTP_STATUS_OK; f++) {
             const fetch_pos x = pos(f);
-            dma.wait(fetch_ticket[f % nb], (uint16_t) f);
+            dma.wait(fetch_ticket[raw_index(f)], (uint16_t) f);
             htp_trace_event_start(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);
             st = dequant(f);
             htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);

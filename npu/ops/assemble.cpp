@@ -80,7 +80,7 @@ struct assemble_op {
         return pushed;
     }
 
-    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos      c     = row_coords(p->shape, r);
         const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));

@@ -228,7 +228,7 @@ struct fa_thread {
                                     __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
     }
 
-    void compute(uint32_t c, uint32_t s) {
+    HTP_COMPUTE void compute_chunk(uint32_t c, uint32_t s) {
         const uint32_t ic0 = c * p->kv_chunk;
         const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
         uint32_t       kp, vp;
@@ -427,7 +427,7 @@ struct fa_thread {
             const uint32_t s = c & 1;
             dma_pop_n(q, tr, fetched[s], info);
             htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
-            compute(c, s);
+            compute_chunk(c, s);
             htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
             if (c + 2 < n_chunks) {
                 const int k = fetch(c + 2, s);

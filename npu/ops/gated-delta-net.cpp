@@ -71,7 +71,7 @@ struct gdn_thread {
         return last;
     }
 
-    void compute(const unit & u, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
         const uint32_t     S     = p->S_v;
         const uint32_t     nv    = p->pitch / 128;
         HVX_Vector *       W     = vptr(at(p->v_state[u.state]));
@@ -191,7 +191,7 @@ struct gdn_thread {
             }
             t.wait(fetched[slot], info);
             htp_trace_event_start(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
-            compute(u, slot);
+            compute_chunk(u, slot);
             htp_trace_event_stop(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
             stored[slot] = store(u, slot);
         }

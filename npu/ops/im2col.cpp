@@ -92,7 +92,7 @@ struct im2col_thread {
         return last;
     }
 
-    void compute(uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t n, uint32_t slot) {
         const HVX_Vector * s  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
         HVX_Vector *       d  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     sv = p->vstage.row_pitch / 128;
@@ -135,7 +135,7 @@ struct im2col_thread {
             t.wait(gathered[slot], info);
             t.wait(stored[slot], info);  // dst slot free again (chunk - n_bufs written)
             htp_trace_event_start(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
-            compute(n, slot);
+            compute_chunk(n, slot);
             htp_trace_event_stop(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
             stored[slot] = store(r, n, slot);
             if (next_r < rr.end) {  // the staging slot just consumed takes chunk + n_bufs

@@ -54,7 +54,7 @@ struct mm_act_prep_op {
         }
     }
 
-    void compute(uint32_t r, uint32_t, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t, uint32_t slot) {
         htp_trace *  tr  = &octx->ctx->trace[ith];
         HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
         htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
@@ -208,7 +208,7 @@ struct mm_dot_op {
         return lane0_f32(reduce_sum_sf(acc));
     }
 
-    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         htp_trace *     tr   = &octx->ctx->trace[ith];
         const uint8_t * raw  = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
         HVX_Vector *    w    = vptr(vtcm_at(octx->ctx, p->split, ith, p->wprep_offset));

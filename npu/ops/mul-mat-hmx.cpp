@@ -196,7 +196,7 @@ struct weight_worker {
     }
 
     // Fetch f (arrived) -> FP16 weight tiles [t0 * out_per_tile, ...) of its column tile.
-    int dequant(uint32_t f) {
+    HTP_COMPUTE int compute_dequant(uint32_t f) {
         const fetch_pos x   = pos(f);
         const uint8_t * raw = (const uint8_t *) htp_va(raw_slot(f));
         HVX_Vector *    w   = vptr(vtcm_at(ctx, p->split, ith, p->vw_offset));
@@ -224,7 +224,7 @@ struct weight_worker {
     }
 
     // Every activation block x the column tile's FP16 weight tiles -> F32 output tiles at out.
-    int multiply(dma_addr_t out) {
+    HTP_COMPUTE int compute_hmx(dma_addr_t out) {
         htp_hmx *        hmx     = ctx->info->hmx;
         const dma_addr_t act     = ctx->vtcm_base + p->act_offset;
         const dma_addr_t cparams = ctx->vtcm_base + p->colparam_offset;
@@ -289,7 +289,7 @@ struct weight_worker {
         dma.wait(store_ticket[os], kInfoOutput);
         const dma_addr_t out = out_slot(os);
         htp_trace_event_start(dma.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
-        const int hs = multiply(out);
+        const int hs = compute_hmx(out);
         htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
         if (hs != HTP_STATUS_OK) {
             return hs;
@@ -317,7 +317,7 @@ struct weight_worker {
             const fetch_pos x = pos(f);
             dma.wait(fetch_ticket[raw_index(f)], (uint16_t) f);
             htp_trace_event_start(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);
-            st = dequant(f);
+            st = compute_dequant(f);
             htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);
             if (st != HTP_STATUS_OK) {
                 break;

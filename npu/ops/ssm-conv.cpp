@@ -29,7 +29,7 @@ struct ssm_conv_op {
         return (int) cols;
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         const HVX_Vector * cv = vptr(vtcm_at(octx->ctx, p->split, ith, p->vc_offset));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));

@@ -159,7 +159,7 @@ bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * v  = op->src[2];
     const ggml_tensor * m  = op->src[3];
     const ggml_tensor * sk = op->src[4];
-    if (!q || !k || !v || q->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || !kv_type_ok(k->type) ||
+    if (q->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || !kv_type_ok(k->type) ||
         !kv_type_ok(v->type)) {
         return false;
     }

@@ -65,7 +65,7 @@ static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * g  = op->src[3];
     const ggml_tensor * b  = op->src[4];
     const ggml_tensor * st = op->src[5];
-    if (!q || !k || !v || !g || !b || !st || op->type != GGML_TYPE_F32) {
+    if (op->type != GGML_TYPE_F32) {
         return false;
     }
     for (int i = 0; i < 6; i++) {

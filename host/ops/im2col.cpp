@@ -63,9 +63,8 @@ static stream_need im2col_need(const htp_device_caps & caps, const ggml_tensor *
 }
 
 static bool im2col_supports(const htp_device_caps & caps, const ggml_tensor * op) {
-    const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
-    if (!a || !b || b->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) ||
+    if (b->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) ||
         b->nb[0] != 4 || op->nb[0] != ggml_type_size(op->type) || !fits_u32(b) || !fits_u32(op) ||
         ggml_nelements(op) == 0 || ggml_nelements(b) == 0) {
         return false;

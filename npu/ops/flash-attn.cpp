@@ -467,7 +467,7 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
     if (st != HTP_STATUS_OK) {
         dma_queue_flush(th.q);
     } else {
-        dma_pop_n(th.q, th.tr, pending, 0);
+        dma_pop_n(th.q, th.tr, pending, (uint16_t) (mine.end - 1));  // the last tile's rows
     }
     return st;
 }

@@ -195,7 +195,7 @@ struct gdn_thread {
             htp_trace_event_stop(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
             stored[slot] = store(u, slot);
         }
-        t.drain(0xffff);
+        t.drain((uint16_t) (n_units - 1));  // the last units' stores
         return t.failed ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
     }
 };

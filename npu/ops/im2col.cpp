@@ -128,8 +128,8 @@ struct im2col_thread {
             gathered[s]      = gather(next_r, n, s);
             next_r += n;
         }
-        uint32_t slot = 0;
-        for (uint32_t r = rr.begin, chunk = 0; r < rr.end; chunk++) {
+        uint32_t slot = 0, chunk = 0;
+        for (uint32_t r = rr.begin; r < rr.end; chunk++) {
             const uint32_t n    = rr.end - r < rpc ? rr.end - r : rpc;
             const uint16_t info = (uint16_t) chunk;
             t.wait(gathered[slot], info);
@@ -148,7 +148,7 @@ struct im2col_thread {
                 slot = 0;
             }
         }
-        t.drain(0xffff);
+        t.drain((uint16_t) (chunk - 1));  // the last chunks' stores
         return t.failed ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
     }
 };

@@ -27,7 +27,6 @@ constexpr uint32_t kOutRowBytes  = kTileDim * 4;
 constexpr uint32_t kOutTileBytes = kTileDim * kOutRowBytes;
 constexpr uint32_t kTileVecs     = HTP_HMX_TILE_BYTES / 128;  // HVX vectors per FP16 tile
 constexpr uint32_t kMaxRawSlots  = 16;      // check_params bounds split.n_bufs
-constexpr uint16_t kInfoOutput   = 0xffff;  // trace info of DMA waits for output slots
 
 struct hmx_job {
     htp_op_context *               octx;
@@ -118,11 +117,11 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
         htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         if (r + 2 < rr.end && !fetch(r + 2)) {
             job->status[ith] = HTP_STATUS_DMA_ERROR;
-            dma.drain(0);
+            dma.drain((uint16_t) r);
             return;
         }
     }
-    dma.drain(0);
+    dma.drain((uint16_t) (rr.end - 1));  // info: activation row, as the waits above
 }
 
 // Phase 2 on one thread: its column tiles (32 weight rows = 32 output columns each) of the
@@ -267,7 +266,7 @@ struct weight_worker {
             const uint32_t   rows = min_u32(c.n - mb * kTileDim, kTileDim);
             const dma_addr_t o    = out + mb * kOutTileBytes;
             if (!c.dst_off && !p->store_per_row) {
-                if (!push(d + mb * kTileDim * p->dst.nb1, o, p->dst.nb1, kOutRowBytes, cols * 4, rows, kInfoOutput)) {
+                if (!push(d + mb * kTileDim * p->dst.nb1, o, p->dst.nb1, kOutRowBytes, cols * 4, rows, (uint16_t) ct)) {
                     return HTP_STATUS_DMA_ERROR;
                 }
                 continue;
@@ -275,7 +274,7 @@ struct weight_worker {
             for (uint32_t r = 0; r < rows; r++) {
                 const uint32_t   j   = mb * kTileDim + r;
                 const dma_addr_t dst = c.dst_off ? d0 + c.dst_off[j] : d + j * p->dst.nb1;
-                if (!push(dst, o + r * kOutRowBytes, cols * 4, cols * 4, cols * 4, 1, kInfoOutput)) {
+                if (!push(dst, o + r * kOutRowBytes, cols * 4, cols * 4, cols * 4, 1, (uint16_t) ct)) {
                     return HTP_STATUS_DMA_ERROR;
                 }
             }
@@ -286,7 +285,7 @@ struct weight_worker {
     // Column tile ct has all its FP16 weights: multiply and send the results out through
     // output slot os, once that slot's previous stores have left.
     int finish_col_tile(uint32_t ct, uint32_t os) {
-        dma.wait(store_ticket[os], kInfoOutput);
+        dma.wait(store_ticket[os], (uint16_t) ct);  // column tile ct - 2's stores
         const dma_addr_t out = out_slot(os);
         htp_trace_event_start(dma.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
         const int hs = compute_hmx(out);
@@ -330,7 +329,7 @@ struct weight_worker {
                 st = finish_col_tile(x.ct, (x.ct - col_tiles.begin) & 1);
             }
         }
-        dma.drain(kInfoOutput);
+        dma.drain((uint16_t) (col_tiles.end - 1));  // the last column tiles' stores
         return st;
     }
 };

@@ -63,12 +63,12 @@ int ssm_conv_thread(htp_op_context * octx, uint32_t ith) {
     for (uint32_t k = 0; k < p->d_conv; k++) {
         if (!dma_queue_push(ctx->dma[ith], vc + k * p->pitch, octx->src[1].data + k * 4, 4, p->nb_c1, 4,
                             p->d_inner)) {
-            dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
+            dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, (uint16_t) n);
             return HTP_STATUS_DMA_ERROR;
         }
         n++;
     }
-    dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
+    dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, (uint16_t) n);  // info: tap rows gathered (d_conv)
     ssm_conv_op op = { octx, p, ith, ctx->dma[ith] };
     return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, rr, op);
 }

@@ -50,7 +50,7 @@ static bool make_plan(const ggml_tensor * op, assemble_plan & pl) {
         case GGML_OP_CONCAT: {
             const ggml_tensor * b   = op->src[1];
             const int32_t       dim = op->op_params[0];
-            if (!b || dim < 0 || dim > 3 || b->type != a->type) {
+            if (dim < 0 || dim > 3 || b->type != a->type) {
                 return false;
             }
             pl.n_src  = 2;

@@ -28,7 +28,7 @@ static stream_need fill_need(const htp_device_caps & caps, const ggml_tensor * o
 
 static bool fill_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * a = op->src[0];
-    if (!a || !fits_u32(op) || !fits_u32(a) || ggml_nelements(op) == 0 || op->nb[0] != ggml_type_size(op->type) ||
+    if (!fits_u32(op) || !fits_u32(a) || ggml_nelements(op) == 0 || op->nb[0] != ggml_type_size(op->type) ||
         !dma_1d_ok((uint64_t) op->ne[0] * ggml_type_size(op->type))) {
         return false;
     }

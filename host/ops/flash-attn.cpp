@@ -159,7 +159,7 @@ bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * v  = op->src[2];
     const ggml_tensor * m  = op->src[3];
     const ggml_tensor * sk = op->src[4];
-    if (!q || !k || !v || q->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || !kv_type_ok(k->type) ||
+    if (q->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || !kv_type_ok(k->type) ||
         !kv_type_ok(v->type)) {
         return false;
     }
@@ -234,6 +234,7 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.dv              = (uint32_t) v->ne[0];
     p.n_kv            = (uint32_t) k->ne[1];
     p.kv_chunk        = kKvChunk;
+    p.n_kv_chunks     = (p.n_kv + kKvChunk - 1) / kKvChunk;
     p.tile_rows       = pl.tile_rows;
     p.rows_per_group  = pl.rows_per_group;
     p.tiles_per_group = pl.tiles_per_group;

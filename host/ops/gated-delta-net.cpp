@@ -65,7 +65,7 @@ static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * g  = op->src[3];
     const ggml_tensor * b  = op->src[4];
     const ggml_tensor * st = op->src[5];
-    if (!q || !k || !v || !g || !b || !st || op->type != GGML_TYPE_F32) {
+    if (op->type != GGML_TYPE_F32) {
         return false;
     }
     for (int i = 0; i < 6; i++) {
@@ -136,6 +136,11 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.nek1   = (uint32_t) k->ne[1];
     p.rq3    = (uint32_t) (v->ne[3] / q->ne[3]);
     p.rk3    = (uint32_t) (v->ne[3] / k->ne[3]);
+    p.div_H    = htp_fastdiv_init(p.H);
+    p.mod_neq1 = htp_fastdiv_init(p.neq1);
+    p.mod_nek1 = htp_fastdiv_init(p.nek1);
+    p.div_rq3  = htp_fastdiv_init(p.rq3);
+    p.div_rk3  = htp_fastdiv_init(p.rk3);
     p.q      = rows_strides(q->nb[1], q->nb[2], q->nb[3]);
     p.k      = rows_strides(k->nb[1], k->nb[2], k->nb[3]);
     p.v      = rows_strides(v->nb[1], v->nb[2], v->nb[3]);

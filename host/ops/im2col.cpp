@@ -63,9 +63,8 @@ static stream_need im2col_need(const htp_device_caps & caps, const ggml_tensor *
 }
 
 static bool im2col_supports(const htp_device_caps & caps, const ggml_tensor * op) {
-    const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
-    if (!a || !b || b->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) ||
+    if (b->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) ||
         b->nb[0] != 4 || op->nb[0] != ggml_type_size(op->type) || !fits_u32(b) || !fits_u32(op) ||
         ggml_nelements(op) == 0 || ggml_nelements(b) == 0) {
         return false;
@@ -76,9 +75,11 @@ static bool im2col_supports(const htp_device_caps & caps, const ggml_tensor * op
         (uint64_t) g.OH * g.N * g.OW != (uint64_t) ggml_nrows(op) || !dma_1d_ok((uint64_t) op->ne[0] * 4)) {
         return false;
     }
-    // Coordinates are formed in int32 on the NPU.
+    // Coordinates are formed in int32 on the NPU; the ow bounds divide values below
+    // IW + p0 + s0 by s0 with fastdiv (numerators below 2^31).
     if ((uint64_t) g.OW * g.s0 + (uint64_t) g.KW * g.d0 >= (1u << 30) ||
-        (uint64_t) g.OH * g.s1 + (uint64_t) g.KH * g.d1 >= (1u << 30)) {
+        (uint64_t) g.OH * g.s1 + (uint64_t) g.KH * g.d1 >= (1u << 30) ||
+        (uint64_t) g.IW + (uint64_t) g.p0 + (uint64_t) g.s0 >= (1u << 30)) {
         return false;
     }
     htp_split_params sp;
@@ -95,6 +96,7 @@ static void im2col_encode(const htp_device_caps & caps, const ggml_tensor * op, 
     p.K        = (uint32_t) op->ne[0];
     p.IC = g.IC; p.IH = g.IH; p.IW = g.IW; p.KH = g.KH; p.KW = g.KW;
     p.s0 = g.s0; p.s1 = g.s1; p.p0 = g.p0; p.p1 = g.p1; p.d0 = g.d0; p.d1 = g.d1;
+    p.div_s0 = htp_fastdiv_init((uint32_t) g.s0);
     p.nb_img = (uint32_t) g.nb_img;
     p.nb_ic  = (uint32_t) g.nb_ic;
     p.nb_ih  = (uint32_t) g.nb_ih;

@@ -118,6 +118,8 @@ void htp_enc::mmh_fill_hmx(const mmh_plan & pl, const ggml_tensor * op, const ht
     p.n_k32        = (uint32_t) w->ne[0] / 32;
     p.kc_tiles     = pl.kc_tiles;
     p.n_kc         = pl.n_kc;
+    p.div_n_kc     = htp_fastdiv_init(pl.n_kc);
+    p.mod_n_bufs   = htp_fastdiv_init(pl.n_bufs);
     p.wnb2         = (uint32_t) tw.nb2;
     p.wnb3         = (uint32_t) tw.nb3;
     p.ne11         = (uint32_t) a->ne[1];

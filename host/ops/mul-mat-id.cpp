@@ -63,7 +63,7 @@ bool mul_mat_id_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * w   = op->src[0];
     const ggml_tensor * a   = op->src[1];
     const ggml_tensor * ids = op->src[2];
-    if (!w || !a || !ids || op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || ids->type != GGML_TYPE_I32) {
+    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || ids->type != GGML_TYPE_I32) {
         return false;
     }
     if (w->nb[0] != ggml_type_size(w->type) || a->nb[0] != 4 || op->nb[0] != 4 || ids->nb[0] != 4 ||

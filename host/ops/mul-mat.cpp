@@ -337,6 +337,8 @@ void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml
     p.act_b_offset    = pl.b_offset;
     p.n_lo            = pl.n_lo;
     p.act_planes      = pl.planes;
+    p.act_plane_bytes  = p.act_row_bytes / pl.planes;
+    p.act_split_chunks = pl.split_elems ? p.ne00 / (pl.planes * pl.split_elems) : 0;
     uint32_t off   = 0;
     p.vw           = stream_at(off, p.split, pl.raw_pitch, pl.rpc);
     p.vout         = stream_at(off, p.split, 128, pl.n_act);

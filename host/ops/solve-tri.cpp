@@ -30,7 +30,7 @@ static stream_need solve_tri_need(const htp_device_caps &, const ggml_tensor * o
 static bool solve_tri_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
-    if (!a || !b || a->type != GGML_TYPE_F32 || b->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
+    if (a->type != GGML_TYPE_F32 || b->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
         a->nb[0] != 4 || b->nb[0] != 4 || op->nb[0] != 4 || !fits_u32(a) || !fits_u32(b) || !fits_u32(op) ||
         ggml_nelements(op) == 0) {
         return false;

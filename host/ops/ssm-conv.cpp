@@ -30,7 +30,7 @@ static stream_need ssm_conv_need(const htp_device_caps & caps, const ggml_tensor
 static bool ssm_conv_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * sx = op->src[0];
     const ggml_tensor * c  = op->src[1];
-    if (!sx || !c || sx->type != GGML_TYPE_F32 || c->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
+    if (sx->type != GGML_TYPE_F32 || c->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
         sx->nb[0] != 4 || c->nb[0] != 4 || op->nb[0] != 4 || !fits_u32(sx) || !fits_u32(c) || !fits_u32(op) ||
         ggml_nelements(op) == 0) {
         return false;

@@ -67,7 +67,7 @@ struct argsort_op {
         }
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         HVX_Vector *   k0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *   i0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t n_vec = p->n_sort / 32;

@@ -80,7 +80,7 @@ struct assemble_op {
         return pushed;
     }
 
-    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos      c     = row_coords(p->shape, r);
         const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -108,14 +108,15 @@ static int assemble_thread(htp_op_context * octx, uint32_t ith) {
     htp_context *               ctx = octx->ctx;
     const htp_assemble_params * p   = &octx->params->assemble;
     if (p->zero_init) {
-        htp_trace_event_start(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, 0xffff);
+        const uint16_t info = (uint16_t) p->split.n_bufs;  // setup, before chunk 0: the slots zeroed
+        htp_trace_event_start(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
         HVX_Vector *     v     = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc, 0));
         const uint32_t   n_vec = p->vsrc.slot_size * p->split.n_bufs / 128;
         const HVX_Vector zero  = Q6_V_vzero();
         for (uint32_t i = 0; i < n_vec; i++) {
             v[i] = zero;
         }
-        htp_trace_event_stop(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, 0xffff);
+        htp_trace_event_stop(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
     }
     assemble_op op = { octx, p, ith, ctx->dma[ith] };
     return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, thread_rows(device_rows(ctx, p->split), ith), op);

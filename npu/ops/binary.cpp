@@ -76,7 +76,7 @@ struct binary_op {
         return 2;
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const htp_context * ctx  = octx->ctx;
         HVX_Vector *        y    = vptr(vtcm_slot(ctx, p->split, ith, p->vdst, slot));
         const HVX_Vector *  a    = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc0, slot));

@@ -172,7 +172,7 @@ struct elementwise_op {
         return dma_queue_push(q, v1, s1, p->vsrc1.row_pitch, p->src1.nb1, row, n) ? 2 : -1;
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const htp_context * ctx = octx->ctx;
         const HVX_Vector *  x   = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc0, slot));
         const HVX_Vector *  g   = p->has_src1 ? vptr(vtcm_slot(ctx, p->split, ith, p->vsrc1, slot)) : x;

@@ -38,7 +38,7 @@ struct fill_op {
         return dma_queue_push(q, v, s, p->vsrc.row_pitch, p->src0.nb1, p->ne0 * 4, n) ? 1 : -1;
     }
 
-    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         HVX_Vector *   y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t n_vec = p->vdst.row_pitch / 128;
         if (p->kind == HTP_FILL_CONST) {

@@ -228,7 +228,7 @@ struct fa_thread {
                                     __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
     }
 
-    void compute(uint32_t c, uint32_t s) {
+    HTP_COMPUTE void compute_chunk(uint32_t c, uint32_t s) {
         const uint32_t ic0 = c * p->kv_chunk;
         const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
         uint32_t       kp, vp;
@@ -354,7 +354,7 @@ struct fa_thread {
                     sum += __builtin_expf(sk - m);
                 }
             }
-            const HVX_Vector inv = splat_f32(sum == 0.0f ? 0.0f : (float) ((double) ms / (double) sum));
+            const HVX_Vector inv = splat_f32(sum == 0.0f ? 0.0f : ms / sum);
             for (uint32_t t = 0; t < nvv; t++) {
                 acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], inv);
             }
@@ -390,7 +390,7 @@ struct fa_thread {
             }
         }
         // Prime both K/V slots.
-        const uint32_t n_chunks = (p->n_kv + p->kv_chunk - 1) / p->kv_chunk;
+        const uint32_t n_chunks = p->n_kv_chunks;
         uint32_t       fetched[2] = { 0, 0 };
         for (uint32_t c = 0; c < 2 && c < n_chunks; c++) {
             const int k = fetch(c, c);
@@ -427,7 +427,7 @@ struct fa_thread {
             const uint32_t s = c & 1;
             dma_pop_n(q, tr, fetched[s], info);
             htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
-            compute(c, s);
+            compute_chunk(c, s);
             htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
             if (c + 2 < n_chunks) {
                 const int k = fetch(c + 2, s);
@@ -467,7 +467,7 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
     if (st != HTP_STATUS_OK) {
         dma_queue_flush(th.q);
     } else {
-        dma_pop_n(th.q, th.tr, pending, 0);
+        dma_pop_n(th.q, th.tr, pending, (uint16_t) (mine.end - 1));  // the last tile's rows
     }
     return st;
 }

@@ -37,7 +37,7 @@ struct gdn_thread {
     unit make_unit(uint32_t pair_idx, uint32_t pair, uint32_t block) const {
         unit u;
         u.pair  = pair;
-        u.iv3   = pair / p->H;
+        u.iv3   = htp_fastdiv(pair, &p->div_H);
         u.iv1   = pair - u.iv3 * p->H;
         u.block = block;
         u.t0    = block * p->tok_block;
@@ -56,8 +56,8 @@ struct gdn_thread {
                 last = t.push(dst + i * p->pitch, src + i * 4, 4, S * 4, 4, S);
             }
         }
-        const uint32_t   iq1 = u.iv1 % p->neq1, ik1 = u.iv1 % p->nek1;
-        const uint32_t   iq3 = u.iv3 / p->rq3, ik3 = u.iv3 / p->rk3;
+        const uint32_t   iq1 = htp_fastmod(u.iv1, &p->mod_neq1), ik1 = htp_fastmod(u.iv1, &p->mod_nek1);
+        const uint32_t   iq3 = htp_fastdiv(u.iv3, &p->div_rq3), ik3 = htp_fastdiv(u.iv3, &p->div_rk3);
         const dma_addr_t qs  = octx->src[0].data + iq3 * p->q.nb3 + u.t0 * p->q.nb2 + iq1 * p->q.nb1;
         const dma_addr_t ks  = octx->src[1].data + ik3 * p->k.nb3 + u.t0 * p->k.nb2 + ik1 * p->k.nb1;
         const dma_addr_t vs  = octx->src[2].data + u.iv3 * p->v.nb3 + u.t0 * p->v.nb2 + u.iv1 * p->v.nb1;
@@ -71,7 +71,7 @@ struct gdn_thread {
         return last;
     }
 
-    void compute(const unit & u, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
         const uint32_t     S     = p->S_v;
         const uint32_t     nv    = p->pitch / 128;
         HVX_Vector *       W     = vptr(at(p->v_state[u.state]));
@@ -171,22 +171,31 @@ struct gdn_thread {
         const uint32_t n_units = (rr.end - rr.begin) * nb;
         uint32_t       fetched[2] = { 0, 0 }, stored[2] = { 0, 0 };
         fetched[0] = fetch(make_unit(0, rr.begin, 0), 0);
+        // Unit ui is block ui % nb of pair ui / nb: (pi, bi) now, (nx_pi, nx_bi) the next one,
+        // both stepped instead of divided.
+        uint32_t pi = 0, bi = 0;
+        uint32_t nx_pi = nb == 1 ? 1 : 0, nx_bi = nb == 1 ? 0 : 1;
         for (uint32_t ui = 0; ui < n_units; ui++) {
             const uint32_t slot = ui & 1;
             const uint16_t info = (uint16_t) ui;
             if (ui + 1 < n_units) {  // next unit into the other slot, once its last store is done
-                const uint32_t nx = ui + 1;
                 t.wait(stored[slot ^ 1], info);
-                fetched[slot ^ 1] = fetch(make_unit(nx / nb, rr.begin + nx / nb, nx % nb), slot ^ 1);
+                fetched[slot ^ 1] = fetch(make_unit(nx_pi, rr.begin + nx_pi, nx_bi), slot ^ 1);
             }
-            const unit u = make_unit(ui / nb, rr.begin + ui / nb, ui % nb);
+            const unit u = make_unit(pi, rr.begin + pi, bi);
+            pi = nx_pi;
+            bi = nx_bi;
+            if (++nx_bi == nb) {
+                nx_bi = 0;
+                nx_pi++;
+            }
             t.wait(fetched[slot], info);
             htp_trace_event_start(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
-            compute(u, slot);
+            compute_chunk(u, slot);
             htp_trace_event_stop(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
             stored[slot] = store(u, slot);
         }
-        t.drain(0xffff);
+        t.drain((uint16_t) (n_units - 1));  // the last units' stores
         return t.failed ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
     }
 };

@@ -36,7 +36,7 @@ struct get_rows_op {
         return (int) (p->src_type == HTP_TYPE_Q8_0 ? 2 * n : n);
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         for (uint32_t j = 0; j < n; j++) {

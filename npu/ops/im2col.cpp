@@ -26,9 +26,10 @@ struct im2col_thread {
         for (uint32_t kw = 0; kw < p->KW; kw++) {
             // iw = ow * s0 + off in [0, IW)
             const int32_t off = (int32_t) kw * p->d0 - p->p0;
-            int32_t       lo  = off >= 0 ? 0 : (-off + p->s0 - 1) / p->s0;
+            // Both numerators are in [0, 2^30) (the host bounds them): fastdiv by s0.
+            int32_t       lo  = off >= 0 ? 0 : (int32_t) htp_fastdiv((uint32_t) (-off + p->s0 - 1), &p->div_s0);
             const int32_t top = (int32_t) p->IW - 1 - off;
-            int32_t       hi  = top < 0 ? 0 : top / p->s0 + 1;
+            int32_t       hi  = top < 0 ? 0 : (int32_t) htp_fastdiv((uint32_t) top, &p->div_s0) + 1;
             if (hi > OW) {
                 hi = OW;
             }
@@ -91,7 +92,7 @@ struct im2col_thread {
         return last;
     }
 
-    void compute(uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t n, uint32_t slot) {
         const HVX_Vector * s  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
         HVX_Vector *       d  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     sv = p->vstage.row_pitch / 128;
@@ -127,14 +128,14 @@ struct im2col_thread {
             gathered[s]      = gather(next_r, n, s);
             next_r += n;
         }
-        uint32_t slot = 0;
-        for (uint32_t r = rr.begin, chunk = 0; r < rr.end; chunk++) {
+        uint32_t slot = 0, chunk = 0;
+        for (uint32_t r = rr.begin; r < rr.end; chunk++) {
             const uint32_t n    = rr.end - r < rpc ? rr.end - r : rpc;
             const uint16_t info = (uint16_t) chunk;
             t.wait(gathered[slot], info);
             t.wait(stored[slot], info);  // dst slot free again (chunk - n_bufs written)
             htp_trace_event_start(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
-            compute(n, slot);
+            compute_chunk(n, slot);
             htp_trace_event_stop(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
             stored[slot] = store(r, n, slot);
             if (next_r < rr.end) {  // the staging slot just consumed takes chunk + n_bufs
@@ -147,7 +148,7 @@ struct im2col_thread {
                 slot = 0;
             }
         }
-        t.drain(0xffff);
+        t.drain((uint16_t) (chunk - 1));  // the last chunks' stores
         return t.failed ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
     }
 };

@@ -34,7 +34,7 @@ struct mm_act_prep_op {
         // Chunk c of act_split_elems elements -> plane c % act_planes, act_b_offset bytes apart.
         const uint32_t np = p->act_planes;
         const uint32_t cb = p->act_split_elems * 4;
-        const uint32_t nc = p->ne00 / (np * p->act_split_elems);
+        const uint32_t nc = p->act_split_chunks;
         for (uint32_t k = 0; k < np; k++) {
             if (!dma_queue_push(q, v + k * p->act_b_offset, s + k * cb, cb, np * cb, cb, nc)) {
                 return -1;
@@ -54,7 +54,7 @@ struct mm_act_prep_op {
         }
     }
 
-    void compute(uint32_t r, uint32_t, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t, uint32_t slot) {
         htp_trace *  tr  = &octx->ctx->trace[ith];
         HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
         htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
@@ -64,7 +64,7 @@ struct mm_act_prep_op {
                 zero_bytes(src, p->act_row_bytes, end);
             } else {
                 for (uint32_t k = 0; k < p->act_planes; k++) {
-                    zero_bytes(src, k * p->act_b_offset + p->act_row_bytes / p->act_planes, (k + 1) * p->act_b_offset);
+                    zero_bytes(src, k * p->act_b_offset + p->act_plane_bytes, (k + 1) * p->act_b_offset);
                 }
             }
             mm_quantize_act_row(mm_act_part(octx->ctx, p, r, 0), mm_act_part(octx->ctx, p, r, 1), mm_act_part(octx->ctx, p, r, 2),
@@ -208,7 +208,7 @@ struct mm_dot_op {
         return lane0_f32(reduce_sum_sf(acc));
     }
 
-    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         htp_trace *     tr   = &octx->ctx->trace[ith];
         const uint8_t * raw  = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
         HVX_Vector *    w    = vptr(vtcm_at(octx->ctx, p->split, ith, p->wprep_offset));

@@ -27,7 +27,6 @@ constexpr uint32_t kOutRowBytes  = kTileDim * 4;
 constexpr uint32_t kOutTileBytes = kTileDim * kOutRowBytes;
 constexpr uint32_t kTileVecs     = HTP_HMX_TILE_BYTES / 128;  // HVX vectors per FP16 tile
 constexpr uint32_t kMaxRawSlots  = 16;      // check_params bounds split.n_bufs
-constexpr uint16_t kInfoOutput   = 0xffff;  // trace info of DMA waits for output slots
 
 struct hmx_job {
     htp_op_context *               octx;
@@ -118,11 +117,11 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
         htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         if (r + 2 < rr.end && !fetch(r + 2)) {
             job->status[ith] = HTP_STATUS_DMA_ERROR;
-            dma.drain(0);
+            dma.drain((uint16_t) r);
             return;
         }
     }
-    dma.drain(0);
+    dma.drain((uint16_t) (rr.end - 1));  // info: activation row, as the waits above
 }
 
 // Phase 2 on one thread: its column tiles (32 weight rows = 32 output columns each) of the
@@ -149,12 +148,14 @@ struct weight_worker {
     };
 
     fetch_pos pos(uint32_t f) const {
-        const uint32_t kc = f % p->n_kc, t0 = kc * p->kc_tiles;
-        return { col_tiles.begin + f / p->n_kc, kc, t0, min_u32(p->n_k_tiles - t0, p->kc_tiles) };
+        const uint32_t ct = htp_fastdiv(f, &p->div_n_kc), kc = f - ct * p->n_kc, t0 = kc * p->kc_tiles;
+        return { col_tiles.begin + ct, kc, t0, min_u32(p->n_k_tiles - t0, p->kc_tiles) };
     }
 
+    uint32_t raw_index(uint32_t f) const { return htp_fastmod(f, &p->mod_n_bufs); }  // f % n_bufs
+
     dma_addr_t raw_slot(uint32_t f) const {
-        return vtcm_at(ctx, p->split, ith, p->vraw_offset + (f % p->split.n_bufs) * p->vraw_slot);
+        return vtcm_at(ctx, p->split, ith, p->vraw_offset + raw_index(f) * p->vraw_slot);
     }
 
     dma_addr_t out_slot(uint32_t os) const { return vtcm_at(ctx, p->split, ith, p->vout_offset + os * p->vout_slot); }
@@ -182,7 +183,7 @@ struct weight_worker {
     bool fetch(uint32_t f) {
         const fetch_pos  x      = pos(f);
         const dma_addr_t v      = raw_slot(f);
-        uint32_t *       ticket = &fetch_ticket[f % p->split.n_bufs];
+        uint32_t *       ticket = &fetch_ticket[raw_index(f)];
         if (p->rt_repack) {
             const uint32_t   fb = flat_bytes(x.kc);
             const dma_addr_t s  = job->wbase + x.ct * kTileDim * p->w_nb1 + x.kc * p->flat_chunk_bytes;
@@ -194,7 +195,7 @@ struct weight_worker {
     }
 
     // Fetch f (arrived) -> FP16 weight tiles [t0 * out_per_tile, ...) of its column tile.
-    int dequant(uint32_t f) {
+    HTP_COMPUTE int compute_dequant(uint32_t f) {
         const fetch_pos x   = pos(f);
         const uint8_t * raw = (const uint8_t *) htp_va(raw_slot(f));
         HVX_Vector *    w   = vptr(vtcm_at(ctx, p->split, ith, p->vw_offset));
@@ -222,7 +223,7 @@ struct weight_worker {
     }
 
     // Every activation block x the column tile's FP16 weight tiles -> F32 output tiles at out.
-    int multiply(dma_addr_t out) {
+    HTP_COMPUTE int compute_hmx(dma_addr_t out) {
         htp_hmx *        hmx     = ctx->info->hmx;
         const dma_addr_t act     = ctx->vtcm_base + p->act_offset;
         const dma_addr_t cparams = ctx->vtcm_base + p->colparam_offset;
@@ -265,7 +266,7 @@ struct weight_worker {
             const uint32_t   rows = min_u32(c.n - mb * kTileDim, kTileDim);
             const dma_addr_t o    = out + mb * kOutTileBytes;
             if (!c.dst_off && !p->store_per_row) {
-                if (!push(d + mb * kTileDim * p->dst.nb1, o, p->dst.nb1, kOutRowBytes, cols * 4, rows, kInfoOutput)) {
+                if (!push(d + mb * kTileDim * p->dst.nb1, o, p->dst.nb1, kOutRowBytes, cols * 4, rows, (uint16_t) ct)) {
                     return HTP_STATUS_DMA_ERROR;
                 }
                 continue;
@@ -273,7 +274,7 @@ struct weight_worker {
             for (uint32_t r = 0; r < rows; r++) {
                 const uint32_t   j   = mb * kTileDim + r;
                 const dma_addr_t dst = c.dst_off ? d0 + c.dst_off[j] : d + j * p->dst.nb1;
-                if (!push(dst, o + r * kOutRowBytes, cols * 4, cols * 4, cols * 4, 1, kInfoOutput)) {
+                if (!push(dst, o + r * kOutRowBytes, cols * 4, cols * 4, cols * 4, 1, (uint16_t) ct)) {
                     return HTP_STATUS_DMA_ERROR;
                 }
             }
@@ -284,10 +285,10 @@ struct weight_worker {
     // Column tile ct has all its FP16 weights: multiply and send the results out through
     // output slot os, once that slot's previous stores have left.
     int finish_col_tile(uint32_t ct, uint32_t os) {
-        dma.wait(store_ticket[os], kInfoOutput);
+        dma.wait(store_ticket[os], (uint16_t) ct);  // column tile ct - 2's stores
         const dma_addr_t out = out_slot(os);
         htp_trace_event_start(dma.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
-        const int hs = multiply(out);
+        const int hs = compute_hmx(out);
         htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_HMX_COMP, (uint16_t) ct);
         if (hs != HTP_STATUS_OK) {
             return hs;
@@ -313,9 +314,9 @@ struct weight_worker {
         }
         for (uint32_t f = 0; f < n_fetches && st == HTP_STATUS_OK; f++) {
             const fetch_pos x = pos(f);
-            dma.wait(fetch_ticket[f % nb], (uint16_t) f);
+            dma.wait(fetch_ticket[raw_index(f)], (uint16_t) f);
             htp_trace_event_start(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);
-            st = dequant(f);
+            st = compute_dequant(f);
             htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) x.ct);
             if (st != HTP_STATUS_OK) {
                 break;
@@ -328,7 +329,7 @@ struct weight_worker {
                 st = finish_col_tile(x.ct, (x.ct - col_tiles.begin) & 1);
             }
         }
-        dma.drain(kInfoOutput);
+        dma.drain((uint16_t) (col_tiles.end - 1));  // the last column tiles' stores
         return st;
     }
 };

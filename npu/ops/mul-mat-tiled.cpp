@@ -28,7 +28,7 @@ struct act_op {
         return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot), s, p->act_row_bytes) ? 1 : -1;
     }
 
-    void compute(uint32_t r, uint32_t, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t, uint32_t slot) {
         htp_trace * tr = &octx->ctx->trace[ith];
         htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         quantize_row(act + r * (p->act_row_pitch / 128), vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot)),
@@ -144,7 +144,7 @@ struct dot_op {
         }
     }
 
-    void compute(uint32_t it, uint32_t, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t it, uint32_t, uint32_t slot) {
         const item x = at(it);
         switch (p->wtype) {
             case HTP_TYPE_Q8_0: compute_fmt<fmt_q8_0>(x, slot); break;

@@ -29,7 +29,7 @@ struct rms_norm_op {
         return kc < 0 ? -1 : kc + k;
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector *   x0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *         y0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t       n_full = p->ne0 / 32;

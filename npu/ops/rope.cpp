@@ -154,7 +154,7 @@ struct rope_op {
         }
     }
 
-    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         build_tables(row_coords(p->shape, r).i2);
         const HVX_Vector * ct = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
         const HVX_Vector * st = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));

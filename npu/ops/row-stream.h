@@ -12,6 +12,11 @@
 #include "mdev-partition.h"
 #include "run-threads.h"
 
+// A kernel's per-chunk compute function is named compute_* and kept out of line, so that the
+// Hexagon builds have it as a function of its own: tools/ggml-hexagon-inspect.py --func
+// '^compute_' selects exactly these (the spills / promotions / divisions gate, docs/tools.md).
+#define HTP_COMPUTE __attribute__((noinline))
+
 namespace htp_ops {
 
 struct row_pos {
@@ -127,7 +132,7 @@ static inline int store_chunk(const htp_op_context * octx, const P * p, uint32_t
 // Runs the pipeline over rows [rr.begin, rr.end) in chunks of sp.rows_per_chunk rows.
 // Op provides (r = first row, n = rows in the chunk, slot = buffer slot):
 //   int  fetch(r, n, slot)   push DDR -> VTCM descriptors; returns how many, or -1
-//   void compute(r, n, slot) HVX work from the src slot(s) into the dst slot
+//   void compute_chunk(r, n, slot) HVX work from the src slot(s) into the dst slot (HTP_COMPUTE)
 //   int  store(r, n, slot)   push VTCM -> DDR descriptors; returns how many, or -1
 template <class Op> static int stream_rows(dma_queue * q, htp_trace * tr, const htp_split_params & sp, row_range rr, Op & op) {
     if (rr.begin >= rr.end) {
@@ -163,7 +168,7 @@ template <class Op> static int stream_rows(dma_queue * q, htp_trace * tr, const 
         dma_pop_n(q, tr, fetched[slot], info);     // F(chunk): src slot is filled
 
         htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
-        op.compute(r, n, slot);
+        op.compute_chunk(r, n, slot);
         htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
 
         const int ks = op.store(r, n, slot);

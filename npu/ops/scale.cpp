@@ -17,7 +17,7 @@ struct scale_op {
         return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     n_vec = (p->ne0 + 31) / 32;

@@ -71,7 +71,7 @@ struct set_rows_op {
         f32_to_f16_vectors(y + p->q8_scale_offset / 128, dtmp, n_out);
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         for (uint32_t j = 0; j < n; j++) {

@@ -43,7 +43,7 @@ struct soft_max_op {
                                     __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
     }
 
-    void compute(uint32_t r, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos        c      = row_coords(p->shape, r);
         const HVX_Vector     vscale = splat_f32(p->scale);
         const HVX_Vector     vslope = splat_f32(slope(c.i2));

@@ -29,7 +29,7 @@ struct solve_tri_op {
                               p->k * 4, p->n) ? 2 : -1;
     }
 
-    void compute(uint32_t, uint32_t, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t, uint32_t slot) {
         const HVX_Vector * A   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->va, slot));
         const HVX_Vector * B   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vb, slot));
         HVX_Vector *       X   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vx, slot));

@@ -29,7 +29,7 @@ struct ssm_conv_op {
         return (int) cols;
     }
 
-    void compute(uint32_t, uint32_t n, uint32_t slot) {
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         const HVX_Vector * cv = vptr(vtcm_at(octx->ctx, p->split, ith, p->vc_offset));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -63,12 +63,12 @@ int ssm_conv_thread(htp_op_context * octx, uint32_t ith) {
     for (uint32_t k = 0; k < p->d_conv; k++) {
         if (!dma_queue_push(ctx->dma[ith], vc + k * p->pitch, octx->src[1].data + k * 4, 4, p->nb_c1, 4,
                             p->d_inner)) {
-            dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
+            dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, (uint16_t) n);
             return HTP_STATUS_DMA_ERROR;
         }
         n++;
     }
-    dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, 0xffff);
+    dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, (uint16_t) n);  // info: tap rows gathered (d_conv)
     ssm_conv_op op = { octx, p, ith, ctx->dma[ith] };
     return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, rr, op);
 }

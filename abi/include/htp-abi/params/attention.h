@@ -21,6 +21,7 @@ struct htp_flash_attn_params {
     uint32_t dk, dv;                 // K and V head sizes (q row = dk, dst row = dv)
     uint32_t n_kv;                   // K / V rows
     uint32_t kv_chunk;               // K / V rows per chunk (= split.rows_per_chunk)
+    uint32_t n_kv_chunks;            // ceil(n_kv / kv_chunk)
     uint32_t tile_rows;              // q rows per tile
     uint32_t rows_per_group;         // rk2 * n_q
     uint32_t tiles_per_group;        // ceil(rows_per_group / tile_rows)

@@ -65,6 +65,8 @@ struct htp_mul_mat_params {
     uint32_t act_b_offset;           // staging bytes between planes (multiple of 128)
     uint32_t n_lo;                   // split types: vectors per plane (k_vecs = act_planes * n_lo)
     uint32_t act_planes;             // split types: planes (2, 4, 8); else 1
+    uint32_t act_plane_bytes;        // act_row_bytes / act_planes: a plane's staged bytes
+    uint32_t act_split_chunks;       // split types: chunks per plane, ne00 / (act_planes * act_split_elems)
     // VTCM layout. Per thread (offsets from the thread's base):
     struct htp_vtcm_stream vw;       // raw weight rows: n_bufs slots of rows_per_chunk rows
     struct htp_vtcm_stream vout;     // results: n_bufs slots of act_rows_per_chunk rows of
@@ -197,6 +199,8 @@ struct htp_mul_mat_hmx_params {
     uint32_t n_k32;                  // K / 32
     uint32_t kc_tiles;               // weight tiles per fetch (K-quants: a multiple of 8)
     uint32_t n_kc;                   // fetches per column tile
+    struct htp_fastdiv div_n_kc;     // fetch f -> (column tile f / n_kc, k chunk f % n_kc)
+    struct htp_fastdiv mod_n_bufs;   // fetch f -> raw slot f % split.n_bufs
     uint32_t wnb2, wnb3;             // bytes between tiled weight planes i02, i03
     uint32_t ne11, ne12, n_planes;
     struct htp_fastdiv div_ne12;     // plane -> (i2, i3)

@@ -25,6 +25,7 @@ struct htp_im2col_params {
     uint32_t K;                      // elements per dst row
     uint32_t IC, IH, IW, KH, KW;
     int32_t  s0, s1, p0, p1, d0, d1;
+    struct htp_fastdiv div_s0;       // the kernel's ow bounds per kw: x / s0 for x in [0, 2^31)
     uint32_t nb_img, nb_ic, nb_ih;   // image strides (bytes) of src1
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides dst;
@@ -77,6 +78,9 @@ struct htp_gdn_params {
     float scale;                     // 1 / sqrt(S_v)
     uint32_t neq1, nek1;             // q / k heads (iq1 = iv1 % neq1)
     uint32_t rq3, rk3;               // iq3 = iv3 / rq3
+    struct htp_fastdiv div_H;        // pair -> (iv1 = pair % H, iv3 = pair / H)
+    struct htp_fastdiv mod_neq1, mod_nek1;  // iq1 = iv1 % neq1, ik1 = iv1 % nek1
+    struct htp_fastdiv div_rq3, div_rk3;    // iq3 = iv3 / rq3, ik3 = iv3 / rk3
     struct htp_rows_strides q, k, v; // nb1 (head), nb2 (token), nb3 (sequence)
     struct htp_rows_strides g, beta;
     uint32_t state_nb3;              // src state bytes between sequences

@@ -206,7 +206,7 @@ template <class Op> static int stream_rows(dma_queue * q, htp_trace * tr, const 
     return HTP_STATUS_OK;
 }
 
-// An op struct starts with { octx, p, ith, q } and has fetch / compute / store (above).
+// An op struct starts with { octx, p, ith, q } and has fetch / compute_chunk / store (above).
 // Runs Op over this session's rows (device_rows) on p.split.n_threads HVX threads; returns the
 // first thread's failure.
 template <class Op, class Params> static int run_rows(htp_op_context * octx, const Params & p) {

@@ -50,7 +50,7 @@ struct htp_registry {
     ggml_backend_reg reg = {};
 };
 
-// A buffer of shared DDR (memfd), host-mapped; sessions map it by fd on first use.
+// A buffer of shared DDR (memfd), host-mapped; sessions map it by fd when a batch names it.
 struct htp_repack_state;
 struct htp_buffer {
     htp_device * device;

@@ -1,6 +1,7 @@
 // Buffer types: the device type (shared DDR the NPU maps by fd) and, with
 // GGML_HEXAGON_HOSTBUF=1, a host type (the same shared DDR, flagged is_host so the CPU uses it
 // directly for staging). Both hand the NPU an fd + offset per tensor.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -112,12 +113,16 @@ static size_t htp_buft_get_alignment(ggml_backend_buffer_type_t) {
 }
 
 static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
-    // One buffer must fit the session window's mappable budget.
+    // Weights slide through the session window one buffer at a time, so llama's loader is
+    // asked for buffers of at most a quarter of the budget (and 256 MiB): a model larger than
+    // the window becomes many buffers, of which a batch maps only the ones it needs. A single
+    // tensor larger than this still gets a buffer of its own (ggml-alloc does that).
     auto * d = (htp_device *) buft->context;
     if (!d) {
         d = htp_get_registry().devices.front().get();
     }
-    return (size_t) d->profile.vmem_budget / 2;
+    const uint64_t quarter = d->profile.vmem_budget / 4 / HTP_BUFFER_ALIGNMENT * HTP_BUFFER_ALIGNMENT;
+    return (size_t) std::min<uint64_t>(quarter, 256ull << 20);
 }
 
 static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor * tensor) {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config.h"
@@ -28,6 +29,14 @@ struct htp_device {
     std::string buft_name;
     std::atomic<uint64_t> allocated{ 0 };     // bytes of device buffers alive
     uint64_t seq = 0;                         // message sequence number
+    // The session window as the host plans batches for it (graph.cpp): pinned buffers the
+    // sessions hold mapped (fd -> page-rounded bytes; they stay until the buffer is freed), and
+    // the window's counters of the graph being computed (GGML_HEXAGON_PROFILE=1 prints them).
+    std::unordered_map<int, uint64_t> resident_pinned;
+    uint64_t resident_pinned_bytes = 0;
+    struct window_counters {
+        uint64_t maps = 0, unmaps = 0, bytes_mapped = 0, window_mapped = 0, batches = 0;
+    } window;
 
     ggml_backend_device dev = {};
 
@@ -41,7 +50,7 @@ struct htp_registry {
     ggml_backend_reg reg = {};
 };
 
-// A buffer of shared DDR (memfd), host-mapped; sessions map it by fd on first use.
+// A buffer of shared DDR (memfd), host-mapped; sessions map it by fd when a batch names it.
 struct htp_repack_state;
 struct htp_buffer {
     htp_device * device;

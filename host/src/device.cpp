@@ -1,4 +1,7 @@
 // A ggml backend device per HTP session: name, description, memory, op support.
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 
 #include "context.h"
@@ -16,13 +19,31 @@ static const char * htp_dev_get_description(ggml_backend_dev_t dev) {
     return dev_of(dev).description.c_str();
 }
 
-// Total: what the session window may map at once. Free: that less the device buffers alive.
-static void htp_dev_get_memory(ggml_backend_dev_t dev, size_t * free, size_t * total) {
-    const htp_device & d = dev_of(dev);
-    const uint64_t budget = d.profile.vmem_budget;
-    const uint64_t used   = d.allocated.load();
-    *total = (size_t) budget;
-    *free  = (size_t) (used < budget ? budget - used : 0);
+// Device buffers are shared DDR: the NPU and the CPU share the memory (unified memory on a
+// phone, the host's RAM on the vHTP), and weights slide through the session window, so a model
+// larger than the window fits as long as the memory holds it. Total: the memory; free: what
+// the system reports available (llama.cpp's fitting of layers to devices reads this).
+static void htp_dev_get_memory(ggml_backend_dev_t, size_t * free, size_t * total) {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long avail = sysconf(_SC_AVPHYS_PAGES);
+    const long page  = sysconf(_SC_PAGESIZE);
+    *total = pages > 0 && page > 0 ? (size_t) pages * (size_t) page : 0;
+    *free  = avail > 0 && page > 0 ? (size_t) avail * (size_t) page : 0;
+    uint64_t mem_available = 0;  // MemAvailable counts reclaimable page cache, _AVPHYS_ does not
+    if (FILE * f = fopen("/proc/meminfo", "r")) {
+        char line[128];
+        while (fgets(line, sizeof(line), f)) {
+            unsigned long long kb = 0;
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                mem_available = kb * 1024ull;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    if (mem_available > 0 && mem_available <= *total) {
+        *free = (size_t) mem_available;
+    }
 }
 
 static enum ggml_backend_dev_type htp_dev_get_type(ggml_backend_dev_t) {

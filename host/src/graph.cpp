@@ -1,6 +1,7 @@
 // Graph -> op batches: each supported node becomes an htp_op_desc (tensors as buffer index +
 // offset, kernel_params from the op's encoder); up to GGML_HEXAGON_OPBATCH ops travel in one
 // message to the device's session, which answers with a status and per-op timings.
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <limits>
@@ -14,11 +15,33 @@
 
 namespace {
 
+constexpr uint64_t kWindowPage = 4096;  // the window maps whole pages
+
+uint64_t window_span(uint64_t size) {
+    return (size + kWindowPage - 1) / kWindowPage * kWindowPage;
+}
+
+std::string mib(uint64_t bytes) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.1f MiB", (double) bytes / (1 << 20));
+    return buf;
+}
+
+// Weights are delayed mappings (the NPU maps them when a batch names them); every other buffer
+// (KV cache, compute buffers) is pinned: mapped once, kept until freed.
+bool htp_buffer_is_pinned(const ggml_tensor * t) {
+    const ggml_backend_buffer_t gb = t->view_src ? t->view_src->buffer : t->buffer;
+    return gb->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+}
+
 class htp_batch {
   public:
+    explicit htp_batch(const htp_device & d) : dev_(d) {}
+
     void clear() {
         bufs_.clear();
         fd_index_.clear();
+        window_bytes_ = 0;
         ops_.clear();
         nodes_.clear();
         names_.clear();
@@ -41,6 +64,25 @@ class htp_batch {
         return s;
     }
     bool act_reused(size_t i) const { return act_reused_[i]; }  // skips its activation prep
+    const std::vector<htp_buf_desc> & buffers() const { return bufs_; }
+
+    // Window bytes the batch needs beyond the pinned buffers the sessions already hold: its
+    // weight buffers and the pinned buffers not mapped yet (page-rounded, as the window maps).
+    uint64_t window_bytes() const { return window_bytes_; }
+    // What an op naming `tensors` would add to window_bytes().
+    uint64_t window_bytes_added(const std::vector<const ggml_tensor *> & tensors) const {
+        uint64_t added = 0;
+        std::vector<int> seen;
+        for (const ggml_tensor * t : tensors) {
+            const htp_buffer * b = htp_tensor_buffer(t);
+            if (!b || fd_index_.count(b->fd) || std::find(seen.begin(), seen.end(), b->fd) != seen.end()) {
+                continue;
+            }
+            seen.push_back(b->fd);
+            added += counts_against_window(b->fd, b->size, htp_buffer_is_pinned(t));
+        }
+        return added;
+    }
 
     // Fusions on (GGML_HEXAGON_OPFUSION): a MUL_MAT may reuse the activation its predecessor prepared.
     void set_fuse(bool on) { fuse_ = on; }
@@ -137,11 +179,16 @@ class htp_batch {
         act_reused_.push_back(reused);
     }
 
+    uint64_t counts_against_window(int fd, uint64_t size, bool pinned) const {
+        return pinned && dev_.resident_pinned.count(fd) ? 0 : window_span(size);
+    }
+
     uint32_t buf_index(int fd, uint64_t size, bool pinned) {
         auto it = fd_index_.find(fd);
         if (it != fd_index_.end()) {
             return it->second;
         }
+        window_bytes_ += counts_against_window(fd, size, pinned);
         const uint32_t idx = (uint32_t) bufs_.size();
         bufs_.push_back({ fd, pinned ? (uint32_t) HTP_BUF_PINNED : 0u, size });
         fd_index_[fd] = idx;
@@ -154,9 +201,7 @@ class htp_batch {
             error = std::string("tensor '") + t->name + "' is not in an HTP buffer";
             return false;
         }
-        const ggml_backend_buffer_t gb = t->view_src ? t->view_src->buffer : t->buffer;
-        const bool pinned = gb->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
-        out.buf    = buf_index(b->fd, b->size, pinned);
+        out.buf    = buf_index(b->fd, b->size, htp_buffer_is_pinned(t));
         out.type   = (uint32_t) t->type;
         out.offset = (uint64_t) ((const uint8_t *) t->data - b->base);
         out.flags  = 0;
@@ -179,6 +224,8 @@ class htp_batch {
     std::vector<const char *> names_;
     std::vector<bool> act_reused_;
     bool fuse_ = true;
+    const htp_device & dev_;
+    uint64_t window_bytes_ = 0;
 };
 
 bool htp_node_is_noop(const ggml_tensor * node) {
@@ -282,6 +329,17 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
         }
     }
     memcpy(&r, resps[0].data(), sizeof(r));  // member 0's timings are the profile's
+    // The batch's pinned buffers now stay mapped; members' windows hold the same buffers.
+    for (const htp_buf_desc & b : batch.buffers()) {
+        if ((b.flags & HTP_BUF_PINNED) && d.resident_pinned.emplace(b.fd, window_span(b.size)).second) {
+            d.resident_pinned_bytes += window_span(b.size);
+        }
+    }
+    d.window.maps += r.n_maps;
+    d.window.unmaps += r.n_unmaps;
+    d.window.bytes_mapped += r.bytes_mapped;
+    d.window.window_mapped = r.window_mapped;
+    d.window.batches++;
     const std::vector<uint8_t> & resp = resps[0];
     if (reg.cfg.profile >= 1 && resp.size() >= htp_response_size(r.n_ops)) {
         const auto * t = (const htp_op_timing *) (resp.data() + sizeof(r));
@@ -295,46 +353,130 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
     return GGML_STATUS_SUCCESS;
 }
 
+// The tensors an op names (its destination and sources): what its buffers are.
+std::vector<const ggml_tensor *> op_tensors(const ggml_tensor * node, const htp_fused_op * fused) {
+    std::vector<const ggml_tensor *> ts;
+    if (fused) {
+        ts.push_back(fused->dst);
+        for (const ggml_tensor * t : fused->src) {
+            if (t) {
+                ts.push_back(t);
+            }
+        }
+        return ts;
+    }
+    ts.push_back(node);
+    for (const ggml_tensor * t : node->src) {
+        if (t) {
+            ts.push_back(t);
+        }
+    }
+    return ts;
+}
+
+// One line saying why an op cannot run on a session at all: its own buffers and the pinned
+// ones do not fit the window's budget together.
+std::string window_too_small(const htp_device & d, const char * op, const ggml_tensor * dst,
+                             const std::vector<const ggml_tensor *> & tensors, uint64_t need) {
+    std::string parts;
+    std::vector<int> seen;
+    for (const ggml_tensor * t : tensors) {
+        const htp_buffer * b = htp_tensor_buffer(t);
+        if (!b || std::find(seen.begin(), seen.end(), b->fd) != seen.end()) {
+            continue;
+        }
+        seen.push_back(b->fd);
+        parts += std::string(parts.empty() ? "" : ", ") + "'" + t->name + "' in a " + mib(b->size) +
+                 (htp_buffer_is_pinned(t) ? " buffer" : " weights buffer");
+    }
+    return d.spec.name + ": op " + op + " '" + dst->name + "' needs " + mib(need) + " of buffers mapped at once (" +
+           parts + ") besides the " + mib(d.resident_pinned_bytes) +
+           " of pinned buffers the session holds, more than its window budget of " +
+           mib(d.profile.vmem_budget) + " (GGML_HEXAGON_VMEM, MiB)";
+}
+
 }  // namespace
 
 ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph) {
     htp_repack_graph_prepare(d.caps, graph);
-    htp_batch batch;
+    // The trace and fence buffers travel with every batch: count them as held from the start.
+    std::vector<std::pair<int, uint64_t>> always;
+    if (d.trace) {
+        always.emplace_back(d.trace->fd(), d.trace->size());
+    }
+    if (d.sessions.size() > 1) {
+        always.emplace_back(d.fence.fd, d.fence.size);
+    }
+    for (const auto & [fd, size] : always) {
+        if (d.resident_pinned.emplace(fd, window_span(size)).second) {
+            d.resident_pinned_bytes += window_span(size);
+        }
+    }
+    d.window = {};
+    const uint64_t budget = d.profile.vmem_budget;
+    htp_batch batch(d);
     batch.set_fuse(reg.cfg.fuse);
+    ggml_status st = GGML_STATUS_SUCCESS;
     const int n_nodes = ggml_graph_n_nodes(graph);
-    for (int i = 0; i < n_nodes; i++) {
+    for (int i = 0; i < n_nodes && st == GGML_STATUS_SUCCESS; i++) {
         const ggml_tensor * node = ggml_graph_node(graph, i);
         if (htp_node_is_noop(node)) {
             continue;
         }
-        std::string  error;
         htp_fused_op fused;
-        if (reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused)) {
-            if (!batch.add_fused(fused, error)) {
-                HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), fused.name, fused.dst->name,
-                              error.c_str());
-                return GGML_STATUS_FAILED;
-            }
-            i += fused.n_nodes - 1;
-        } else if (!batch.add(d, node, error)) {
-            HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), ggml_op_desc(node), node->name,
-                          error.c_str());
+        const bool   is_fused = reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused);
+        const char * name     = is_fused ? fused.name : ggml_op_desc(node);
+        const ggml_tensor * dst = is_fused ? fused.dst : node;
+        // Plan for the window: a batch's buffers and the pinned ones must fit the budget at
+        // once (the NPU then always finds room by unmapping weights of earlier batches).
+        const std::vector<const ggml_tensor *> tensors = op_tensors(node, is_fused ? &fused : nullptr);
+        uint64_t added = batch.window_bytes_added(tensors);
+        if (!batch.empty() && d.resident_pinned_bytes + batch.window_bytes() + added > budget) {
+            st = htp_batch_send(reg, d, batch);
+            batch.clear();
+            added = batch.window_bytes_added(tensors);
+        }
+        if (st == GGML_STATUS_SUCCESS && d.resident_pinned_bytes + added > budget) {
+            HTP_LOG_ERROR("%s", window_too_small(d, name, dst, tensors, added).c_str());
+            st = GGML_STATUS_FAILED;
+        }
+        if (st != GGML_STATUS_SUCCESS) {
+            break;
+        }
+        std::string error;
+        if (!(is_fused ? batch.add_fused(fused, error) : batch.add(d, node, error))) {
+            HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), name, dst->name, error.c_str());
             return GGML_STATUS_FAILED;
         }
+        if (is_fused) {
+            i += fused.n_nodes - 1;
+        }
         if (batch.size() >= reg.cfg.opbatch) {
-            ggml_status st = htp_batch_send(reg, d, batch);
-            if (st != GGML_STATUS_SUCCESS) {
-                return st;
-            }
+            st = htp_batch_send(reg, d, batch);
             batch.clear();
         }
     }
-    return batch.empty() ? GGML_STATUS_SUCCESS : htp_batch_send(reg, d, batch);
+    if (st == GGML_STATUS_SUCCESS && !batch.empty()) {
+        st = htp_batch_send(reg, d, batch);
+    }
+    if (reg.cfg.profile >= 1) {
+        HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
+                          " unmaps; %s of %s mapped (%s pinned)",
+                          d.spec.name.c_str(), d.window.batches, d.window.maps, mib(d.window.bytes_mapped).c_str(),
+                          d.window.unmaps, mib(d.window.window_mapped).c_str(), mib(budget).c_str(),
+                          mib(d.resident_pinned_bytes).c_str());
+    }
+    return st;
 }
 
 void htp_unmap_everywhere(int fd, uint64_t size) {
     htp_registry & reg = htp_get_registry();
     for (auto & d : reg.devices) {
+        auto it = d->resident_pinned.find(fd);
+        if (it != d->resident_pinned.end()) {
+            d->resident_pinned_bytes -= it->second;
+            d->resident_pinned.erase(it);
+        }
         std::vector<uint8_t> msg(htp_msg_size(1, 0));
         htp_msg_header h = {};
         h.magic       = HTP_MSG_MAGIC;

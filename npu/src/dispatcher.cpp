@@ -40,30 +40,95 @@ static struct htp_mapping * find_mapping(struct htp_dispatcher * d, int32_t fd) 
     return NULL;
 }
 
-// Buffers stay mapped between messages until the host unmaps them (it does when it frees
-// them); a buffer seen again with a different size is remapped.
+// Gives up the least recently used weight mapping that the batch being prepared does not
+// name. Returns 0 when there is none (everything left is pinned or in use).
+static int evict_one(struct htp_dispatcher * d) {
+    struct htp_mapping * victim = NULL;
+    for (uint32_t i = 0; i < HTP_MAX_MAPPINGS; i++) {
+        struct htp_mapping * m = &d->maps[i];
+        if (m->fd < 0 || m->pinned || m->last_batch == d->batch) {
+            continue;
+        }
+        if (!victim || m->last_batch < victim->last_batch) {
+            victim = m;
+        }
+    }
+    if (!victim) {
+        return 0;
+    }
+    htp_mem_unmap(victim->fd);
+    victim->fd = -1;
+    d->stats.n_unmaps++;
+    return 1;
+}
+
+// Every weight mapping, the current batch's too: the next prep places them afresh.
+static void drop_unpinned(struct htp_dispatcher * d) {
+    for (uint32_t i = 0; i < HTP_MAX_MAPPINGS; i++) {
+        struct htp_mapping * m = &d->maps[i];
+        if (m->fd >= 0 && !m->pinned) {
+            htp_mem_unmap(m->fd);
+            m->fd = -1;
+            d->stats.n_unmaps++;
+        }
+    }
+}
+
+// Maps one buffer of the batch (or finds it mapped). A mapping stays between messages: pinned
+// ones until the host frees the buffer (HTP_MSG_UNMAP), weights until their room is needed.
+// A buffer seen again with a different size is remapped.
 static int prep_buffer(struct htp_dispatcher * d, const struct htp_buf_desc * b, dma_addr_t * addr) {
-    struct htp_mapping * m = find_mapping(d, b->fd);
+    const uint32_t       pinned = (b->flags & HTP_BUF_PINNED) != 0;
+    struct htp_mapping * m      = find_mapping(d, b->fd);
     if (m && m->size == b->size) {
-        *addr = m->addr;
+        m->last_batch = d->batch;
+        m->pinned     = pinned;
+        *addr         = m->addr;
         return HTP_STATUS_OK;
     }
     if (m) {
         htp_mem_unmap(m->fd);
         m->fd = -1;
+        d->stats.n_unmaps++;
     }
     m = find_mapping(d, -1);
+    if (!m && evict_one(d)) {
+        m = find_mapping(d, -1);
+    }
     if (!m) {
         return HTP_STATUS_NO_MEMORY;
     }
-    const int st = htp_mem_map(b->fd, b->size, (b->flags & HTP_BUF_PINNED) != 0, addr);
+    int st;
+    while ((st = htp_mem_map(b->fd, b->size, (int) pinned, addr)) == HTP_STATUS_NO_MEMORY && evict_one(d)) {
+    }
     if (st != HTP_STATUS_OK) {
         return st;
     }
-    m->fd   = b->fd;
-    m->addr = *addr;
-    m->size = b->size;
+    m->fd         = b->fd;
+    m->addr       = *addr;
+    m->size       = b->size;
+    m->last_batch = d->batch;
+    m->pinned     = pinned;
+    d->stats.n_maps++;
+    d->stats.bytes_mapped += b->size;
     return HTP_STATUS_OK;
+}
+
+// Buffer preparation for a batch (the host keeps a batch's buffers within the budget). When
+// the budget would hold them but the window's free space is cut into pieces too small, every
+// weight mapping is given up once and the batch's are placed again, side by side.
+static int prep_buffers(struct htp_dispatcher * d, const struct htp_buf_desc * bufs, uint32_t n_bufs,
+                        dma_addr_t * buf_addr) {
+    for (int attempt = 0;; attempt++) {
+        int st = HTP_STATUS_OK;
+        for (uint32_t i = 0; i < n_bufs && st == HTP_STATUS_OK; i++) {
+            st = prep_buffer(d, &bufs[i], &buf_addr[i]);
+        }
+        if (st != HTP_STATUS_NO_MEMORY || attempt == 1) {
+            return st;
+        }
+        drop_unpinned(d);
+    }
 }
 
 static void unmap_buffer(struct htp_dispatcher * d, int32_t fd) {
@@ -74,10 +139,26 @@ static void unmap_buffer(struct htp_dispatcher * d, int32_t fd) {
     }
 }
 
-static uint32_t respond(uint8_t * resp, uint32_t resp_cap, const struct htp_msg_header * h, int status,
-                        uint32_t failed_op, uint32_t n_timings, uint64_t cycles) {
+// Bytes the dispatcher holds mapped (pinned and weights).
+static uint64_t mapped_bytes(const struct htp_dispatcher * d) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < HTP_MAX_MAPPINGS; i++) {
+        if (d->maps[i].fd >= 0) {
+            n += d->maps[i].size;
+        }
+    }
+    return n;
+}
+
+static uint32_t respond(const struct htp_dispatcher * d, uint8_t * resp, uint32_t resp_cap,
+                        const struct htp_msg_header * h, int status, uint32_t failed_op, uint32_t n_timings,
+                        uint64_t cycles) {
     struct htp_batch_response r;
     memset(&r, 0, sizeof(r));
+    r.n_maps        = d->stats.n_maps;
+    r.n_unmaps      = d->stats.n_unmaps;
+    r.bytes_mapped  = d->stats.bytes_mapped;
+    r.window_mapped = mapped_bytes(d);
     r.magic     = HTP_RESP_MAGIC;
     r.status    = status;
     r.failed_op = failed_op;
@@ -131,13 +212,14 @@ static void set_trace(struct htp_context * ctx, struct htp_trace_buffer_header *
 uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, uint32_t msg_len, uint8_t * resp,
                                uint32_t resp_cap) {
     struct htp_msg_header h;
+    memset(&d->stats, 0, sizeof(d->stats));
     if (msg_len < sizeof(h)) {
-        return respond(resp, resp_cap, NULL, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+        return respond(d, resp, resp_cap, NULL, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
     }
     memcpy(&h, msg, sizeof(h));
     if (h.magic != HTP_MSG_MAGIC || h.abi_version != HTP_ABI_VERSION || h.n_ops > HTP_MAX_BATCH_OPS ||
         msg_len != htp_msg_size(h.n_bufs, h.n_ops) || resp_cap < htp_response_size(h.n_ops)) {
-        return respond(resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
     }
     const struct htp_buf_desc * bufs = (const struct htp_buf_desc *) (msg + sizeof(h));
     const struct htp_op_desc *  ops  = (const struct htp_op_desc *) (bufs + h.n_bufs);
@@ -146,35 +228,34 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         for (uint32_t i = 0; i < h.n_bufs; i++) {
             unmap_buffer(d, bufs[i].fd);
         }
-        return respond(resp, resp_cap, &h, HTP_STATUS_OK, 0, 0, 0);
+        return respond(d, resp, resp_cap, &h, HTP_STATUS_OK, 0, 0, 0);
     }
     if (h.kind != HTP_MSG_OPS || h.n_bufs > HTP_MAX_MAPPINGS) {
-        return respond(resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
     }
 
     const uint64_t t_start = htp_cycles();
     struct htp_context * ctx = &d->ctx;
+    d->batch++;  // the LRU clock: mappings this batch names are not evicted while it prepares
     dma_addr_t buf_addr[HTP_MAX_MAPPINGS];
     // A group member maps the fence slots first, so that any later failure reaches its peers.
     const int grouped = h.mdev_count > 1;
     if (grouped && h.fence_buf >= h.n_bufs) {
-        return respond(resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
     }
     int st = grouped ? prep_buffer(d, &bufs[h.fence_buf], &buf_addr[h.fence_buf]) : HTP_STATUS_OK;
     if (st == HTP_STATUS_OK) {
         st = htp_mdev_begin_batch(&ctx->mdev, &h, grouped ? buf_addr[h.fence_buf] : 0);
     }
     if (st != HTP_STATUS_OK) {
-        return respond(resp, resp_cap, &h, st, 0, 0, 0);
+        return respond(d, resp, resp_cap, &h, st, 0, 0, 0);
     }
-    for (uint32_t i = 0; i < h.n_bufs && st == HTP_STATUS_OK; i++) {
-        st = prep_buffer(d, &bufs[i], &buf_addr[i]);
-    }
+    st = prep_buffers(d, bufs, h.n_bufs, buf_addr);
     if (st != HTP_STATUS_OK) {
         if (ctx->mdev.count > 1) {
             htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, 0);
         }
-        return respond(resp, resp_cap, &h, st, 0, 0, 0);
+        return respond(d, resp, resp_cap, &h, st, 0, 0, 0);
     }
 
     struct htp_trace_buffer_header * trace = NULL;
@@ -253,7 +334,7 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
                 htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);  // tell the peers
             }
             set_trace(ctx, NULL, 0);
-            return respond(resp, resp_cap, &h, st, failed, i, htp_cycles() - t_start);
+            return respond(d, resp, resp_cap, &h, st, failed, i, htp_cycles() - t_start);
         }
     }
     if (ctx->mdev.count > 1) {
@@ -265,9 +346,9 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         if (st != HTP_STATUS_OK) {
             set_trace(ctx, NULL, 0);
             const uint32_t last = h.n_ops ? h.n_ops - 1 : 0;
-            return respond(resp, resp_cap, &h, st, last, last, htp_cycles() - t_start);
+            return respond(d, resp, resp_cap, &h, st, last, last, htp_cycles() - t_start);
         }
     }
     set_trace(ctx, NULL, 0);
-    return respond(resp, resp_cap, &h, HTP_STATUS_OK, 0, h.n_ops, htp_cycles() - t_start);
+    return respond(d, resp, resp_cap, &h, HTP_STATUS_OK, 0, h.n_ops, htp_cycles() - t_start);
 }

@@ -5,15 +5,29 @@
 
 #define HTP_MAX_MAPPINGS 1024
 
+// A buffer the dispatcher holds mapped in the session window. Pinned buffers (KV cache,
+// compute buffers) stay until the host frees them; weights are delayed mappings: mapped when a
+// batch names them, given up (least recently used first) when another batch needs the room.
 struct htp_mapping {
     int32_t    fd;    // -1: free slot
     dma_addr_t addr;  // device address of byte 0
     uint64_t   size;
+    uint64_t   last_batch;  // the batch that last named it (LRU order)
+    uint32_t   pinned;
+};
+
+// What the window cost during one message (reported in htp_batch_response).
+struct htp_window_stats {
+    uint32_t n_maps;
+    uint32_t n_unmaps;
+    uint64_t bytes_mapped;
 };
 
 struct htp_dispatcher {
-    struct htp_context ctx;
-    struct htp_mapping maps[HTP_MAX_MAPPINGS];
+    struct htp_context      ctx;
+    struct htp_mapping      maps[HTP_MAX_MAPPINGS];
+    uint64_t                batch;   // messages handled (the LRU clock)
+    struct htp_window_stats stats;   // of the current message
 };
 
 void htp_dispatcher_init(struct htp_dispatcher * d, const struct htp_session_info * info);

@@ -150,6 +150,23 @@ TEST_F(WindowTest, FirstFitReusesFreedRanges) {
     EXPECT_EQ(dc, da);
 }
 
+TEST_F(WindowTest, PinnedBuffersGoToTheTopWeightsToTheBottom) {
+    // Long-lived pinned ranges stay out of the way of the weights that slide in and out.
+    ddr_buffer w(1u << 20), p1(8192), p2(1u << 20);
+    dma_addr_t dw = 0, d1 = 0, d2 = 0;
+    ASSERT_EQ(htp_mem_map(p1.fd, p1.size, 1, &d1), HTP_STATUS_OK);
+    ASSERT_EQ(htp_mem_map(w.fd, w.size, 0, &dw), HTP_STATUS_OK);
+    ASSERT_EQ(htp_mem_map(p2.fd, p2.size, 1, &d2), HTP_STATUS_OK);
+    EXPECT_EQ(dw, 64u << 10);
+    EXPECT_EQ(uint64_t(d1) + p1.size + 4096, Window::kDdrEnd);  // its guard page ends the DDR range
+    EXPECT_EQ(uint64_t(d2) + p2.size + 4096, d1);               // the next one just below
+    ASSERT_EQ(htp_mem_unmap(p1.fd), HTP_STATUS_OK);
+    ddr_buffer p3(4096);
+    dma_addr_t d3 = 0;
+    ASSERT_EQ(htp_mem_map(p3.fd, p3.size, 1, &d3), HTP_STATUS_OK);
+    EXPECT_EQ(uint64_t(d3) + p3.size + 4096, Window::kDdrEnd);  // the freed top range is reused
+}
+
 TEST_F(WindowTest, BadMapsFail) {
     ddr_buffer a(4096);
     dma_addr_t d = 0;

@@ -45,14 +45,26 @@ Window::~Window() {
     }
 }
 
-bool Window::make_room(uint64_t /*bytes*/) {
-    return false;
-}
-
-bool Window::find_gap(uint64_t span, uint32_t * addr) const {
+bool Window::find_gap(uint64_t span, bool from_top, uint32_t * addr) const {
     // Each mapping is followed by one unmapped guard page, so running off a buffer's end faults.
-    const uint64_t need   = span + kPage;
-    uint64_t       cursor = kDdrBase;
+    const uint64_t need = span + kPage;
+    if (from_top) {
+        // Last fit: the highest gap that holds `need`, placed at its top.
+        uint64_t limit = kDdrEnd;
+        for (auto it = by_addr_.rbegin(); it != by_addr_.rend(); ++it) {
+            const uint64_t end = static_cast<uint64_t>(it->first) + it->second.span + kPage;
+            if (end <= limit && limit - end >= need) {
+                break;
+            }
+            limit = it->first;
+        }
+        if (limit < kDdrBase + need) {
+            return false;
+        }
+        *addr = static_cast<uint32_t>(limit - need);
+        return true;
+    }
+    uint64_t cursor = kDdrBase;
     for (const auto & [a, m] : by_addr_) {
         if (a >= cursor && a - cursor >= need) {
             break;
@@ -100,14 +112,18 @@ int Window::map(int fd, uint64_t size, bool pinned, uint32_t * addr) {
     }
 
     const uint64_t span = round_up(size, kPage);
-    if (mapped_ + span > budget_ && !make_room(mapped_ + span - budget_)) {
+    if (mapped_ + span > budget_) {
         return HTP_STATUS_NO_MEMORY;
     }
     uint32_t a = 0;
-    if (!find_gap(span, &a)) {
+    if (!find_gap(span, pinned, &a)) {
         return HTP_STATUS_NO_MEMORY;
     }
-    if (mmap(base_ + a, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    // Weights are delayed mappings that come and go with the batches, and a kernel streams all
+    // of a weight: populate the page tables in one go rather than fault page by page. Pinned
+    // buffers (a compute buffer is often used only in part) fault in as they are touched.
+    const int populate = pinned ? 0 : MAP_POPULATE;
+    if (mmap(base_ + a, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0) == MAP_FAILED) {
         return HTP_STATUS_MAP_FAILED;
     }
     by_addr_[a] = mapping{ fd, st.st_dev, st.st_ino, a, span, 1, pinned };

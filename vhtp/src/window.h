@@ -4,7 +4,10 @@
 //
 // Layout of the window (device addresses):
 //   [0, 64 KiB)                 never mapped: NULL guard
-//   [64 KiB, kDdrEnd = 3.5 GiB) shared DDR buffers, first fit, one guard page after each
+//   [64 KiB, kDdrEnd = 3.5 GiB) shared DDR buffers, one guard page after each: unpinned
+//                               (weights) first fit from the bottom, pinned (KV cache,
+//                               compute buffers) from the top, so the long-lived pinned
+//                               ranges never cut the space the sliding weights reuse
 //   [kVtcmBase = 0xF0000000, +vtcm_size)  VTCM (anonymous, private to the session)
 #pragma once
 #include <sys/types.h>
@@ -50,6 +53,7 @@ class Window {
     // mapped there (or addr is VTCM). Lets the multi-device checker compare sessions' writes.
     bool file_offset(uint32_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const;
 
+    uint64_t budget() const { return budget_; }
     uint64_t mapped_bytes() const;
     size_t n_mappings() const;
 
@@ -64,10 +68,10 @@ class Window {
         bool     pinned;
     };
 
-    // Hook for the sliding window (later issue): free at least `bytes` of budget by evicting
-    // unpinned, unreferenced mappings. Today nothing is ever evictable, so it only reports failure.
-    bool make_room(uint64_t bytes);
-    bool find_gap(uint64_t span, uint32_t * addr) const;
+    // Which mapping to give up when the budget or the address space runs out is the NPU
+    // library's choice (npu/src/dispatcher.cpp: least recently used weights first), as it is
+    // on a real session: the window only says HTP_STATUS_NO_MEMORY.
+    bool find_gap(uint64_t span, bool from_top, uint32_t * addr) const;
     void drop(std::map<uint32_t, mapping>::iterator it);
 
     uint8_t *                   base_      = nullptr;

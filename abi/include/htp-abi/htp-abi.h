@@ -5,7 +5,8 @@
 //   HTP_MSG_OPS:   htp_buf_desc[n_bufs], htp_op_desc[n_ops]   -> htp_batch_response + htp_op_timing[n_ops]
 //   HTP_MSG_UNMAP: htp_buf_desc[n_bufs] (fds to drop from the window) -> htp_batch_response
 // Buffers are shared DDR (memfd) named by fd; tensors name a buffer by its index in the
-// message's buffer table plus a byte offset. The NPU side maps buffers into its 32-bit window.
+// message's buffer table plus a byte offset. The NPU side maps buffers into its 32-bit window: pinned buffers
+// (HTP_BUF_PINNED) stay mapped, the others are delayed mappings it may give up between batches.
 #pragma once
 #include <stdint.h>
 
@@ -13,7 +14,7 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-#define HTP_ABI_VERSION   3u  /* 3: multi-device header fields; 2: RMS_NORM_MUL removed */
+#define HTP_ABI_VERSION   4u  /* 4: window counters in the response; 3: multi-device header fields */
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state (FLASH_ATTN_EXT: 5) */
@@ -110,6 +111,13 @@ struct htp_batch_response {
     uint32_t n_ops;      // op timings that follow
     uint64_t seq;        // from the message
     uint64_t cycles;     // session cycles for the whole message
+    // What the session window cost during the message (the sliding window of delayed weight
+    // mappings): buffers mapped and unmapped to make room, bytes newly mapped, and the bytes
+    // the session holds mapped when it answers.
+    uint32_t n_maps;
+    uint32_t n_unmaps;
+    uint64_t bytes_mapped;
+    uint64_t window_mapped;
 };
 
 static inline uint64_t htp_msg_size(uint32_t n_bufs, uint32_t n_ops) {

@@ -77,6 +77,10 @@ check_window() {  # LOG WHAT
         [ "$unmaps" -eq 0 ] || fail "$2: expected no unmapping on this profile, got $unmaps"
     fi
 }
+show_failure() {  # LOG: its NPU error lines, then its tail without the per-op lines
+    grep -E 'failed on the NPU|out of memory|cannot run|device lost' "$1" | head -n 5
+    grep -vE 'ggml-hexagon: HTP0: (op|profile) ' "$1" | tail -n 25
+}
 check_htp_log() {  # LOG WHAT: ops ran on HTP0 and none failed
     local n
     n=$(grep -c 'ggml-hexagon: HTP0: op ' "$1" || true)
@@ -101,7 +105,7 @@ GGML_HEXAGON_VERBOSE=1 GGML_HEXAGON_PROFILE=1 "$bin/llama-completion" "${gen[@]}
     >"$work/htp-gen.txt" 2>"$work/htp-gen.log"
 rc=$?
 took "HTP0 generation"
-[ $rc -eq 0 ] || { grep -vE 'ggml-hexagon: HTP0: (op|profile) ' "$work/htp-gen.log" | tail -n 30; fail "HTP0 generation exited $rc"; }
+[ $rc -eq 0 ] || { show_failure "$work/htp-gen.log"; fail "HTP0 generation exited $rc"; }
 check_htp_log "$work/htp-gen.log" "generation"
 # "load_tensors: offloaded 33/33 layers to GPU": every layer on HTP0, none left on the CPU
 off=$(grep -oE 'offloaded [0-9]+/[0-9]+ layers' "$work/htp-gen.log" | tail -n 1)
@@ -125,11 +129,11 @@ GGML_HEXAGON_VERBOSE=1 GGML_HEXAGON_PROFILE=1 "$bin/llama-perplexity" "${ppl[@]}
     --kl-divergence-base "$work/base.kld" --kl-divergence >"$work/htp-kld.log" 2>&1
 rc=$?
 took "HTP0 KLD"
-[ $rc -eq 0 ] || { grep -vE 'ggml-hexagon: HTP0: (op|profile) ' "$work/htp-kld.log" | tail -n 30; fail "HTP0 KLD run exited $rc"; }
+[ $rc -eq 0 ] || { show_failure "$work/htp-kld.log"; fail "HTP0 KLD run exited $rc"; }
 check_htp_log "$work/htp-kld.log" "KLD"
 grep -E '^ +[0-9]+ +[0-9.]+ ± |^(Mean +KLD|Maximum KLD|Same top p|RMS Δp)' "$work/htp-kld.log" | sed 's/^/    /'
 kld=$(kld_of "$work/htp-kld.log")
-[ -n "$kld" ] || { grep -vE 'ggml-hexagon: HTP0: (op|profile) ' "$work/htp-kld.log" | tail -n 30; fail "no KLD in the HTP0 run"; }
+[ -n "$kld" ] || { show_failure "$work/htp-kld.log"; fail "no KLD in the HTP0 run"; }
 check_window "$work/htp-kld.log" "KLD"
 echo "mean KLD vs CPU = $kld (threshold $threshold)"
 awk -v k="$kld" -v t="$threshold" 'BEGIN { exit !(k >= 0 && k < t) }' || fail "mean KLD $kld not below $threshold"

@@ -12,13 +12,14 @@
 # Prints each phase's time. Exit 0 only when every check passed.
 # usage: large-model.sh BIN_DIR MODEL TEXT EXPECT [THRESHOLD (0.01)]
 #   MODEL "default": tools/ggml-hexagon-make-model.py's default model (Llama-2-7B shapes, 3.79e9
-#   bytes in ~/.cache/ggml-hexagon/models), written first if it is not there (about a minute)
+#   bytes in ~/.cache/ggml-hexagon/models), written first if it is not there (about a minute);
+#   "make:ARGS": that writer's model for ARGS (e.g. "make:--n-layer 8")
 #   env: the caller's GGML_HEXAGON_* (ARCH, VMEM, ...); LARGE_CTX (128) and LARGE_CHUNKS (1):
 #   perplexity's context and chunks (one chunk of 128 scores 63 positions x the vocab);
 #   LARGE_N_GEN (8) tokens generated; LARGE_MIN_BYTES (3758096384 = 3.5 GiB) the model must be
 #   larger than (0 for a smoke run)
 set -uo pipefail
-case "${1:-}" in -h|--help) sed -n '2,21p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,20p' "$0"; exit 0 ;; esac
 [ $# -ge 4 ] || { echo "usage: large-model.sh BIN_DIR MODEL TEXT sliding|resident|any [THRESHOLD]" >&2; exit 2; }
 bin=$1; model=$2; text=$3; expect=$4; threshold=${5:-0.01}
 ctx=${LARGE_CTX:-128}; chunks=${LARGE_CHUNKS:-1}; n_gen=${LARGE_N_GEN:-8}
@@ -26,8 +27,11 @@ min_bytes=${LARGE_MIN_BYTES:-3758096384}
 case $expect in sliding|resident|any) ;; *) echo "FAIL: EXPECT must be sliding, resident or any, not '$expect'"; exit 2 ;; esac
 fail() { echo "FAIL: $*"; exit 1; }
 [ -x "$bin/llama-perplexity" ] && [ -x "$bin/llama-completion" ] || fail "no llama-perplexity / llama-completion in $bin"
-if [ "$model" = default ]; then
-    model=$(python3 "$(dirname "$0")/../../tools/ggml-hexagon-make-model.py") || fail "the model writer failed"
+if [ "$model" = default ] || [ "${model#make:}" != "$model" ]; then
+    read -r -a make_args <<<"${model#make:}"
+    [ "$model" = default ] && make_args=()
+    model=$(python3 "$(dirname "$0")/../../tools/ggml-hexagon-make-model.py" "${make_args[@]}") ||
+        fail "the model writer failed"
 fi
 [ -f "$model" ] || fail "no model at $model (tools/ggml-hexagon-make-model.py writes it)"
 [ -f "$text" ] || fail "no text at $text"

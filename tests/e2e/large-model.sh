@@ -26,7 +26,7 @@ ctx=${LARGE_CTX:-128}; chunks=${LARGE_CHUNKS:-1}; n_gen=${LARGE_N_GEN:-8}
 min_bytes=${LARGE_MIN_BYTES:-3758096384}
 case $expect in sliding|resident|any) ;; *) echo "FAIL: EXPECT must be sliding, resident or any, not '$expect'"; exit 2 ;; esac
 fail() { echo "FAIL: $*"; exit 1; }
-[ -x "$bin/llama-perplexity" ] && [ -x "$bin/llama-completion" ] || fail "no llama-perplexity / llama-completion in $bin"
+{ [ -x "$bin/llama-perplexity" ] && [ -x "$bin/llama-completion" ]; } || fail "no llama-perplexity / llama-completion in $bin"
 if [ "$model" = default ] || [ "${model#make:}" != "$model" ]; then
     read -r -a make_args <<<"${model#make:}"
     [ "$model" = default ] && make_args=()
@@ -58,10 +58,14 @@ kld_of() {
     [ -n "$k" ] || k=$(grep -E '^ +[0-9]+ +[0-9.]+ ± ' "$1" | tail -n 1 | awk '{print $8}')
     echo "$k"
 }
-# The largest N of "N WORD" (or "WORD=N", "WORD: N") on the lines that name both maps and unmaps.
+# The largest N of "WORD=N" / "WORD: N" or else of "N WORD" on the lines that name both maps
+# and unmaps (the key=value form first: in "maps=5 unmaps=2", "5 unmaps" is not a count).
 counter() {
-    grep -E '\bmaps\b' "$1" | grep -E '\bunmaps\b' |
-        grep -oE "(\b[0-9]+ $2\b|\b$2[=:] *[0-9]+)" | grep -oE '[0-9]+' | sort -n | tail -n 1
+    local lines n
+    lines=$(grep -E '\bmaps\b' "$1" | grep -E '\bunmaps\b')
+    n=$(grep -oE "(^|[^a-z])$2[=:] *[0-9]+" <<<"$lines" | grep -oE '[0-9]+$' | sort -n | tail -n 1)
+    [ -n "$n" ] || n=$(grep -oE "\b[0-9]+ $2\b" <<<"$lines" | grep -oE '^[0-9]+' | sort -n | tail -n 1)
+    echo "$n"
 }
 check_window() {  # LOG WHAT
     local n_lines maps unmaps
@@ -72,7 +76,7 @@ check_window() {  # LOG WHAT
     [ "$expect" = any ] && return 0
     # The counters come with the sliding window (issue 18 item 5): a missing line fails the test
     # until that lands (format as in host/src/graph.cpp: "HTP0: window: ... N maps (...), M unmaps; ...").
-    [ "$n_lines" -gt 0 ] && [ -n "$maps" ] && [ -n "$unmaps" ] ||
+    { [ "$n_lines" -gt 0 ] && [ -n "$maps" ] && [ -n "$unmaps" ]; } ||
         fail "$2: no window counter line (maps / unmaps) in the GGML_HEXAGON_PROFILE=1 log"
     [ "$maps" -gt 0 ] || fail "$2: no buffer was ever mapped (maps = 0)"
     if [ "$expect" = sliding ]; then
@@ -120,7 +124,7 @@ read -r a b <<<"$(grep -oE '[0-9]+' <<<"$off" | tr '\n' ' ')"
 runs=$(grep -oE 'eval time = +[0-9.]+ ms / +[0-9]+ runs' "$work/htp-gen.log" | grep -oE '[0-9]+ runs' | grep -oE '[0-9]+')
 echo "    generated: $(tail -c 300 "$work/htp-gen.txt" | tr '\n' ' ')"
 grep -E 'eval time' "$work/htp-gen.log" | sed 's/^.*common_perf_print: */    /'
-[ -n "$runs" ] && [ "$runs" -ge $((n_gen - 1)) ] || fail "HTP0 generated ${runs:-no} tokens, expected $n_gen"
+{ [ -n "$runs" ] && [ "$runs" -ge $((n_gen - 1)) ]; } || fail "HTP0 generated ${runs:-no} tokens, expected $n_gen"
 if cmp -s "$work/cpu-gen.txt" "$work/htp-gen.txt"; then
     echo "    greedy text: identical to the CPU's"
 else  # not a failure: a random deep model has near ties that rounding differences flip

@@ -124,7 +124,13 @@ read -r a b <<<"$(grep -oE '[0-9]+' <<<"$off" | tr '\n' ' ')"
 runs=$(grep -oE 'eval time = +[0-9.]+ ms / +[0-9]+ runs' "$work/htp-gen.log" | grep -oE '[0-9]+ runs' | grep -oE '[0-9]+')
 echo "    generated: $(tail -c 300 "$work/htp-gen.txt" | tr '\n' ' ')"
 grep -E 'eval time' "$work/htp-gen.log" | sed 's/^.*common_perf_print: */    /'
-{ [ -n "$runs" ] && [ "$runs" -ge $((n_gen - 1)) ]; } || fail "HTP0 generated ${runs:-no} tokens, expected $n_gen"
+if ! { [ -n "$runs" ] && [ "$runs" -ge $((n_gen - 1)) ]; }; then
+    # llama's asynchronous logger now and then loses its last lines (perf included) on this tree;
+    # the backend's own per-op lines are written directly: one output MUL_MAT per graph
+    graphs=$(grep -c "ggml-hexagon: HTP0: op MUL_MAT 'result_output'" "$work/htp-gen.log" || true)
+    echo "    llama's eval-time line: ${runs:-missing} runs; graphs with the output matrix on HTP0: $graphs"
+    [ "$graphs" -ge "$n_gen" ] || fail "HTP0 computed $graphs token graphs, expected $n_gen (prompt + $((n_gen - 1)))"
+fi
 if cmp -s "$work/cpu-gen.txt" "$work/htp-gen.txt"; then
     echo "    greedy text: identical to the CPU's"
 else  # not a failure: a random deep model has near ties that rounding differences flip

@@ -11,7 +11,8 @@
 # Writes docs/bench-large-model.md and docs/bench-large-model.svg (or OUT.md / OUT.svg). A run
 # that fails is reported as such in the page and makes the script exit 1 (after writing it).
 #   bench/large-model.sh [OUT_PREFIX]
-#   env: PP (32) TG (8): the default model's llama-bench -p / -n; LARGE_PP (16) LARGE_TG (4):
+#   env: PP (32) TG (8) UB (8): the default model's llama-bench -p / -n / -ub (a small micro-batch
+#        keeps the pinned compute buffer, whose logits are n_vocab x n_ubatch floats, small); LARGE_PP (16) LARGE_TG (4):
 #        the large model's; REPS (1); MODELS ("small large"); BUDGETS_SMALL ("full 224 tight");
 #        TIGHT (MiB: skip the probe), TIGHT_FROM (216), TIGHT_STEP (8), TIGHT_MIN (176);
 #        BUDGETS_LARGE ("full half quarter v81")
@@ -20,7 +21,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 case "${1:-}" in -h|--help) sed -n '2,18p' "$0"; exit 0 ;; -*) die "unknown option '$1' (see --help)" ;; esac
 prefix=${1:-$ROOT/docs/bench-large-model}
 [ -x "$BIN/llama-bench" ] && [ -x "$BIN/llama-completion" ] || die "no $BIN/llama-bench or llama-completion: run scripts/build.sh first"
-pp=${PP:-32}; tg=${TG:-8}; lpp=${LARGE_PP:-16}; ltg=${LARGE_TG:-4}; reps=${REPS:-1}
+pp=${PP:-32}; tg=${TG:-8}; lpp=${LARGE_PP:-16}; ltg=${LARGE_TG:-4}; reps=${REPS:-1}; ub=${UB:-8}
 models=${MODELS:-small large}
 for m in $models; do [ "$m" = small ] || [ "$m" = large ] || die "MODELS: 'small' and/or 'large', not '$m'"; done
 unset GGML_HEXAGON_VMEM GGML_HEXAGON_ARCH GGML_HEXAGON_DEVICES GGML_HEXAGON_PROFILE GGML_HEXAGON_VERBOSE
@@ -56,16 +57,16 @@ bench() {
 }
 # probe BUDGET_MIB: one generated token on HTP0 with that budget
 probe() {
-    GGML_HEXAGON_VMEM=$1 "$BIN/llama-completion" -m "$MODEL" -dev HTP0 -ngl 99 -no-cnv --temp 0 -c 256 -n 1 \
+    GGML_HEXAGON_VMEM=$1 "$BIN/llama-completion" -m "$MODEL" -dev HTP0 -ngl 99 -no-cnv --temp 0 -c 256 -ub "$ub" -n 1 \
         --no-warmup -p "Hello" >/dev/null 2>"$work/probe.err"
 }
 
 if [[ " $models " == *" small "* ]]; then
     [ -f "$MODEL" ] || die "no model at $MODEL: run scripts/deps.sh first"
-    bench small "$MODEL" cpu "" "" "$pp" "$tg" -dev none -ngl 0
+    bench small "$MODEL" cpu "" "" "$pp" "$tg" -dev none -ngl 0 -ub "$ub"
     for b in ${BUDGETS_SMALL:-full 224 tight}; do
         case $b in
-            full) bench small "$MODEL" full "" "" "$pp" "$tg" -dev HTP0 -ngl 99 ;;
+            full) bench small "$MODEL" full "" "" "$pp" "$tg" -dev HTP0 -ngl 99 -ub "$ub" ;;
             tight)
                 t=${TIGHT:-}
                 if [ -z "$t" ]; then
@@ -77,14 +78,14 @@ if [[ " $models " == *" small "* ]]; then
                     done
                 fi
                 if [ -n "$t" ]; then
-                    bench small "$MODEL" tight "$t" "" "$pp" "$tg" -dev HTP0 -ngl 99
+                    bench small "$MODEL" tight "$t" "" "$pp" "$tg" -dev HTP0 -ngl 99 -ub "$ub"
                 else
                     why=$(why "$work/probe.err")
                     printf 'small\ttight\t%s\t\t-\tfailed\tno budget from %s MiB down worked: %s\n' "${TIGHT_FROM:-216}" \
                         "${TIGHT_FROM:-216}" "${why:-?}" >>"$work/runs.tsv"
                     failed=1
                 fi ;;
-            [0-9]*) bench small "$MODEL" "$b" "$b" "" "$pp" "$tg" -dev HTP0 -ngl 99 ;;
+            [0-9]*) bench small "$MODEL" "$b" "$b" "" "$pp" "$tg" -dev HTP0 -ngl 99 -ub "$ub" ;;
             *) die "BUDGETS_SMALL: full, tight or MiB, not '$b'" ;;
         esac
     done

@@ -5,7 +5,12 @@
 # and its load (the vHTP runs on the same host cores as the CPU backend).
 #   bench/llama-bench.sh [OUT]     env: REPS (default 1), PP (512), TG (128)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-out=${1:-$ROOT/docs/bench-llama.md}
+case "${1:-}" in
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+esac
+[ $# -le 1 ] || die "at most one argument (OUT), got $# (see --help)"
+out=${1:-$DOCS/bench-llama.md}
 [ -x "$BIN/llama-bench" ] || die "no $BIN/llama-bench: run scripts/build.sh first"
 [ -f "$MODEL" ] || die "no model at $MODEL: run scripts/deps.sh first"
 work=$(mktemp -d)

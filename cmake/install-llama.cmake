@@ -29,11 +29,13 @@ foreach(name IN LISTS entries)
     endif()
 endforeach()
 
-# The loadable backends: every libggml-NAME.so but ggml's base library and our runtime and NPU
-# libraries (which libggml-hexagon.so finds itself, beside its own file).
-file(GLOB backends RELATIVE "${dest}/lib" "${dest}/lib/libggml-*.so")
+# The loadable backends: the llama.cpp build's libggml-NAME.so but ggml's base library, and ours
+# (libggml-hexagon.so finds the vHTP and NPU libraries itself). Globbed in the llama.cpp build,
+# not in dest: a relative --prefix is relative to the current folder, file(GLOB)'s to another.
+file(GLOB backends RELATIVE "${src}" "${src}/libggml-*.so")
+list(APPEND backends libggml-hexagon.so)
 foreach(name IN LISTS backends)
-    if(IS_SYMLINK "${dest}/lib/${name}" OR name MATCHES "^libggml-(base|vhtp|htp-v[0-9]+)\\.so$")
+    if((EXISTS "${src}/${name}" AND IS_SYMLINK "${src}/${name}") OR name MATCHES "^libggml-(base|vhtp|htp-v[0-9]+)\\.so$")
         continue()
     endif()
     message(STATUS "Installing: ${dest}/bin/${name} -> ../lib/${name}")

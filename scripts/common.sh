@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # Shared paths and helpers for the project's scripts. Source it; do not run it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +32,7 @@ check_sha256() {
 # Run rather than sourced: say what it is.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     case "${1:-}" in
-        -h|--help) sed -n '1p' "$0"; echo "  source scripts/common.sh   (sets ROOT, CACHE, LLAMA_SRC, LLAMA_BUILD, MODEL, BUILD, BIN, DOCS)"; exit 0 ;;
+        -h|--help) sed -n '2p' "$0"; echo "  source scripts/common.sh   (sets ROOT, CACHE, LLAMA_SRC, LLAMA_BUILD, MODEL, BUILD, BIN, DOCS)"; exit 0 ;;
         *) die "scripts/common.sh is sourced by the other scripts, not run (see --help)" ;;
     esac
 fi

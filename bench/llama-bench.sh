@@ -37,7 +37,7 @@ run HTP0 -dev HTP0 -ngl 99
 run CPU -dev none -ngl 0
 python3 - "$work/HTP0.json" "$work/CPU.json" "$out" "$(basename "$MODEL")" "$commit" \
     "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" "$readme" <<'PY'
-import json, sys, datetime, platform, os, re
+import json, sys, datetime, platform, os, re, textwrap
 out, model, commit, load_before, load_after, readme = sys.argv[3:9]
 def rates(path):
     res = {}
@@ -65,7 +65,8 @@ if readme:
     begin, end = "<!-- bench-llama:begin -->", "<!-- bench-llama:end -->"
     if begin not in text or end not in text:
         sys.exit(f"{readme}: no {begin} ... {end} marks to write the table between")
-    block = f"{begin}\n`{model}`, {measured} (`docs/bench-llama.md`):\n\n" + "\n".join(lines) + f"\n{end}"
+    head = textwrap.fill(f"`{model}`, {measured} (`docs/bench-llama.md`):", width=96)
+    block = f"{begin}\n{head}\n\n" + "\n".join(lines) + f"\n{end}"
     text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda m: block, text, count=1, flags=re.S)
     open(readme, "w", encoding="utf-8").write(text)
     print(f"updated {readme}")

@@ -9,6 +9,11 @@ import json
 import os
 import sys
 
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__.strip())
+    sys.exit(0)
+if len(sys.argv) != 5 or sys.argv[1].startswith("-"):
+    sys.exit("large-model-report.py: usage: large-model-report.py WORK_DIR OUT_PREFIX DEFAULT_MODEL COMMIT (see --help)")
 work, prefix, small_name, commit = sys.argv[1:5]
 
 

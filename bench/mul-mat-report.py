@@ -8,6 +8,11 @@ import math
 import os
 import sys
 
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__.strip())
+    sys.exit(0)
+if len(sys.argv) < 4 or sys.argv[1].startswith("-") or any("=" not in a for a in sys.argv[4:]):
+    sys.exit("mul-mat-report.py: usage: mul-mat-report.py RESULTS.tsv OUT.md OUT.svg key=value... (see --help)")
 results, out_md, out_svg = sys.argv[1:4]
 meta = dict(a.split("=", 1) for a in sys.argv[4:])
 

@@ -15,6 +15,11 @@
 # test-backend-ops' perf shapes (m = 4096, k = 14336, ~100 GFLOP per case) take 5-20 minutes
 # per case; here one case is a few seconds.
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
+case "${1:-}" in
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    ?*) die "no arguments (settings are environment variables: see --help), got '$1'" ;;
+esac
 
 TYPES=${TYPES:-"f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl mxfp4 q1_0 q2_0 q2_K q3_K q4_K q5_K q6_K"}
 # Types with a tiled format (docs/tiled-formats.md), measured flat and tiled: the repacker's
@@ -28,7 +33,7 @@ M_GEMV=${M_GEMV:-2048}  # weight rows at n = 1
 M_GEMM=${M_GEMM:-512}   # weight rows at n = 512
 MIN_TIME=${MIN_TIME:-1}
 CASE_TIMEOUT=${CASE_TIMEOUT:-300}
-OUT_MD=${OUT_MD:-$ROOT/docs/bench-mul-mat.md}
+OUT_MD=${OUT_MD:-$DOCS/bench-mul-mat.md}
 OUT_SVG=${OUT_SVG:-${OUT_MD%.md}.svg}
 OUT_TSV=${OUT_TSV:-${OUT_MD%.md}.tsv}  # the raw rows, so the report can be remade
 MMB=$BIN/mul-mat-bench

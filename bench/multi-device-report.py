@@ -9,6 +9,11 @@ import json
 import os
 import sys
 
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__.strip())
+    sys.exit(0)
+if len(sys.argv) != 6 or sys.argv[1].startswith("-"):
+    sys.exit('multi-device-report.py: usage: multi-device-report.py WORK_DIR OUT_PREFIX "1 2 4" MODEL COMMIT (see --help)')
 work, prefix, groups, model, commit = sys.argv[1], sys.argv[2], [int(g) for g in sys.argv[3].split()], sys.argv[4], sys.argv[5]
 
 # mul-mat-bench rows, prefixed with the group size: g type n m k backend layout gflops us runs nmse

@@ -9,7 +9,8 @@
 #   bench/multi-device.sh --help
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 case "${1:-}" in -h|--help) sed -n '2,9p' "$0"; exit 0 ;; -*) die "unknown option '$1' (see --help)" ;; esac
-prefix=${1:-$ROOT/docs/bench-multi-device}
+[ $# -le 1 ] || die "at most one argument (OUT_PREFIX), got $# (see --help)"
+prefix=${1:-$DOCS/bench-multi-device}
 [ -x "$BIN/llama-bench" ] && [ -x "$BIN/mul-mat-bench" ] || die "no $BIN/llama-bench or mul-mat-bench: run scripts/build.sh first"
 [ -f "$MODEL" ] || die "no model at $MODEL: run scripts/deps.sh first"
 work=$(mktemp -d)

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # Shared paths and helpers for the project's scripts. Source it; do not run it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -8,7 +9,13 @@ CACHE=${GGML_HEXAGON_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ggml-hexagon}
 LLAMA_SRC=$CACHE/src/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp
 LLAMA_BUILD=$CACHE/build/llama-$LLAMA_CPP_COMMIT
 MODEL=$CACHE/models/gemma-3-270m-q4_k_m.gguf
-BUILD=${GGML_HEXAGON_BUILD:-$ROOT/build}
+if [ -f "$ROOT/CMakeLists.txt" ]; then  # the source tree
+    BUILD=${GGML_HEXAGON_BUILD:-$ROOT/build}
+    DOCS=$ROOT/docs                       # where the benchmarks write their reports
+else  # installed (cmake/install.cmake): ROOT is PREFIX/share/ggml-hexagon, programs in PREFIX/bin
+    BUILD=${GGML_HEXAGON_BUILD:-$(cd "$ROOT/../.." && pwd)}
+    DOCS=$PWD
+fi
 BIN=$BUILD/bin
 JOBS=${JOBS:-$(nproc)}
 
@@ -21,3 +28,11 @@ check_sha256() {
     got=$(sha256sum "$1" | cut -d' ' -f1)
     [ "$got" = "$2" ] || die "checksum mismatch for $1: got $got, want $2"
 }
+
+# Run rather than sourced: say what it is.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    case "${1:-}" in
+        -h|--help) sed -n '2p' "$0"; echo "  source scripts/common.sh   (sets ROOT, CACHE, LLAMA_SRC, LLAMA_BUILD, MODEL, BUILD, BIN, DOCS)"; exit 0 ;;
+        *) die "scripts/common.sh is sourced by the other scripts, not run (see --help)" ;;
+    esac
+fi

@@ -3,7 +3,12 @@
 # written to docs/op-support.md (regenerate after adding or widening an op).
 #   scripts/support-report.sh [OUT]      (default OUT: docs/op-support.md; needs a built tree)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-out=${1:-$ROOT/docs/op-support.md}
+case "${1:-}" in
+    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+esac
+[ $# -le 1 ] || die "at most one argument (OUT), got $# (see --help)"
+out=${1:-$DOCS/op-support.md}
 [ -x "$BIN/test-backend-ops" ] || die "no $BIN/test-backend-ops: run scripts/build.sh first"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

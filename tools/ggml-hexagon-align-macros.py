@@ -132,6 +132,8 @@ def main(argv=None):
         description=__doc__.split("\n\n")[0],
         epilog="\n\n".join(__doc__.split("\n\n")[1:]),
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    # A bad argument is one line (the usage is --help's), exit 2.
+    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_const", dest="mode", const="check",
                       help="list file:line of every misaligned backslash (default); exit 1 if any")

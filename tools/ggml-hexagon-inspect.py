@@ -555,6 +555,8 @@ def main(argv=None):
     doc = __doc__.split("\n\n")
     ap = argparse.ArgumentParser(description=doc[0], epilog="\n\n".join(doc[1:]),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    # A bad argument is one line (the usage is --help's), exit 2.
+    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
     ap.add_argument("--spills", action="store_true", help="stack stores/loads inside loops (register spills and fills)")
     ap.add_argument("--promotions", action="store_true", help="float to double conversions and double arithmetic")
     ap.add_argument("--divisions", action="store_true", help="calls to integer/float division helpers inside loops")

@@ -34,6 +34,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+[ -d "$ROOT/npu/src" ] || die "needs the source tree (npu/, repack/, device-api/); $ROOT is an installed copy"
+
 if [ -n "$build_dir" ]; then
     CC=${HEXAGON_ZIG:-$CACHE/ziglang-$HEXAGON_ZIGLANG_VERSION/ziglang/zig}
     if [ ! -x "$CC" ]; then

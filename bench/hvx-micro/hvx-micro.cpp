@@ -135,6 +135,18 @@ struct Row {
 }  // namespace
 
 int main(int argc, char ** argv) {
+    if (argc > 1 && (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help"))) {
+        printf("usage: %s [iterations]   (default 20000 passes over 64 vectors): ns per vector, emulated\n"
+               "       HVX intrinsics against a scalar per-lane loop (docs/hvx-microbench.md)\n",
+               argv[0]);
+        return 0;
+    }
+    char * end = nullptr;
+    if (argc > 2 || (argc == 2 && (std::strtol(argv[1], &end, 10) <= 0 || *end))) {
+        fprintf(stderr, "%s: expected one positive iteration count, got '%s' (see --help)\n", argv[0],
+                argc > 2 ? argv[2] : argv[1]);
+        return 2;
+    }
     const int    iters = argc > 1 ? std::atoi(argv[1]) : 20000;
     std::mt19937 rng(1);
     for (int v = 0; v < kVecs; v++) {

@@ -154,11 +154,15 @@ void print_row(const options & o, const char * backend, const char * layout, con
     fflush(stdout);
 }
 
-[[noreturn]] void usage(const char * argv0) {
-    fprintf(stderr,
-            "usage: %s [--type T] [-n N] [-m M] [-k K] [--device HTP0] [--min-time S] [--min-runs R]\n"
-            "          [--max-runs R] [--cpu-threads T] [--layouts flat,tiled]\n",
-            argv0);
+void usage(const char * argv0) {
+    printf("usage: %s [--type T] [-n N] [-m M] [-k K] [--device HTP0] [--min-time S] [--min-runs R]\n"
+           "          [--max-runs R] [--cpu-threads T] [--layouts flat,tiled]\n",
+           argv0);
+}
+
+// A bad argument is one line on stderr and exit 2 (--help prints the usage).
+[[noreturn]] void bad_argument(const char * argv0, const char * what, const std::string & arg) {
+    fprintf(stderr, "%s: %s '%s' (see --help)\n", argv0, what, arg.c_str());
     exit(2);
 }
 
@@ -168,8 +172,12 @@ int main(int argc, char ** argv) {
     options o;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
-        if (i + 1 >= argc) {
+        if (a == "-h" || a == "--help") {
             usage(argv[0]);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            bad_argument(argv[0], "missing value or unknown option", a);
         }
         const char * v = argv[++i];
         if (a == "--type") {
@@ -195,7 +203,7 @@ int main(int argc, char ** argv) {
             o.flat  = l.find("flat") != std::string::npos;
             o.tiled = l.find("tiled") != std::string::npos;
         } else {
-            usage(argv[0]);
+            bad_argument(argv[0], "unknown option", a);
         }
     }
     ggml_type wt;

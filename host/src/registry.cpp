@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -73,12 +74,16 @@ static const ggml_backend_reg_i htp_reg_iface = {
     /* .get_proc_address = */ htp_reg_get_proc_address,
 };
 
-// The NPU libraries sit beside this library.
+// The NPU libraries sit beside this library's file. ggml may load us through a symbolic link
+// (an installed bin/libggml-hexagon.so -> ../lib/libggml-hexagon.so, README "Install"), and
+// dladdr names the link, so the link is resolved first.
 static std::string htp_npu_library_path(uint32_t arch) {
     Dl_info info = {};
     std::string dir = ".";
     if (dladdr((void *) htp_npu_library_path, &info) && info.dli_fname) {
-        dir = info.dli_fname;
+        char * real = realpath(info.dli_fname, nullptr);
+        dir = real ? real : info.dli_fname;
+        free(real);
         const size_t slash = dir.rfind('/');
         dir = slash == std::string::npos ? "." : dir.substr(0, slash);
     }

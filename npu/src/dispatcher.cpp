@@ -40,8 +40,12 @@ static struct htp_mapping * find_mapping(struct htp_dispatcher * d, int32_t fd) 
     return NULL;
 }
 
-// Gives up the least recently used weight mapping that the batch being prepared does not
-// name. Returns 0 when there is none (everything left is pinned or in use).
+// Gives up the weight mapping that the batch being prepared does not name and that was named
+// most recently. A model's graph walks its weights in the same order every token, so the
+// buffer used last is the one needed again last: least-recently-used would give up exactly
+// the next one needed and remap the whole model every token once it exceeds the budget; this
+// keeps the start of the walk mapped and slides only the rest (docs/large-models.md).
+// Returns 0 when there is none (everything left is pinned or in use).
 static int evict_one(struct htp_dispatcher * d) {
     struct htp_mapping * victim = NULL;
     for (uint32_t i = 0; i < HTP_MAX_MAPPINGS; i++) {
@@ -49,7 +53,7 @@ static int evict_one(struct htp_dispatcher * d) {
         if (m->fd < 0 || m->pinned || m->last_batch == d->batch) {
             continue;
         }
-        if (!victim || m->last_batch < victim->last_batch) {
+        if (!victim || m->last_batch > victim->last_batch) {
             victim = m;
         }
     }
@@ -236,7 +240,7 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
 
     const uint64_t t_start = htp_cycles();
     struct htp_context * ctx = &d->ctx;
-    d->batch++;  // the LRU clock: mappings this batch names are not evicted while it prepares
+    d->batch++;  // the eviction clock: mappings this batch names are not evicted while it prepares
     dma_addr_t buf_addr[HTP_MAX_MAPPINGS];
     // A group member maps the fence slots first, so that any later failure reaches its peers.
     const int grouped = h.mdev_count > 1;

@@ -7,12 +7,13 @@
 
 // A buffer the dispatcher holds mapped in the session window. Pinned buffers (KV cache,
 // compute buffers) stay until the host frees them; weights are delayed mappings: mapped when a
-// batch names them, given up (least recently used first) when another batch needs the room.
+// batch names them, given up (most recently used first: graphs walk their weights in the same
+// order every token) when another batch needs the room.
 struct htp_mapping {
     int32_t    fd;    // -1: free slot
     dma_addr_t addr;  // device address of byte 0
     uint64_t   size;
-    uint64_t   last_batch;  // the batch that last named it (LRU order)
+    uint64_t   last_batch;  // the batch that last named it (eviction order)
     uint32_t   pinned;
 };
 
@@ -26,7 +27,7 @@ struct htp_window_stats {
 struct htp_dispatcher {
     struct htp_context      ctx;
     struct htp_mapping      maps[HTP_MAX_MAPPINGS];
-    uint64_t                batch;   // messages handled (the LRU clock)
+    uint64_t                batch;   // messages handled (the clock of last_batch)
     struct htp_window_stats stats;   // of the current message
 };
 

@@ -96,16 +96,39 @@ TEST_F(DispatcherWindow, WeightsAreMappedWhenNamedAndKeptWhileThereIsRoom) {
     EXPECT_WINDOW(batch({ { &b, false } }), HTP_STATUS_OK, 0u, 0u, 0u, 48 * kMiB);  // still mapped
 }
 
-TEST_F(DispatcherWindow, TheLeastRecentlyUsedWeightMakesRoom) {
+TEST_F(DispatcherWindow, TheMostRecentlyUsedWeightMakesRoom) {
     ddr_buffer a(24 * kMiB), b(24 * kMiB), c(24 * kMiB);
     EXPECT_WINDOW(batch({ { &a, false }, { &b, false } }), HTP_STATUS_OK, 2u, 0u, 48 * kMiB, 48 * kMiB);
     EXPECT_WINDOW(batch({ { &b, false } }), HTP_STATUS_OK, 0u, 0u, 0u, 48 * kMiB);
-    // 72 MiB do not fit 64: a (last named two batches ago) goes, b stays.
+    // 72 MiB do not fit 64: b (named by the last batch) goes, a stays.
     EXPECT_WINDOW(batch({ { &c, false } }), HTP_STATUS_OK, 1u, 1u, 24 * kMiB, 48 * kMiB);
-    EXPECT_WINDOW(batch({ { &b, false } }), HTP_STATUS_OK, 0u, 0u, 0u, 48 * kMiB);
-    // Now c is the least recently used one.
-    EXPECT_WINDOW(batch({ { &a, false } }), HTP_STATUS_OK, 1u, 1u, 24 * kMiB, 48 * kMiB);
-    EXPECT_WINDOW(batch({ { &b, false } }), HTP_STATUS_OK, 0u, 0u, 0u, 48 * kMiB);
+    EXPECT_WINDOW(batch({ { &a, false } }), HTP_STATUS_OK, 0u, 0u, 0u, 48 * kMiB);
+    // Now a is the most recently used one: b replaces it, c stays.
+    EXPECT_WINDOW(batch({ { &b, false } }), HTP_STATUS_OK, 1u, 1u, 24 * kMiB, 48 * kMiB);
+    EXPECT_WINDOW(batch({ { &c, false } }), HTP_STATUS_OK, 0u, 0u, 0u, 48 * kMiB);
+}
+
+TEST_F(DispatcherWindow, AWalkOverMoreWeightsThanFitRemapsOnlyThePartThatDoesNot) {
+    // A graph's walk over its weights, token after token: four 20 MiB weights in a 64 MiB
+    // budget (three fit). Least-recently-used would map all four on every walk.
+    ddr_buffer w[4] = { ddr_buffer(20 * kMiB), ddr_buffer(20 * kMiB), ddr_buffer(20 * kMiB), ddr_buffer(20 * kMiB) };
+    uint32_t   maps_per_walk[6] = {};
+    for (int walk = 0; walk < 6; walk++) {
+        for (const ddr_buffer & x : w) {
+            const htp_batch_response r = batch({ { &x, false } });
+            ASSERT_EQ(r.status, HTP_STATUS_OK);
+            EXPECT_LE(r.window_mapped, 64 * kMiB);
+            maps_per_walk[walk] += r.n_maps;
+        }
+    }
+    EXPECT_EQ(maps_per_walk[0], 4u);
+    uint32_t later = 0;
+    for (int walk = 1; walk < 6; walk++) {
+        EXPECT_GE(maps_per_walk[walk], 1u) << "walk " << walk;  // one weight does not fit
+        EXPECT_LE(maps_per_walk[walk], 2u) << "walk " << walk;
+        later += maps_per_walk[walk];
+    }
+    EXPECT_LE(later, 7u);  // least-recently-used: 20
 }
 
 TEST_F(DispatcherWindow, PinnedBuffersAreNeverGivenUp) {

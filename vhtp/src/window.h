@@ -69,7 +69,7 @@ class Window {
     };
 
     // Which mapping to give up when the budget or the address space runs out is the NPU
-    // library's choice (npu/src/dispatcher.cpp: least recently used weights first), as it is
+    // library's choice (npu/src/dispatcher.cpp: the most recently used weights first), as it is
     // on a real session: the window only says HTP_STATUS_NO_MEMORY.
     bool find_gap(uint64_t span, bool from_top, uint32_t * addr) const;
     void drop(std::map<uint32_t, mapping>::iterator it);

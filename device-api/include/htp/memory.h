@@ -10,9 +10,11 @@
 //     and the final address of one DMA transfer or vector access. Nothing else is a dma_addr_t,
 //     and no address (nor a difference of two) is ever stored in a uint32_t.
 //   - Byte offsets, strides and sizes stay 32-bit (uint32_t): a final address is always
-//     base + 32-bit offset. A tensor, a buffer and VTCM are each below 4 GiB; only the base
-//     may lie above 4 GiB (v81 sessions with 64-bit DMA bases, GGML_HEXAGON_DMA64: the vHTP
-//     maps DDR buffers above 4 GiB there, so a kernel that truncates an address faults).
+//     base + 32-bit offset. A tensor and VTCM are each below 4 GiB (a tensor's strides are
+//     32-bit); a buffer may be larger, the dispatcher forms each tensor's base in 64 bits.
+//     Only bases may lie above 4 GiB (v81 sessions with 64-bit DMA bases, GGML_HEXAGON_DMA64:
+//     the vHTP maps DDR buffers above 4 GiB there, so a kernel that truncates an address
+//     faults).
 //   - On real Hexagon (v73..v81 cDSP, a 32-bit core) htp_va() may only be given 32-bit
 //     addresses: VTCM and DDR mapped into the 32-bit window. A 64-bit DDR base is for the DMA
 //     engine alone (the core cannot load from it), so a kernel that reads such a buffer with

@@ -162,6 +162,10 @@ static void htp_registry_open_devices(htp_registry & reg) {
         }
         d->profile     = d->sessions[0]->profile();
         d->description = htp_describe(spec, d->profile);
+        if (reg.cfg.verbose >= 1) {  // what the device is, e.g. whether it has 64-bit DMA bases
+            HTP_LOG_REQUESTED("%s: %s, %llu MiB mappable", spec.name.c_str(), d->description.c_str(),
+                              (unsigned long long) (d->profile.vmem_budget >> 20));
+        }
         d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
         if (reg.cfg.profile >= 3) {
             const std::string file = reg.cfg.trace_dir + "/ggml-hexagon-trace-" + std::to_string(getpid()) + "-" +

@@ -24,7 +24,7 @@ struct htp_config {
     bool     poll = false;          // GGML_HEXAGON_OPPOLL=1: the host polls for the NPU's answer instead of sleeping
     uint32_t opqueue = 1;           // GGML_HEXAGON_OPQUEUE: op-batch queue depth asked for (only 1 is used, see README)
     bool     stage = false;         // GGML_HEXAGON_OPSTAGE=1: batches are built and sent, the NPU skips the kernels
-    int      dma64 = -1;            // GGML_HEXAGON_DMA64 (0/1; -1 unset): accepted, not implemented yet
+    int      dma64 = -1;            // GGML_HEXAGON_DMA64: 1 64-bit DMA bases (v81 only), 0 off, -1 unset (on where the arch has them)
 };
 
 // Parses the environment; on a malformed value writes a one-line reason and returns false.

@@ -94,7 +94,7 @@ static std::string htp_describe(const htp_device_spec & spec, const htp_device_p
     const std::string vtcm = info.vtcm_size % (1u << 20) ? std::to_string(info.vtcm_size >> 10) + " KiB"
                                                          : std::to_string(info.vtcm_size >> 20) + " MiB";
     const std::string each = std::to_string(info.n_hvx) + " HVX threads, " + vtcm + " VTCM, " +
-                             std::to_string(info.n_hmx) + " HMX";
+                             std::to_string(info.n_hmx) + " HMX" + (info.dma64 ? ", 64-bit DMA bases" : "");
     if (spec.members.size() == 1) {
         return "Hexagon v" + std::to_string(info.arch) + " virtual HTP (" + each + ")";
     }
@@ -124,6 +124,14 @@ static void htp_registry_open_devices(htp_registry & reg) {
         return;
     }
     const std::string lib = htp_npu_library_path(info.arch);
+    // GGML_HEXAGON_DMA64: unset = wherever the arch has 64-bit DMA bases (v81); 1 on an arch
+    // without them is refused like any value the device cannot honour (GGML_HEXAGON_NHVX too large).
+    if (reg.cfg.dma64 == 1 && !info.dma64_capable) {
+        HTP_LOG_ERROR("GGML_HEXAGON_DMA64=1: v%u has no 64-bit DMA bases (v73..v79 address DDR in 32 bits, v81 has "
+                      "them); no HTP device registered", info.arch);
+        return;
+    }
+    const bool dma64 = reg.cfg.dma64 < 0 ? info.dma64_capable : reg.cfg.dma64 == 1;
 
     // Sessions of one NPU share its VTCM: each takes an equal share (whole pages).
     std::map<uint32_t, uint32_t> sessions_on_npu;
@@ -138,7 +146,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
         d->spec    = spec;
         for (const htp_session_id & m : spec.members) {
             const uint32_t share = sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096 : 0;
-            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, lib, error);
+            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, dma64, lib, error);
             if (!s) {
                 HTP_LOG_ERROR("%s: cannot open session %u of NPU %u: %s; no HTP device registered", spec.name.c_str(),
                               m.session, m.npu, error.c_str());
@@ -154,6 +162,10 @@ static void htp_registry_open_devices(htp_registry & reg) {
         }
         d->profile     = d->sessions[0]->profile();
         d->description = htp_describe(spec, d->profile);
+        if (reg.cfg.verbose >= 1) {  // what the device is, e.g. whether it has 64-bit DMA bases
+            HTP_LOG_REQUESTED("%s: %s, %llu MiB mappable", spec.name.c_str(), d->description.c_str(),
+                              (unsigned long long) (d->profile.vmem_budget >> 20));
+        }
         d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
         if (reg.cfg.profile >= 3) {
             const std::string file = reg.cfg.trace_dir + "/ggml-hexagon-trace-" + std::to_string(getpid()) + "-" +
@@ -175,9 +187,6 @@ static void htp_registry_open_devices(htp_registry & reg) {
     if (reg.cfg.opqueue > 1) {
         HTP_LOG_WARN("GGML_HEXAGON_OPQUEUE=%u: only 1 op batch is in flight (each graph waits for the answer "
                      "to its batch before going on)", reg.cfg.opqueue);
-    }
-    if (reg.cfg.dma64 >= 0) {
-        HTP_LOG_WARN("GGML_HEXAGON_DMA64=%d: not implemented yet, ignored", reg.cfg.dma64);
     }
     for (auto & d : reg.devices) {
         htp_device_init_iface(reg, *d);

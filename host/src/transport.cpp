@@ -4,8 +4,9 @@
 #include "vhtp/vhtp.h"
 
 static htp_device_profile profile_of(const struct vhtp_device_info & info) {
-    return { info.arch,  info.vtcm_size,   info.n_hvx_hw,    info.n_hvx,
-             info.n_hmx, info.dma_field_bits, info.window_size, info.vmem_budget };
+    return { info.arch,        info.vtcm_size,     info.n_hvx_hw,  info.n_hvx,
+             info.n_hmx,       info.dma_field_bits, info.window_size, info.vmem_budget,
+             info.dma64_capable != 0, info.dma64 != 0 };
 }
 
 bool htp_transport_profile(htp_device_profile & profile, std::string & error) {
@@ -39,14 +40,15 @@ void htp_shared_free(htp_shared_mem & mem) {
 }
 
 std::unique_ptr<htp_session> htp_session::open(uint32_t npu, uint32_t session, uint32_t n_hvx, uint32_t vtcm_size,
-                                               bool poll, const std::string & lib_path, std::string & error) {
+                                               bool poll, bool dma64, const std::string & lib_path,
+                                               std::string & error) {
     vhtp_session_config cfg = {};
     cfg.device    = npu;
     cfg.session   = session;
     cfg.n_hvx     = n_hvx;
     cfg.vtcm_size = vtcm_size;
     cfg.lib_path  = lib_path.c_str();
-    cfg.flags     = poll ? VHTP_SESSION_POLL : 0;
+    cfg.flags     = (poll ? (uint32_t) VHTP_SESSION_POLL : 0u) | (dma64 ? (uint32_t) VHTP_SESSION_DMA64 : 0u);
     char err[512] = "";
     vhtp_session * s = vhtp_session_open(&cfg, err, sizeof(err));
     if (!s) {

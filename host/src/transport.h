@@ -21,6 +21,9 @@ struct htp_device_profile {
     uint32_t dma_field_bits;  // width of 2-D DMA descriptor fields: 16 (v73) or 24
     uint64_t window_size;     // bytes of the session's address window for DDR
     uint64_t vmem_budget;     // bytes that may be mapped at once (GGML_HEXAGON_VMEM)
+    bool     dma64_capable;   // the arch has 64-bit DMA bases (v81)
+    bool     dma64;           // of a session: it has them (its DDR lies above 4 GiB; window_size and
+                              // vmem_budget are the DMA64 window's); of the pre-open profile: false
 };
 
 // The profile sessions will have, before any is opened. False with a one-line reason (for
@@ -42,8 +45,9 @@ class htp_session {
     // Opens session `session` on NPU `npu`, loading the NPU library at lib_path. vtcm_size:
     // bytes of the NPU's VTCM this session takes (0: all of it; sessions of one NPU share it).
     // poll (GGML_HEXAGON_OPPOLL=1): waiting for an answer polls instead of sleeping.
+    // dma64 (GGML_HEXAGON_DMA64, dma64_capable archs only): 64-bit DMA bases.
     static std::unique_ptr<htp_session> open(uint32_t npu, uint32_t session, uint32_t n_hvx, uint32_t vtcm_size,
-                                             bool poll, const std::string & lib_path, std::string & error);
+                                             bool poll, bool dma64, const std::string & lib_path, std::string & error);
     ~htp_session();
 
     // Sends one message and waits for its response (one exchange at a time per session).

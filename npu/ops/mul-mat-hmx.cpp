@@ -222,20 +222,23 @@ struct weight_worker {
         return HTP_STATUS_OK;
     }
 
-    // Every activation block x the column tile's FP16 weight tiles -> F32 output tiles at out.
+    // Every activation block x the column tile's FP16 weight tiles -> F32 output tiles at out
+    // (in VTCM, as every HMX operand). Each call forms its addresses from the VTCM base and the
+    // params' 32-bit offsets: 64-bit addresses kept live across the calls would not fit
+    // Hexagon's callee-saved registers (they spilled in the loop).
     HTP_COMPUTE int compute_hmx(dma_addr_t out) {
-        htp_hmx *        hmx     = ctx->info->hmx;
-        const dma_addr_t act     = ctx->vtcm_base + p->act_offset;
-        const dma_addr_t cparams = ctx->vtcm_base + p->colparam_offset;
-        const dma_addr_t w       = vtcm_at(ctx, p->split, ith, p->vw_offset);
-        int              hs      = htp_hmx_acquire(hmx);
+        htp_hmx *      hmx = ctx->info->hmx;
+        const uint32_t o   = (uint32_t) (out - ctx->vtcm_base);  // VTCM offset of the output tiles
+        int            hs  = htp_hmx_acquire(hmx);
         for (uint32_t mb = 0; mb < n_act_blocks && hs == HTP_STATUS_OK; mb++) {
             hs = htp_hmx_clear(hmx);
             if (hs == HTP_STATUS_OK) {
-                hs = htp_hmx_mma(hmx, act + mb * p->n_k32 * HTP_HMX_TILE_BYTES, w, p->n_k32);
+                hs = htp_hmx_mma(hmx, ctx->vtcm_base + (p->act_offset + mb * p->n_k32 * HTP_HMX_TILE_BYTES),
+                                 vtcm_at(ctx, p->split, ith, p->vw_offset), p->n_k32);
             }
             if (hs == HTP_STATUS_OK) {
-                hs = htp_hmx_store(hmx, out + mb * kOutTileBytes, cparams, HTP_HMX_OUT_F32);
+                hs = htp_hmx_store(hmx, ctx->vtcm_base + (o + mb * kOutTileBytes), ctx->vtcm_base + p->colparam_offset,
+                                   HTP_HMX_OUT_F32);
             }
         }
         const int rs = htp_hmx_release(hmx);

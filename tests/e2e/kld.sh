@@ -5,6 +5,8 @@
 # usage: kld.sh BIN_DIR MODEL TEXT THRESHOLD
 #   HTP_KLD_DEVICES: the devices to run on (default HTP0; e.g. HTP0,HTP1 for llama's layer split,
 #   every one of them must run ops)
+#   HTP_KLD_EXPECT_LOG: an extended regex the HTP run's log must match (e.g. the device
+#   description's "64-bit DMA bases", so a run meant for them cannot pass without them)
 set -euo pipefail
 bin=$1; model=$2; text=$3; threshold=$4
 devices=${HTP_KLD_DEVICES:-HTP0}
@@ -32,6 +34,11 @@ if ! grep -qE '^Mean +KLD:' "$work/htp.log"; then
     htp_run
 fi
 
+if [ -n "${HTP_KLD_EXPECT_LOG:-}" ] && ! grep -qE "$HTP_KLD_EXPECT_LOG" "$work/htp.log"; then
+    grep -E "ggml-hexagon: [^ ]+: Hexagon" "$work/htp.log" | head -n 5 || true
+    echo "FAIL: the $devices run's log does not match '$HTP_KLD_EXPECT_LOG'"
+    exit 1
+fi
 n_ops=0
 for dev in ${devices//,/ }; do
     n=$(grep -c "ggml-hexagon: $dev: op " "$work/htp.log" || true)

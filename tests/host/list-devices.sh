@@ -18,4 +18,14 @@ for d in HTP0:0 HTP0:1 HTP1:0; do echo "$out" | grep -qE "^ *$d: " || fail "$d n
 
 out=$(list GGML_HEXAGON_ARCH=v73)
 echo "$out" | grep -qE '^ *HTP0: Hexagon v73' || fail "GGML_HEXAGON_ARCH=v73 not reflected: $out"
+echo "$out" | grep -q '64-bit DMA bases' && fail "a v73 with 64-bit DMA bases: $out"
+
+# v81: 64-bit DMA bases by default (and the 64 GiB budget), GGML_HEXAGON_DMA64=0 turns them off.
+out=$(list -u GGML_HEXAGON_DMA64 -u GGML_HEXAGON_VMEM GGML_HEXAGON_ARCH=v81 GGML_HEXAGON_VERBOSE=1)
+echo "$out" | grep -qE '^ *HTP0: Hexagon v81 .*64-bit DMA bases' || fail "v81 without 64-bit DMA bases by default: $out"
+echo "$out" | grep -qE '^ggml-hexagon: HTP0: .*64-bit DMA bases.*, 65536 MiB mappable' ||
+    fail "v81's 64-bit DMA bases without their 64 GiB budget: $out"
+out=$(list -u GGML_HEXAGON_VMEM GGML_HEXAGON_ARCH=v81 GGML_HEXAGON_DMA64=0)
+echo "$out" | grep -qE '^ *HTP0: Hexagon v81' || fail "v81 with GGML_HEXAGON_DMA64=0 not listed: $out"
+echo "$out" | grep -q '64-bit DMA bases' && fail "GGML_HEXAGON_DMA64=0 still has 64-bit DMA bases: $out"
 echo "PASS"

@@ -121,8 +121,8 @@ void htp_dcache_clean_invalidate(const void *, size_t) {}
 int htp_hmx_acquire(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
 int htp_hmx_release(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
 int htp_hmx_clear(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }
-int htp_hmx_mma(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP_STATUS_INTERNAL; }
-int htp_hmx_store(struct htp_hmx *, dma_addr_t, dma_addr_t, uint32_t) { return HTP_STATUS_INTERNAL; }
+int htp_hmx_mma_entry(struct htp_hmx *, uint32_t, dma_addr_t, dma_addr_t) { return HTP_STATUS_INTERNAL; }
+int htp_hmx_store_entry(struct htp_hmx *, uint32_t, dma_addr_t, dma_addr_t) { return HTP_STATUS_INTERNAL; }
 
 // The kernels run on the fixed fake window (test_double::window): there are no fds to map.
 // (The dispatcher, which maps buffers, is linked with the kernels but tested on the vHTP.)

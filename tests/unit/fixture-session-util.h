@@ -40,8 +40,8 @@ struct reply {
     std::vector<uint8_t> payload;
 };
 
-inline reply call(vhtp_session * s, uint32_t op, uint32_t a = 0, uint32_t b = 0) {
-    fixture_cmd cmd{ op, a, b, 0 };
+inline reply call(vhtp_session * s, uint32_t op, uint64_t a = 0, uint32_t b = 0) {
+    fixture_cmd cmd{ op, b, a };
     char        err[256] = "";
     EXPECT_EQ(vhtp_session_send(s, &cmd, sizeof(cmd), err, sizeof(err)), 0) << err;
     std::vector<uint8_t> buf(4096);

@@ -235,7 +235,7 @@ TEST(Session, PollFlagWaitsWithoutSleeping) {
         std::string    why;
         vhtp_session * s = open_session(0, 0, kLib, &why, 0, poll ? VHTP_SESSION_POLL : 0);
         ASSERT_NE(s, nullptr) << why;
-        fixture_cmd cmd{ FIXTURE_SLEEP, 20000, 0, 0 };
+        fixture_cmd cmd{ FIXTURE_SLEEP, 0, 20000 };
         char        err[256] = "";
         ASSERT_EQ(vhtp_session_send(s, &cmd, sizeof(cmd), err, sizeof(err)), 0) << err;
         std::vector<uint8_t> buf(4096);

@@ -33,7 +33,7 @@ core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32
     core * c = new core;
     c->info  = info;
     c->npu   = n;
-    if (!c->window.init(info.vmem_budget, info.vtcm_size, err, err_len)) {
+    if (!c->window.init(info.vmem_budget, info.vtcm_size, info.dma64 != 0, err, err_len)) {
         delete c;
         npu_detach(n, session);
         return nullptr;

@@ -23,7 +23,7 @@ struct core {
     vhtp::npu *         npu = nullptr;  // its physical NPU
     Window              window;
     std::atomic<int>    fault{ 0 };            // sticky htp_status, first error wins
-    std::atomic<uint32_t> fault_addr{ 0 };     // device address of the last MMU fault (diagnostics)
+    std::atomic<uint64_t> fault_addr{ 0 };     // device address of the last MMU fault (diagnostics)
     dma_engine *        dma = nullptr;
     struct work_queue * wq  = nullptr;
     htp_session_info    sinfo{};
@@ -31,7 +31,8 @@ struct core {
 };
 
 // Creates session `session` of NPU `device` for `info`: info.n_hvx threads (at most the arch's
-// n_hvx_hw) and info.vtcm_size bytes of the NPU's VTCM. Returns nullptr with a reason in err.
+// n_hvx_hw), info.vtcm_size bytes of the NPU's VTCM, and (info.dma64) the DMA64 window with
+// info.vmem_budget. Returns nullptr with a reason in err.
 core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32_t session, char * err, size_t err_len);
 void   core_destroy(core * c);
 

@@ -1,7 +1,8 @@
 // Virtual device profiles (docs/vhtp.md, "Device profiles") and the environment variables that select them:
 //   GGML_HEXAGON_ARCH  v73 | v75 | v79 | v81 (also 73, V79, ...); default v79
 //   GGML_HEXAGON_NHVX  HVX threads per session (1..arch threads); default min(arch threads, host cores)
-//   GGML_HEXAGON_VMEM  mappable DDR budget per session in MiB; default 3.0 GiB (v73) / 3.2 GiB (v75+)
+//   GGML_HEXAGON_VMEM  mappable DDR budget per session in MiB; default 3.0 GiB (v73) / 3.2 GiB (v75+),
+//                      for a DMA64 session (v81) the whole 64 GiB DDR area
 #include <sched.h>
 
 #include <cctype>
@@ -20,15 +21,16 @@ struct profile {
     uint32_t n_hvx_hw;
     uint32_t dma_field_bits;
     uint64_t vmem_budget;
+    bool     dma64;  // sessions may have 64-bit DMA bases (VHTP_SESSION_DMA64)
 };
 
 constexpr uint64_t kMiB = 1ull << 20;
 
 constexpr profile kProfiles[] = {
-    { 73, 4, 16, 3072 * kMiB },  // 3.0 GiB
-    { 75, 4, 24, 3276 * kMiB },  // 3.2 GiB
-    { 79, 6, 24, 3276 * kMiB },
-    { 81, 8, 24, 3276 * kMiB },
+    { 73, 4, 16, 3072 * kMiB, false },  // 3.0 GiB
+    { 75, 4, 24, 3276 * kMiB, false },  // 3.2 GiB
+    { 79, 6, 24, 3276 * kMiB, false },
+    { 81, 8, 24, 3276 * kMiB, true },
 };
 
 // Accepts "v79", "V79" and "79" (nothing else: a typo must not silently pick a default).
@@ -104,6 +106,11 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
     info->dma_field_bits = p->dma_field_bits;
     info->window_size    = vhtp::Window::kDdrEnd;
     info->vmem_budget    = p->vmem_budget;
+    if (p->dma64) {
+        info->dma64_capable     = 1;
+        info->dma64_window_size = vhtp::Window::kDdr64End - vhtp::Window::kDdr64Base;
+        info->dma64_vmem_budget = info->dma64_window_size;
+    }
 
     const uint32_t cores = host_cores();
     info->n_hvx          = cores < p->n_hvx_hw ? cores : p->n_hvx_hw;
@@ -118,14 +125,20 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
     }
 
     if (const char * s = getenv("GGML_HEXAGON_VMEM"); s && *s) {
+        // Up to the DDR area of the largest window the arch offers; a 32-bit session of a
+        // DMA64-capable arch gets at most its own window's area.
         uint64_t mib = 0;
-        const uint64_t max_mib = (vhtp::Window::kDdrEnd - vhtp::Window::kDdrBase) / kMiB;
+        const uint64_t max32   = vhtp::Window::kDdrEnd - vhtp::Window::kDdrBase;
+        const uint64_t max_mib = (p->dma64 ? info->dma64_window_size : max32) / kMiB;
         if (!parse_positive(s, &mib) || mib > max_mib) {
             vhtp::set_error(err, err_len, "GGML_HEXAGON_VMEM=%s: expected 1..%llu MiB", s,
                             static_cast<unsigned long long>(max_mib));
             return -1;
         }
-        info->vmem_budget = mib * kMiB;
+        info->vmem_budget = mib * kMiB < max32 ? mib * kMiB : max32;
+        if (p->dma64) {
+            info->dma64_vmem_budget = mib * kMiB;
+        }
     }
     return 0;
 }

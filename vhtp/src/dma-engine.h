@@ -18,7 +18,8 @@ struct dma_queue {
     static constexpr uint32_t kCapacity = 64;
 
     struct desc {
-        uint32_t dst, src, dst_stride, src_stride, row_size, nrows;
+        dma_addr_t dst, src;  // 64-bit device addresses; the rest are 32-bit fields
+        uint32_t   dst_stride, src_stride, row_size, nrows;
     };
 
     vhtp::dma_engine * engine = nullptr;

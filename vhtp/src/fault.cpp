@@ -72,12 +72,12 @@ uintptr_t fault_pc(void * uc) {
 
 // "vhtp: MMU fault <what> device address 0x..., pc LIB+0xOFF": the pc as an offset in the NPU
 // library it lies in (the nearest load address below it), else the raw pc.
-void say(const char * what, uint32_t addr, uintptr_t pc) {
+void say(const char * what, uint64_t addr, uintptr_t pc) {
     line_buf l;
     l.str("vhtp: MMU fault ");
     l.str(what);
     l.str("device address ");
-    l.hex(addr, 8);
+    l.hex(addr, addr >> 32 ? 16 : 8);  // 64-bit only in DMA64 windows
     if (pc) {
         const fault_library * best = nullptr;
         for (int i = 0, n = g_n_libraries.load(std::memory_order_acquire); i < n; ++i) {
@@ -116,7 +116,7 @@ void on_fault(int sig, siginfo_t * si, void * uc) {
     core * c = tls_core;
     const uintptr_t a = reinterpret_cast<uintptr_t>(si->si_addr);
     if (c && c->window.contains_host(a)) {
-        const uint32_t dev = static_cast<uint32_t>(a - reinterpret_cast<uintptr_t>(c->window.base()));
+        const uint64_t dev = static_cast<uint64_t>(a - reinterpret_cast<uintptr_t>(c->window.base()));
         const uintptr_t pc = fault_pc(uc);
         if (recovery_point * rp = tls_recovery) {
             c->fault_addr.store(dev, std::memory_order_relaxed);

@@ -238,7 +238,7 @@ HTP_DEVICE_API int htp_hmx_clear(htp_hmx * h) {
     return HTP_STATUS_OK;
 }
 
-HTP_DEVICE_API int htp_hmx_mma(htp_hmx * h, dma_addr_t act, dma_addr_t w, uint32_t n_k) {
+HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, dma_addr_t w) {
     if (!owned(h)) {
         return HTP_STATUS_INTERNAL;
     }
@@ -264,7 +264,7 @@ HTP_DEVICE_API int htp_hmx_mma(htp_hmx * h, dma_addr_t act, dma_addr_t w, uint32
     return HTP_STATUS_OK;
 }
 
-HTP_DEVICE_API int htp_hmx_store(htp_hmx * h, dma_addr_t out, dma_addr_t col_params, uint32_t flags) {
+HTP_DEVICE_API int htp_hmx_store_entry(htp_hmx * h, uint32_t flags, dma_addr_t out, dma_addr_t col_params) {
     if (!owned(h)) {
         return HTP_STATUS_INTERNAL;
     }

@@ -123,7 +123,7 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
     if (!enabled()) {
         return;
     }
-    const uint32_t addr = (uint32_t) ((const uint8_t *) own_slot - c->window.base());
+    const uint64_t addr = (uint64_t) ((const uint8_t *) own_slot - c->window.base());
     dev_t          dev;
     ino_t          ino;
     uint64_t       off;
@@ -149,7 +149,7 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
     c->mdev.store(m.get(), std::memory_order_release);
 }
 
-void mdev_check_dma_write(core * c, uint32_t dst, uint32_t dst_stride, uint32_t row_size, uint32_t nrows) {
+void mdev_check_dma_write(core * c, uint64_t dst, uint32_t dst_stride, uint32_t row_size, uint32_t nrows) {
     mdev_member * m = c->mdev.load(std::memory_order_acquire);
     if (!m || row_size == 0 || nrows == 0) {
         return;

@@ -18,7 +18,7 @@ struct mdev_member;
 // Registers the calling session's own fence slot (host address) as member idx of count.
 void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t count);
 // A DMA transfer of the session wrote rows of row_size bytes at dst, dst_stride apart.
-void mdev_check_dma_write(core * c, uint32_t dst, uint32_t dst_stride, uint32_t row_size, uint32_t nrows);
+void mdev_check_dma_write(core * c, uint64_t dst, uint32_t dst_stride, uint32_t row_size, uint32_t nrows);
 // The session cleaned [p, p + size): when that is its own fence slot, the member signalled.
 void mdev_check_clean(core * c, const void * p, size_t size);
 // Drops the session's state (core_destroy).

@@ -156,13 +156,24 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
         vhtp::set_error(err, err_len, "vhtp_session_open: no NPU library path");
         return nullptr;
     }
-    if (cfg->flags & ~(uint32_t) VHTP_SESSION_POLL) {
-        vhtp::set_error(err, err_len, "vhtp_session_open: unknown flags 0x%x", cfg->flags & ~(uint32_t) VHTP_SESSION_POLL);
+    const uint32_t known_flags = VHTP_SESSION_POLL | VHTP_SESSION_DMA64;
+    if (cfg->flags & ~known_flags) {
+        vhtp::set_error(err, err_len, "vhtp_session_open: unknown flags 0x%x", cfg->flags & ~known_flags);
         return nullptr;
     }
     struct vhtp_device_info info;
     if (vhtp_device_info(&info, err, err_len) != 0) {
         return nullptr;
+    }
+    if (cfg->flags & VHTP_SESSION_DMA64) {
+        if (!info.dma64_capable) {
+            vhtp::set_error(err, err_len, "NPU %u: a v%u has no 64-bit DMA bases (VHTP_SESSION_DMA64 needs v81)",
+                            cfg->device, info.arch);
+            return nullptr;
+        }
+        info.dma64       = 1;
+        info.window_size = info.dma64_window_size;
+        info.vmem_budget = info.dma64_vmem_budget;
     }
     if (cfg->n_hvx != 0) {
         info.n_hvx = std::min({ cfg->n_hvx, info.n_hvx_hw, static_cast<uint32_t>(HTP_MAX_HVX_THREADS) });

@@ -19,18 +19,22 @@ uint64_t round_up(uint64_t v, uint64_t a) {
 }
 }  // namespace
 
-bool Window::init(uint64_t vmem_budget, uint32_t vtcm_size, char * err, size_t err_len) {
-    // MAP_NORESERVE: 4 GiB of address space per session, no memory until something is mapped.
-    void * p = mmap(nullptr, kReserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+bool Window::init(uint64_t vmem_budget, uint32_t vtcm_size, bool dma64, char * err, size_t err_len) {
+    reserve_  = dma64 ? kReserve64 : kReserve;
+    ddr_base_ = dma64 ? kDdr64Base : kDdrBase;
+    ddr_end_  = dma64 ? kDdr64End : kDdrEnd;
+    // MAP_NORESERVE: 4 (68) GiB of address space per session, no memory until something is mapped.
+    void * p = mmap(nullptr, reserve_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
-        set_error(err, err_len, "cannot reserve the 4 GiB session window: %s", strerror(errno));
+        set_error(err, err_len, "cannot reserve the %llu GiB session window: %s",
+                  static_cast<unsigned long long>(reserve_ >> 30), strerror(errno));
         return false;
     }
     base_ = static_cast<uint8_t *>(p);
     if (mmap(base_ + kVtcmBase, vtcm_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
         MAP_FAILED) {
         set_error(err, err_len, "cannot map %u bytes of VTCM: %s", vtcm_size, strerror(errno));
-        munmap(base_, kReserve);
+        munmap(base_, reserve_);
         base_ = nullptr;
         return false;
     }
@@ -41,44 +45,44 @@ bool Window::init(uint64_t vmem_budget, uint32_t vtcm_size, char * err, size_t e
 
 Window::~Window() {
     if (base_) {
-        munmap(base_, kReserve);  // drops every DDR mapping and VTCM at once
+        munmap(base_, reserve_);  // drops every DDR mapping and VTCM at once
     }
 }
 
-bool Window::find_gap(uint64_t span, bool from_top, uint32_t * addr) const {
+bool Window::find_gap(uint64_t span, bool from_top, uint64_t * addr) const {
     // Each mapping is followed by one unmapped guard page, so running off a buffer's end faults.
     const uint64_t need = span + kPage;
     if (from_top) {
         // Last fit: the highest gap that holds `need`, placed at its top.
-        uint64_t limit = kDdrEnd;
+        uint64_t limit = ddr_end_;
         for (auto it = by_addr_.rbegin(); it != by_addr_.rend(); ++it) {
-            const uint64_t end = static_cast<uint64_t>(it->first) + it->second.span + kPage;
+            const uint64_t end = it->first + it->second.span + kPage;
             if (end <= limit && limit - end >= need) {
                 break;
             }
             limit = it->first;
         }
-        if (limit < kDdrBase + need) {
+        if (limit < ddr_base_ + need) {
             return false;
         }
-        *addr = static_cast<uint32_t>(limit - need);
+        *addr = limit - need;
         return true;
     }
-    uint64_t cursor = kDdrBase;
+    uint64_t cursor = ddr_base_;
     for (const auto & [a, m] : by_addr_) {
         if (a >= cursor && a - cursor >= need) {
             break;
         }
-        cursor = static_cast<uint64_t>(a) + m.span + kPage;
+        cursor = a + m.span + kPage;
     }
-    if (cursor + need > kDdrEnd) {
+    if (cursor + need > ddr_end_) {
         return false;
     }
-    *addr = static_cast<uint32_t>(cursor);
+    *addr = cursor;
     return true;
 }
 
-void Window::drop(std::map<uint32_t, mapping>::iterator it) {
+void Window::drop(std::map<uint64_t, mapping>::iterator it) {
     // Replace the file mapping by PROT_NONE (never munmap: that would punch a hole in the
     // reservation that an unrelated host mmap could then land in).
     mmap(base_ + it->second.addr, it->second.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
@@ -87,7 +91,7 @@ void Window::drop(std::map<uint32_t, mapping>::iterator it) {
     by_addr_.erase(it);
 }
 
-int Window::map(int fd, uint64_t size, bool pinned, uint32_t * addr) {
+int Window::map(int fd, uint64_t size, bool pinned, uint64_t * addr) {
     struct stat st;
     if (size == 0 || fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < size) {
         return HTP_STATUS_MAP_FAILED;
@@ -115,7 +119,7 @@ int Window::map(int fd, uint64_t size, bool pinned, uint32_t * addr) {
     if (mapped_ + span > budget_) {
         return HTP_STATUS_NO_MEMORY;
     }
-    uint32_t a = 0;
+    uint64_t a = 0;
     if (!find_gap(span, pinned, &a)) {
         return HTP_STATUS_NO_MEMORY;
     }
@@ -145,9 +149,12 @@ int Window::unmap(int fd) {
     return HTP_STATUS_MAP_FAILED;
 }
 
-bool Window::contains(uint32_t addr, uint64_t len) const {
-    const uint64_t end = static_cast<uint64_t>(addr) + len;
-    if (addr >= kVtcmBase) {
+bool Window::contains(uint64_t addr, uint64_t len) const {
+    const uint64_t end = addr + len;
+    if (end < addr || end > reserve_) {
+        return false;  // wraps, or leaves the window
+    }
+    if (addr >= kVtcmBase && addr < kVtcmBase + static_cast<uint64_t>(vtcm_size_)) {
         return end <= static_cast<uint64_t>(kVtcmBase) + vtcm_size_;
     }
     std::shared_lock<std::shared_mutex> lock(mu_);
@@ -156,11 +163,11 @@ bool Window::contains(uint32_t addr, uint64_t len) const {
         return false;
     }
     --it;
-    return end <= static_cast<uint64_t>(it->second.addr) + it->second.span;
+    return end <= it->second.addr + it->second.span;
 }
 
-bool Window::file_offset(uint32_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const {
-    if (addr >= kVtcmBase) {
+bool Window::file_offset(uint64_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const {
+    if (addr >= kVtcmBase && addr < kVtcmBase + static_cast<uint64_t>(vtcm_size_)) {
         return false;
     }
     std::shared_lock<std::shared_mutex> lock(mu_);
@@ -169,7 +176,7 @@ bool Window::file_offset(uint32_t addr, dev_t * dev, ino_t * ino, uint64_t * off
         return false;
     }
     --it;
-    if (addr >= static_cast<uint64_t>(it->second.addr) + it->second.span) {
+    if (addr >= it->second.addr + it->second.span) {
         return false;
     }
     *dev    = it->second.dev;

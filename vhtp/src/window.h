@@ -1,6 +1,7 @@
-// A session's 32-bit device address space, backed by a 4 GiB PROT_NONE reservation in the host.
-// Device address A lives at host address base() + A, so htp_va() is one add, and any access to
-// an address nothing is mapped at traps (an MMU fault) instead of reading host memory.
+// A session's device address space, backed by a PROT_NONE reservation in the host (4 GiB, or
+// 68 GiB for a session with 64-bit DMA bases). Device address A lives at host address
+// base() + A, so htp_va() is one add, and any access to an address nothing is mapped at traps
+// (an MMU fault) instead of reading host memory.
 //
 // Layout of the window (device addresses):
 //   [0, 64 KiB)                 never mapped: NULL guard
@@ -8,7 +9,12 @@
 //                               (weights) first fit from the bottom, pinned (KV cache,
 //                               compute buffers) from the top, so the long-lived pinned
 //                               ranges never cut the space the sliding weights reuse
+//                               (32-bit sessions; unused by DMA64 sessions)
 //   [kVtcmBase = 0xF0000000, +vtcm_size)  VTCM (anonymous, private to the session)
+//   [kDdr64Base = 4 GiB, kDdr64End = 68 GiB)  DMA64 sessions only: their shared DDR buffers,
+//                               placed as above; nothing below 4 GiB but VTCM is mapped, so an
+//                               address truncated to 32 bits faults
+// The DDR area in use is [ddr_base_, ddr_end_): find_gap places buffers inside it.
 #pragma once
 #include <sys/types.h>
 
@@ -20,38 +26,43 @@ namespace vhtp {
 
 class Window {
   public:
-    static constexpr uint64_t kReserve  = 1ull << 32;
-    static constexpr uint32_t kDdrBase  = 64u << 10;
-    static constexpr uint64_t kDdrEnd   = 0xE0000000ull;
-    static constexpr uint32_t kVtcmBase = 0xF0000000u;
-    static constexpr uint32_t kVtcmSize = 8u << 20;
-    static constexpr uint64_t kPage     = 4096;
+    static constexpr uint64_t kReserve   = 1ull << 32;  // a 32-bit session's reservation
+    static constexpr uint32_t kDdrBase   = 64u << 10;
+    static constexpr uint64_t kDdrEnd    = 0xE0000000ull;
+    static constexpr uint32_t kVtcmBase  = 0xF0000000u;
+    static constexpr uint32_t kVtcmSize  = 8u << 20;
+    static constexpr uint64_t kPage      = 4096;
+    static constexpr uint64_t kDdr64Base = 1ull << 32;                  // DMA64: DDR above 4 GiB
+    static constexpr uint64_t kDdr64End  = kDdr64Base + (64ull << 30);  // a 64 GiB DDR area
+    static constexpr uint64_t kReserve64 = kDdr64End;
 
     Window() = default;
     Window(const Window &) = delete;
     Window & operator=(const Window &) = delete;
     ~Window();
 
-    // Reserves the window and maps VTCM. Returns false with a reason in err.
-    bool init(uint64_t vmem_budget, uint32_t vtcm_size, char * err, size_t err_len);
+    // Reserves the window and maps VTCM. dma64: the larger window with DDR above 4 GiB.
+    // Returns false with a reason in err.
+    bool init(uint64_t vmem_budget, uint32_t vtcm_size, bool dma64, char * err, size_t err_len);
 
     uint8_t * base() const { return base_; }
     uint32_t vtcm_size() const { return vtcm_size_; }
+    bool dma64() const { return reserve_ == kReserve64; }
     bool contains_host(uintptr_t p) const {
-        return p >= reinterpret_cast<uintptr_t>(base_) && p - reinterpret_cast<uintptr_t>(base_) < kReserve;
+        return p >= reinterpret_cast<uintptr_t>(base_) && p - reinterpret_cast<uintptr_t>(base_) < reserve_;
     }
 
     // htp_mem_map / htp_mem_unmap semantics; return an htp_status.
-    int map(int fd, uint64_t size, bool pinned, uint32_t * addr);
+    int map(int fd, uint64_t size, bool pinned, uint64_t * addr);
     int unmap(int fd);
 
-    // True when every byte of [addr, addr + len) is mapped DDR or VTCM (len may exceed 32 bits
-    // for a malformed descriptor, which is simply not contained).
-    bool contains(uint32_t addr, uint64_t len) const;
+    // True when every byte of [addr, addr + len) is mapped DDR or VTCM (a malformed descriptor
+    // whose range wraps or leaves the window is simply not contained).
+    bool contains(uint64_t addr, uint64_t len) const;
 
     // The file (device, inode) and byte offset behind DDR address addr; false when nothing is
     // mapped there (or addr is VTCM). Lets the multi-device checker compare sessions' writes.
-    bool file_offset(uint32_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const;
+    bool file_offset(uint64_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const;
 
     uint64_t budget() const { return budget_; }
     uint64_t mapped_bytes() const;
@@ -62,7 +73,7 @@ class Window {
         int      fd;
         dev_t    dev;  // identity of the file: an fd number the host reused for another buffer
         ino_t    ino;  // must not reach the old mapping
-        uint32_t addr;
+        uint64_t addr;
         uint64_t span;  // bytes mapped (size rounded up to pages)
         uint32_t refs;
         bool     pinned;
@@ -71,15 +82,18 @@ class Window {
     // Which mapping to give up when the budget or the address space runs out is the NPU
     // library's choice (npu/src/dispatcher.cpp: the most recently used weights first), as it is
     // on a real session: the window only says HTP_STATUS_NO_MEMORY.
-    bool find_gap(uint64_t span, bool from_top, uint32_t * addr) const;
-    void drop(std::map<uint32_t, mapping>::iterator it);
+    bool find_gap(uint64_t span, bool from_top, uint64_t * addr) const;
+    void drop(std::map<uint64_t, mapping>::iterator it);
 
     uint8_t *                   base_      = nullptr;
+    uint64_t                    reserve_   = kReserve;   // bytes reserved: kReserve or kReserve64
+    uint64_t                    ddr_base_  = kDdrBase;   // the DDR area find_gap places buffers in
+    uint64_t                    ddr_end_   = kDdrEnd;
     uint32_t                    vtcm_size_ = 0;
     uint64_t                    budget_    = 0;
     uint64_t                    mapped_    = 0;
     mutable std::shared_mutex   mu_;        // map/unmap exclusive; DMA range checks shared
-    std::map<uint32_t, mapping> by_addr_;
+    std::map<uint64_t, mapping> by_addr_;
 };
 
 }  // namespace vhtp

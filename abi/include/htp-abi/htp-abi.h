@@ -5,7 +5,7 @@
 //   HTP_MSG_OPS:   htp_buf_desc[n_bufs], htp_op_desc[n_ops]   -> htp_batch_response + htp_op_timing[n_ops]
 //   HTP_MSG_UNMAP: htp_buf_desc[n_bufs] (fds to drop from the window) -> htp_batch_response
 // Buffers are shared DDR (memfd) named by fd; tensors name a buffer by its index in the
-// message's buffer table plus a byte offset. The NPU side maps buffers into its 32-bit window: pinned buffers
+// message's buffer table plus a byte offset. The NPU side maps buffers into its window: pinned buffers
 // (HTP_BUF_PINNED) stay mapped, the others are delayed mappings it may give up between batches.
 #pragma once
 #include <stdint.h>
@@ -14,7 +14,10 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-#define HTP_ABI_VERSION   4u  /* 4: window counters in the response; 3: multi-device header fields */
+/* 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
+ *    stale NPU library beside a new host refuses every message instead of running on a misread
+ *    session); 4: window counters in the response; 3: multi-device header fields */
+#define HTP_ABI_VERSION   5u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state (FLASH_ATTN_EXT: 5) */

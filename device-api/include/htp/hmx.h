@@ -42,12 +42,21 @@ int htp_hmx_acquire(struct htp_hmx * hmx);
 int htp_hmx_release(struct htp_hmx * hmx);
 // Sets the 32x32 fp32 accumulator to zero.
 int htp_hmx_clear(struct htp_hmx * hmx);
-// acc[m][n] += sum over k < 32 * n_k of act[m][k] * w[n][k] (n_k tile pairs, see above).
-int htp_hmx_mma(struct htp_hmx * hmx, dma_addr_t act_tiles, dma_addr_t weight_tiles, uint32_t n_k);
-// out[m][n] = round(acc[m][n] * scale[n] + bias[n]); flags: HTP_HMX_OUT_F16 or HTP_HMX_OUT_F32.
-int htp_hmx_store(struct htp_hmx * hmx, dma_addr_t out_tile, dma_addr_t col_params, uint32_t flags);
-
-// All of these return HTP_STATUS_INTERNAL when the caller does not own the unit and
-// HTP_STATUS_BAD_PARAMS when an operand is misaligned or not inside the session's VTCM.
+// The entry points behind htp_hmx_mma / htp_hmx_store below take their 32-bit argument first:
+// on Hexagon (six 32-bit argument registers, a 64-bit dma_addr_t in an aligned pair) the order
+// (hmx, addr, addr, n) would pass n on the stack, a store in the kernels' loops.
+int htp_hmx_mma_entry(struct htp_hmx * hmx, uint32_t n_k, dma_addr_t act_tiles, dma_addr_t weight_tiles);
+int htp_hmx_store_entry(struct htp_hmx * hmx, uint32_t flags, dma_addr_t out_tile, dma_addr_t col_params);
 
 HTP_DEVICE_API_END
+
+// acc[m][n] += sum over k < 32 * n_k of act[m][k] * w[n][k] (n_k tile pairs, see above).
+static inline int htp_hmx_mma(struct htp_hmx * hmx, dma_addr_t act_tiles, dma_addr_t weight_tiles, uint32_t n_k) {
+    return htp_hmx_mma_entry(hmx, n_k, act_tiles, weight_tiles);
+}
+// out[m][n] = round(acc[m][n] * scale[n] + bias[n]); flags: HTP_HMX_OUT_F16 or HTP_HMX_OUT_F32.
+static inline int htp_hmx_store(struct htp_hmx * hmx, dma_addr_t out_tile, dma_addr_t col_params, uint32_t flags) {
+    return htp_hmx_store_entry(hmx, flags, out_tile, col_params);
+}
+// All of these return HTP_STATUS_INTERNAL when the caller does not own the unit and
+// HTP_STATUS_BAD_PARAMS when an operand is misaligned or not inside the session's VTCM.

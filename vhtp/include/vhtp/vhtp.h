@@ -20,8 +20,16 @@ struct vhtp_device_info {
     uint32_t n_hvx;           // threads a session runs: GGML_HEXAGON_NHVX, else min(n_hvx_hw, host cores)
     uint32_t n_hmx;           // HMX units per session (1)
     uint32_t dma_field_bits;  // width of 2-D DMA descriptor fields: 16 (v73) or 24
-    uint64_t window_size;     // bytes of the session's 32-bit address window for DDR (~3.5 GiB)
+    uint64_t window_size;     // bytes of the session's address window for DDR (~3.5 GiB; of a DMA64 session: 64 GiB)
     uint64_t vmem_budget;     // bytes that may be mapped at once: GGML_HEXAGON_VMEM (MiB), else 3.0/3.2 GiB
+                              // (of a DMA64 session: dma64_vmem_budget)
+    // 64-bit DMA bases (docs/vhtp.md "A session"): a session opened with VHTP_SESSION_DMA64 has
+    // its DDR buffers mapped above 4 GiB (VTCM stays at 0xF0000000), so device addresses are
+    // 64-bit and only offsets, strides and sizes are 32-bit.
+    uint32_t dma64_capable;      // 1: the arch allows VHTP_SESSION_DMA64 (v81 only)
+    uint32_t dma64;              // of a session (vhtp_session_device_info): 1 if opened with VHTP_SESSION_DMA64
+    uint64_t dma64_window_size;  // bytes of a DMA64 session's DDR area (64 GiB, above 4 GiB); 0 unless capable
+    uint64_t dma64_vmem_budget;  // bytes a DMA64 session may map at once: GGML_HEXAGON_VMEM, else the whole area
 };
 
 // Fills *info for the virtual device profile selected by the environment. Returns 0, or -1
@@ -56,6 +64,11 @@ enum vhtp_session_flags {
     // answers sooner after the NPU finishes, at the price of a busy CPU for the whole wait (it
     // yields the core to other runnable threads now and then, but never sleeps).
     VHTP_SESSION_POLL = 1u << 0,
+    // 64-bit DMA bases (the host's GGML_HEXAGON_DMA64; v81 only, vhtp_device_info.dma64_capable):
+    // the session's window is 68 GiB and its DDR buffers are mapped above 4 GiB, so a kernel
+    // that keeps an address in 32 bits faults (HTP_STATUS_MMU_FAULT / DMA_ERROR) instead of
+    // working by luck. Its profile reports the DMA64 window_size and vmem_budget.
+    VHTP_SESSION_DMA64 = 1u << 1,
 };
 
 // Opens a session: takes its VTCM from the NPU's pool, reserves its address window, starts its

@@ -34,6 +34,19 @@ bool htp_buffer_is_pinned(const ggml_tensor * t) {
     return gb->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
 }
 
+// The distinct buffers an op's tensors live in, each with the first tensor naming it.
+std::vector<std::pair<const htp_buffer *, const ggml_tensor *>> distinct_buffers(
+    const std::vector<const ggml_tensor *> & tensors) {
+    std::vector<std::pair<const htp_buffer *, const ggml_tensor *>> out;
+    for (const ggml_tensor * t : tensors) {
+        const htp_buffer * b = htp_tensor_buffer(t);
+        if (b && std::none_of(out.begin(), out.end(), [b](const auto & x) { return x.first->fd == b->fd; })) {
+            out.emplace_back(b, t);
+        }
+    }
+    return out;
+}
+
 class htp_batch {
   public:
     explicit htp_batch(const htp_device & d) : dev_(d) {}
@@ -72,14 +85,10 @@ class htp_batch {
     // What an op naming `tensors` would add to window_bytes().
     uint64_t window_bytes_added(const std::vector<const ggml_tensor *> & tensors) const {
         uint64_t added = 0;
-        std::vector<int> seen;
-        for (const ggml_tensor * t : tensors) {
-            const htp_buffer * b = htp_tensor_buffer(t);
-            if (!b || fd_index_.count(b->fd) || std::find(seen.begin(), seen.end(), b->fd) != seen.end()) {
-                continue;
+        for (const auto & [b, t] : distinct_buffers(tensors)) {
+            if (!fd_index_.count(b->fd)) {
+                added += counts_against_window(b->fd, b->size, htp_buffer_is_pinned(t));
             }
-            seen.push_back(b->fd);
-            added += counts_against_window(b->fd, b->size, htp_buffer_is_pinned(t));
         }
         return added;
     }
@@ -379,13 +388,7 @@ std::vector<const ggml_tensor *> op_tensors(const ggml_tensor * node, const htp_
 std::string window_too_small(const htp_device & d, const char * op, const ggml_tensor * dst,
                              const std::vector<const ggml_tensor *> & tensors, uint64_t need) {
     std::string parts;
-    std::vector<int> seen;
-    for (const ggml_tensor * t : tensors) {
-        const htp_buffer * b = htp_tensor_buffer(t);
-        if (!b || std::find(seen.begin(), seen.end(), b->fd) != seen.end()) {
-            continue;
-        }
-        seen.push_back(b->fd);
+    for (const auto & [b, t] : distinct_buffers(tensors)) {
         parts += std::string(parts.empty() ? "" : ", ") + "'" + t->name + "' in a " + mib(b->size) +
                  (htp_buffer_is_pinned(t) ? " buffer" : " weights buffer");
     }

@@ -1,4 +1,6 @@
 // The ggml backend (stream) of an HTP device: graph_compute sends op batches to its session.
+#include <cstring>
+
 #include "context.h"
 #include "log.h"
 
@@ -13,7 +15,17 @@ static const char * htp_backend_get_name(ggml_backend_t backend) {
 }
 
 static void htp_backend_free(ggml_backend_t backend) {
-    delete (htp_backend_ctx *) backend->context;
+    auto * ctx = (htp_backend_ctx *) backend->context;
+    htp_stream & stream = *ctx->device->stream;
+    stream.synchronize();
+    const htp_config & cfg = htp_get_registry().cfg;
+    if ((cfg.verbose >= 1 || cfg.profile >= 1) && stream.busy_ns() > 0) {
+        // How much of the device's NPU time ran while another device's did too: llama's layer
+        // split overlaps its devices (pipeline parallelism) only when this is above 0.
+        HTP_LOG_REQUESTED("%s: stream: %.1f ms busy, %.1f ms of it while another device was busy", ctx->device->spec.name.c_str(),
+                          stream.busy_ns() / 1e6, stream.overlap_ns() / 1e6);
+    }
+    delete ctx;
     delete backend;
 }
 
@@ -23,6 +35,60 @@ static ggml_status htp_backend_graph_compute(ggml_backend_t backend, ggml_cgraph
         return GGML_STATUS_ABORTED;
     }
     return htp_graph_compute(htp_get_registry(), *ctx->device, graph);
+}
+
+// Waits for the device's queued batches (their failures are logged, and the next graph_compute
+// returns them: the interface has no status here).
+static void htp_backend_synchronize(ggml_backend_t backend) {
+    ((htp_backend_ctx *) backend->context)->device->stream->synchronize();
+}
+
+static void htp_backend_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
+    htp_stream & stream = *((htp_backend_ctx *) backend->context)->device->stream;
+    auto *       e      = (htp_event *) event->context;
+    e->stream           = &stream;
+    e->ticket           = stream.submitted();
+}
+
+// The backend's later work waits for the event; the caller does not.
+static void htp_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
+    htp_stream & stream = *((htp_backend_ctx *) backend->context)->device->stream;
+    const htp_event e = *(const htp_event *) event->context;
+    if (e.stream && e.stream != &stream) {
+        stream.enqueue([e](bool) {
+            e.stream->wait(e.ticket);
+            return GGML_STATUS_SUCCESS;
+        }, false);
+    }
+}
+
+static bool htp_backend_is_htp(ggml_backend_t backend);
+
+// A copy between two HTP devices (layer split: one device's output is the next one's input)
+// is queued on the destination's stream, after the source's queued work: the host goes on.
+// Both are shared DDR the host maps, and activations are never tiled (only weights are), so it
+// is a memcpy of the addresses taken now (the scheduler's tensors may be gone when it runs).
+static bool htp_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_dst,
+                                         const ggml_tensor * src, ggml_tensor * dst) {
+    if (!htp_backend_is_htp(backend_src) || !htp_tensor_buffer(src) || !htp_tensor_buffer(dst) ||
+        !ggml_are_same_layout(src, dst) || ggml_backend_buffer_get_usage(src->buffer) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS ||
+        ggml_backend_buffer_get_usage(dst->buffer) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS) {
+        return false;
+    }
+    htp_stream &   from  = *((htp_backend_ctx *) backend_src->context)->device->stream;
+    htp_stream &   to    = *((htp_backend_ctx *) backend_dst->context)->device->stream;
+    const uint64_t after = from.submitted();
+    const void *   s     = src->data;
+    void *         d     = dst->data;
+    const size_t   n     = ggml_nbytes(src);
+    to.enqueue([&from, after, s, d, n](bool skip) {
+        from.wait(after);
+        if (!skip) {
+            memcpy(d, s, n);
+        }
+        return GGML_STATUS_SUCCESS;
+    });
+    return true;
 }
 
 // Only reorders (never fuses): fusions are chosen at compute time, per path.
@@ -39,15 +105,15 @@ static const ggml_backend_i htp_backend_iface = {
     /* .get_tensor_async    = */ nullptr,
     /* .set_tensor_2d_async = */ nullptr,
     /* .get_tensor_2d_async = */ nullptr,
-    /* .cpy_tensor_async    = */ nullptr,
-    /* .synchronize         = */ nullptr,  // graph_compute returns when the NPU has answered
+    /* .cpy_tensor_async    = */ htp_backend_cpy_tensor_async,
+    /* .synchronize         = */ htp_backend_synchronize,
     /* .graph_plan_create   = */ nullptr,
     /* .graph_plan_free     = */ nullptr,
     /* .graph_plan_update   = */ nullptr,
     /* .graph_plan_compute  = */ nullptr,
     /* .graph_compute       = */ htp_backend_graph_compute,
-    /* .event_record        = */ nullptr,
-    /* .event_wait          = */ nullptr,
+    /* .event_record        = */ htp_backend_event_record,
+    /* .event_wait          = */ htp_backend_event_wait,
     /* .graph_optimize      = */ htp_backend_graph_optimize,
 };
 
@@ -55,6 +121,10 @@ static ggml_guid_t htp_backend_guid() {
     static ggml_guid guid = { 0x48, 0x45, 0x58, 0x41, 0x47, 0x4f, 0x4e, 0x2d,
                               0x76, 0x48, 0x54, 0x50, 0x00, 0x00, 0x00, 0x01 };
     return &guid;
+}
+
+static bool htp_backend_is_htp(ggml_backend_t backend) {
+    return backend && ggml_guid_matches(backend->guid, htp_backend_guid());
 }
 
 ggml_backend_t htp_backend_init(htp_device & d) {

@@ -163,10 +163,6 @@ void htp_buffer_types_init(htp_registry & reg) {
     reg.host_buft = { htp_host_buft_iface, &reg.devices.front()->dev, nullptr };
 }
 
-bool htp_buft_is_htp(ggml_backend_buffer_type_t buft) {
-    return buft && buft->iface.alloc_buffer == htp_buft_alloc_buffer;
-}
-
 const htp_buffer * htp_tensor_buffer(const ggml_tensor * t) {
     ggml_backend_buffer_t b = t->view_src ? t->view_src->buffer : t->buffer;
     if (!b || b->iface.free_buffer != htp_buffer_free) {

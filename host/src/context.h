@@ -10,6 +10,7 @@
 #include "device-list.h"
 #include "ggml-backend-impl.h"
 #include "op-encoders.h"
+#include "stream.h"
 #include "trace-export.h"
 #include "transport.h"
 
@@ -30,17 +31,29 @@ struct htp_device {
     std::atomic<uint64_t> allocated{ 0 };     // bytes of device buffers alive
     uint64_t seq = 0;                         // message sequence number
     // The session window as the host plans batches for it (graph.cpp): pinned buffers the
-    // sessions hold mapped (fd -> page-rounded bytes; they stay until the buffer is freed), and
-    // the window's counters of the graph being computed (GGML_HEXAGON_PROFILE=1 prints them).
+    // sessions hold mapped (fd -> page-rounded bytes; they stay until the buffer is freed).
     std::unordered_map<int, uint64_t> resident_pinned;
     uint64_t resident_pinned_bytes = 0;
-    struct window_counters {
-        uint64_t maps = 0, unmaps = 0, bytes_mapped = 0, window_mapped = 0, batches = 0;
-    } window;
+
+    // The batches on their way to the sessions, in order (stream.h). graph_compute returns
+    // before they are done only while the device has events, that is while a scheduler runs it
+    // in a pipeline (llama's layer split); otherwise it waits and returns the NPU's status.
+    std::unique_ptr<htp_stream> stream;
+    std::atomic<int> n_events{ 0 };
+    bool async() const { return n_events.load() > 0; }
 
     ggml_backend_device dev = {};
 
-    ~htp_device() { htp_shared_free(fence); }
+    ~htp_device() {
+        stream.reset();  // its last batches may still use the sessions and the fence
+        htp_shared_free(fence);
+    }
+};
+
+// A recorded point in a device's stream (null stream: never recorded, nothing to wait for).
+struct htp_event {
+    htp_stream * stream = nullptr;
+    uint64_t     ticket = 0;
 };
 
 struct htp_registry {
@@ -64,7 +77,6 @@ htp_registry & htp_get_registry();
 
 // Buffer types (buffer.cpp).
 void htp_buffer_types_init(htp_registry & reg);
-bool htp_buft_is_htp(ggml_backend_buffer_type_t buft);
 // The htp_buffer behind a tensor, or nullptr when it is not in an HTP buffer.
 const htp_buffer * htp_tensor_buffer(const ggml_tensor * t);
 

@@ -56,10 +56,10 @@ static void htp_dev_get_props(ggml_backend_dev_t dev, ggml_backend_dev_props * p
     props->type        = htp_dev_get_type(dev);
     props->device_id   = nullptr;
     htp_dev_get_memory(dev, &props->memory_free, &props->memory_total);
-    props->caps.async                = false;
+    props->caps.async                = true;  // graph_compute in a pipeline (context.h: htp_device::stream)
     props->caps.host_buffer          = htp_get_registry().cfg.hostbuf;
     props->caps.buffer_from_host_ptr = false;
-    props->caps.events               = false;
+    props->caps.events               = true;
     props->caps.mmap_support         = false;
 }
 
@@ -80,13 +80,36 @@ static bool htp_dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) 
     return htp_device_supports_op(htp_get_registry(), dev_of(dev), op);
 }
 
-// Every HTP buffer is shared DDR that any session can map, so any HTP buffer type will do.
-static bool htp_dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) {
-    return htp_buft_is_htp(buft);
+// The device's own buffers and the host buffer type. Any session could map any HTP buffer
+// (all are shared DDR), but accepting another device's would let llama's scheduler run that
+// device's layers here: the backend that sees a weight's buffer first takes its ops, so a
+// layer split would put every layer on the first device.
+static bool htp_dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft) {
+    return buft == &dev_of(dev).buft || buft == &htp_get_registry().host_buft;
 }
 
 static bool htp_dev_offload_op(ggml_backend_dev_t, const ggml_tensor *) {
     return false;
+}
+
+// An event is a point in a device's stream: the ticket of the last work queued when it was
+// recorded (backend.cpp). While any exists, the device's graph_compute runs asynchronously.
+static ggml_backend_event_t htp_dev_event_new(ggml_backend_dev_t dev) {
+    dev_of(dev).n_events++;
+    return new ggml_backend_event{ dev, new htp_event{} };
+}
+
+static void htp_dev_event_free(ggml_backend_dev_t dev, ggml_backend_event_t event) {
+    delete (htp_event *) event->context;
+    delete event;
+    dev_of(dev).n_events--;
+}
+
+static void htp_dev_event_synchronize(ggml_backend_dev_t, ggml_backend_event_t event) {
+    const auto * e = (const htp_event *) event->context;
+    if (e->stream) {
+        e->stream->wait(e->ticket);
+    }
 }
 
 static const ggml_backend_device_i htp_device_iface = {
@@ -102,9 +125,9 @@ static const ggml_backend_device_i htp_device_iface = {
     /* .supports_op          = */ htp_dev_supports_op,
     /* .supports_buft        = */ htp_dev_supports_buft,
     /* .offload_op           = */ htp_dev_offload_op,
-    /* .event_new            = */ nullptr,
-    /* .event_free           = */ nullptr,
-    /* .event_synchronize    = */ nullptr,
+    /* .event_new            = */ htp_dev_event_new,
+    /* .event_free           = */ htp_dev_event_free,
+    /* .event_synchronize    = */ htp_dev_event_synchronize,
 };
 
 void htp_device_init_iface(htp_registry & reg, htp_device & d) {

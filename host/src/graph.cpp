@@ -261,8 +261,29 @@ void htp_log_op(const htp_device & d, const char * op_name, const ggml_tensor * 
                       srcs.c_str(), kernel.c_str(), act_reused ? " (activation reused)" : "");
 }
 
-// Sends the batch and checks the answer.
-ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch) {
+// A batch ready to go: one message per session, and what its answer is checked and reported
+// against. Names are copied: a backend that runs asynchronously answers after graph_compute
+// returned, when the graph's tensors may be gone.
+struct htp_sent_batch {
+    uint64_t seq = 0;
+    std::vector<std::vector<uint8_t>> msgs;
+    struct op_label {
+        std::string op, node, path;  // "RMS_NORM+MUL", the node's name, htp_batch::npu_path
+    };
+    std::vector<op_label> ops;
+    bool traced = false;
+};
+
+// The counters of one graph's batches (GGML_HEXAGON_PROFILE=1 prints them when the last is done).
+struct htp_window_counters {
+    uint64_t maps = 0, unmaps = 0, bytes_mapped = 0, window_mapped = 0, batches = 0;
+};
+
+// Serializes the batch for the device's sessions. The pinned buffers it names count as held
+// from now on: the host plans the next batches as if this one had run (the NPU maps them when
+// it runs it, and keeps them until the buffer is freed).
+htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch & batch) {
+    htp_sent_batch sb;
     uint32_t flags = 0;
     uint32_t trace_buf = HTP_NO_BUF;
     if (reg.cfg.profile >= 1) {
@@ -274,43 +295,61 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
     if (d.trace) {
         flags |= HTP_MSG_FLAG_TRACE;
         trace_buf = batch.add_buffer(d.trace->fd(), d.trace->size());
-        d.trace->arm();
+        sb.traced = true;
     }
-    if (reg.cfg.verbose >= 1) {
-        for (size_t i = 0; i < batch.size(); i++) {
-            htp_log_op(d, batch.op_name(i), batch.nodes()[i], batch.npu_path(i), batch.act_reused(i));
+    sb.ops.resize(batch.size());
+    for (size_t i = 0; i < batch.size(); i++) {
+        sb.ops[i] = { batch.op_name(i), batch.nodes()[i]->name, batch.npu_path(i) };
+        if (reg.cfg.verbose >= 1) {
+            htp_log_op(d, batch.op_name(i), batch.nodes()[i], sb.ops[i].path, batch.act_reused(i));
         }
     }
 
-    const uint64_t seq = ++d.seq;
-    const size_t   n   = d.sessions.size();
-    std::vector<std::vector<uint8_t>> msgs(n), resps;
+    sb.seq = ++d.seq;
+    const size_t n = d.sessions.size();
+    sb.msgs.resize(n);
     if (n == 1) {
-        msgs[0] = batch.serialize(seq, flags, trace_buf);
+        sb.msgs[0] = batch.serialize(sb.seq, flags, trace_buf);
     } else {
         // One message per member, the same but for mdev_idx (and the trace, member 0's only).
         const uint32_t fence_buf = batch.add_buffer(d.fence.fd, d.fence.size);
-        msgs[0] = batch.serialize(seq, flags, trace_buf, (uint32_t) n, fence_buf, d.fence_seq);
+        sb.msgs[0] = batch.serialize(sb.seq, flags, trace_buf, (uint32_t) n, fence_buf, d.fence_seq);
         d.fence_seq += (uint32_t) batch.size() + 2;  // the batch uses at most n_ops + 1 barriers
         for (size_t m = 1; m < n; m++) {
-            msgs[m] = msgs[0];
+            sb.msgs[m] = sb.msgs[0];
             htp_msg_header h;
-            memcpy(&h, msgs[m].data(), sizeof(h));
+            memcpy(&h, sb.msgs[m].data(), sizeof(h));
             h.mdev_idx = (uint32_t) m;
             h.flags &= ~(uint32_t) HTP_MSG_FLAG_TRACE;
-            memcpy(msgs[m].data(), &h, sizeof(h));
+            memcpy(sb.msgs[m].data(), &h, sizeof(h));
         }
     }
+    for (const htp_buf_desc & b : batch.buffers()) {
+        if ((b.flags & HTP_BUF_PINNED) && d.resident_pinned.emplace(b.fd, window_span(b.size)).second) {
+            d.resident_pinned_bytes += window_span(b.size);
+        }
+    }
+    return sb;
+}
+
+// Sends a prepared batch to the device's sessions and checks every answer.
+ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_sent_batch & sb,
+                          htp_window_counters & window) {
+    if (sb.traced) {
+        d.trace->arm();
+    }
+    const size_t n = d.sessions.size();
     std::vector<htp_session *> sessions;
     for (auto & s : d.sessions) {
         sessions.push_back(s.get());
     }
+    std::vector<std::vector<uint8_t>> resps;
     std::string error;
-    if (!htp_session::exchange_all(sessions, msgs, resps, error)) {
+    if (!htp_session::exchange_all(sessions, sb.msgs, resps, error)) {
         HTP_LOG_ERROR("%s: message transport failed: %s", d.spec.name.c_str(), error.c_str());
         return GGML_STATUS_FAILED;
     }
-    if (d.trace) {
+    if (sb.traced) {
         d.trace->collect();
     }
 
@@ -325,38 +364,33 @@ ggml_status htp_batch_send(htp_registry & reg, htp_device & d, htp_batch & batch
             return GGML_STATUS_FAILED;
         }
         memcpy(&r, mr.data(), sizeof(r));
-        if (r.magic != HTP_RESP_MAGIC || r.seq != seq) {
+        if (r.magic != HTP_RESP_MAGIC || r.seq != sb.seq) {
             HTP_LOG_ERROR("%s: malformed response (magic %08x, seq %" PRIu64 " for %" PRIu64 ")", name.c_str(), r.magic,
-                          r.seq, seq);
+                          r.seq, sb.seq);
             return GGML_STATUS_FAILED;
         }
         if (r.status != HTP_STATUS_OK) {
-            const ggml_tensor * node = r.failed_op < batch.size() ? batch.nodes()[r.failed_op] : nullptr;
+            const bool known = r.failed_op < sb.ops.size();
             HTP_LOG_ERROR("%s: op %u (%s '%s') failed on the NPU: %s", name.c_str(), r.failed_op,
-                          node ? batch.op_name(r.failed_op) : "?", node ? node->name : "?", htp_status_name(r.status));
+                          known ? sb.ops[r.failed_op].op.c_str() : "?", known ? sb.ops[r.failed_op].node.c_str() : "?",
+                          htp_status_name(r.status));
             return GGML_STATUS_FAILED;
         }
     }
     memcpy(&r, resps[0].data(), sizeof(r));  // member 0's timings are the profile's
-    // The batch's pinned buffers now stay mapped; members' windows hold the same buffers.
-    for (const htp_buf_desc & b : batch.buffers()) {
-        if ((b.flags & HTP_BUF_PINNED) && d.resident_pinned.emplace(b.fd, window_span(b.size)).second) {
-            d.resident_pinned_bytes += window_span(b.size);
-        }
-    }
-    d.window.maps += r.n_maps;
-    d.window.unmaps += r.n_unmaps;
-    d.window.bytes_mapped += r.bytes_mapped;
-    d.window.window_mapped = r.window_mapped;
-    d.window.batches++;
+    window.maps += r.n_maps;
+    window.unmaps += r.n_unmaps;
+    window.bytes_mapped += r.bytes_mapped;
+    window.window_mapped = r.window_mapped;
+    window.batches++;
     const std::vector<uint8_t> & resp = resps[0];
     if (reg.cfg.profile >= 1 && resp.size() >= htp_response_size(r.n_ops)) {
         const auto * t = (const htp_op_timing *) (resp.data() + sizeof(r));
-        for (uint32_t i = 0; i < r.n_ops && i < batch.size(); i++) {
-            const ggml_tensor * node = batch.nodes()[i];
+        for (uint32_t i = 0; i < r.n_ops && i < sb.ops.size(); i++) {
+            const htp_sent_batch::op_label & l = sb.ops[i];
             HTP_LOG_REQUESTED("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads%s%s", d.spec.name.c_str(),
-                         batch.op_name(i), node->name, t[i].usecs, t[i].cycles, t[i].n_threads,
-                         batch.npu_path(i).empty() ? "" : " ", batch.npu_path(i).c_str());
+                              l.op.c_str(), l.node.c_str(), t[i].usecs, t[i].cycles, t[i].n_threads,
+                              l.path.empty() ? "" : " ", l.path.c_str());
         }
     }
     return GGML_STATUS_SUCCESS;
@@ -401,7 +435,14 @@ std::string window_too_small(const htp_device & d, const char * op, const ggml_t
 }  // namespace
 
 ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph) {
-    htp_repack_graph_prepare(d.caps, graph);
+    htp_stream & stream = *d.stream;
+    // An earlier graph that failed after graph_compute had returned (asynchronous backend):
+    // its error line is logged; this is where the caller hears of it.
+    if (stream.take_status() != GGML_STATUS_SUCCESS) {
+        return GGML_STATUS_FAILED;
+    }
+    // Turning a tiled weight flat rewrites its bytes: queued batches must be done with it.
+    htp_repack_graph_prepare(d.caps, graph, [&stream] { stream.synchronize(); });
     // The trace and fence buffers travel with every batch: count them as held from the start.
     std::vector<std::pair<int, uint64_t>> always;
     if (d.trace) {
@@ -415,13 +456,22 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             d.resident_pinned_bytes += window_span(size);
         }
     }
-    d.window = {};
+    // Each batch goes to the device's stream as soon as it is planned, so the NPU computes
+    // one batch while the host plans the next.
+    auto window = std::make_shared<htp_window_counters>();
+    auto send   = [&](htp_batch & b) {
+        auto sb = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg, d, b));
+        b.clear();
+        stream.enqueue([&reg, &d, sb, window](bool skip) {
+            return skip ? GGML_STATUS_FAILED : htp_batch_run(reg, d, *sb, *window);
+        });
+    };
     const uint64_t budget = d.profile.vmem_budget;
     htp_batch batch(d);
     batch.set_fuse(reg.cfg.fuse);
-    ggml_status st = GGML_STATUS_SUCCESS;
+    bool planned = true;  // false: an op cannot be sent at all (logged)
     const int n_nodes = ggml_graph_n_nodes(graph);
-    for (int i = 0; i < n_nodes && st == GGML_STATUS_SUCCESS; i++) {
+    for (int i = 0; i < n_nodes; i++) {
         const ggml_tensor * node = ggml_graph_node(graph, i);
         if (htp_node_is_noop(node)) {
             continue;
@@ -435,46 +485,56 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         const std::vector<const ggml_tensor *> tensors = op_tensors(node, is_fused ? &fused : nullptr);
         uint64_t added = batch.window_bytes_added(tensors);
         if (!batch.empty() && d.resident_pinned_bytes + batch.window_bytes() + added > budget) {
-            st = htp_batch_send(reg, d, batch);
-            batch.clear();
+            send(batch);
             added = batch.window_bytes_added(tensors);
         }
-        if (st == GGML_STATUS_SUCCESS && d.resident_pinned_bytes + added > budget) {
+        if (d.resident_pinned_bytes + added > budget) {
             HTP_LOG_ERROR("%s", window_too_small(d, name, dst, tensors, added).c_str());
-            st = GGML_STATUS_FAILED;
-        }
-        if (st != GGML_STATUS_SUCCESS) {
+            planned = false;
             break;
         }
         std::string error;
         if (!(is_fused ? batch.add_fused(fused, error) : batch.add(d, node, error))) {
             HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), name, dst->name, error.c_str());
-            return GGML_STATUS_FAILED;
+            planned = false;
+            break;
         }
         if (is_fused) {
             i += fused.n_nodes - 1;
         }
         if (batch.size() >= reg.cfg.opbatch) {
-            st = htp_batch_send(reg, d, batch);
-            batch.clear();
+            send(batch);
         }
     }
-    if (st == GGML_STATUS_SUCCESS && !batch.empty()) {
-        st = htp_batch_send(reg, d, batch);
+    if (planned && !batch.empty()) {
+        send(batch);
     }
-    if (reg.cfg.profile >= 1) {
-        HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
-                          " unmaps; %s of %s mapped (%s pinned)",
-                          d.spec.name.c_str(), d.window.batches, d.window.maps, mib(d.window.bytes_mapped).c_str(),
-                          d.window.unmaps, mib(d.window.window_mapped).c_str(), mib(budget).c_str(),
-                          mib(d.resident_pinned_bytes).c_str());
+    if (planned && reg.cfg.profile >= 1) {
+        stream.enqueue([&d, window, budget](bool skip) {
+            if (!skip) {
+                HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
+                                  " unmaps; %s of %s mapped (%s pinned)",
+                                  d.spec.name.c_str(), window->batches, window->maps, mib(window->bytes_mapped).c_str(),
+                                  window->unmaps, mib(window->window_mapped).c_str(), mib(budget).c_str(),
+                                  mib(d.resident_pinned_bytes).c_str());
+            }
+            return GGML_STATUS_SUCCESS;
+        }, false);
     }
-    return st;
+    // A pipeline (the scheduler made events on the device) gets control back now; everyone
+    // else waits for the NPU's answer and gets its status.
+    if (planned && d.async()) {
+        return GGML_STATUS_SUCCESS;
+    }
+    stream.synchronize();
+    const ggml_status st = stream.take_status();
+    return planned ? st : GGML_STATUS_FAILED;
 }
 
 void htp_unmap_everywhere(int fd, uint64_t size) {
     htp_registry & reg = htp_get_registry();
     for (auto & d : reg.devices) {
+        d->stream->synchronize();  // queued batches may still name the buffer
         auto it = d->resident_pinned.find(fd);
         if (it != d->resident_pinned.end()) {
             d->resident_pinned_bytes -= it->second;

@@ -303,7 +303,9 @@ bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) {
     return true;
 }
 
-void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph) {
+void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph,
+                              const std::function<void()> & before_change) {
+    bool changing = false;
     const int n = ggml_graph_n_nodes(graph);
     for (int i = 0; i < n; i++) {
         ggml_tensor * node = ggml_graph_node(graph, i);
@@ -327,6 +329,10 @@ void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph)
             if (j == 0 && node->op == GGML_OP_MUL_MAT_ID && htp_weight_tiled(t, tw) &&
                 mm_id_tiled_ok(caps, node, tw)) {
                 continue;
+            }
+            if (!changing) {
+                before_change();
+                changing = true;
             }
             htp_repack_flatten(b, (const uint8_t *) t->data, ggml_nbytes(t));
         }

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "ggml-backend-impl.h"
 #include "op-encoders.h"
@@ -30,4 +31,7 @@ void htp_repack_forget_all(htp_buffer * b);
 
 // Before a graph runs: tiled weights stay tiled only where a MUL_MAT (or MUL_MAT_ID that
 // declares it) reads them through a path that takes them; everything else is turned flat.
-void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph);
+// before_change runs once before the first tensor is turned flat (the caller waits there for
+// queued work that may still read the tiled bytes).
+void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph,
+                              const std::function<void()> & before_change);

@@ -7,12 +7,18 @@
 #   every one of them must run ops)
 #   HTP_KLD_EXPECT_LOG: an extended regex the HTP run's log must match (e.g. the device
 #   description's "64-bit DMA bases", so a run meant for them cannot pass without them)
+#   HTP_KLD_ARGS: more llama-perplexity arguments for both runs (e.g. "-ub 32": a batch of four
+#   micro-batches, which llama's layer split pipelines over its devices; "-lv 4" to see llama's
+#   "pipeline parallelism enabled")
+#   HTP_KLD_MIN_OVERLAP: percent; each device's NPU time must have overlapped another device's
+#   at least this much (its "stream:" line at exit): the evidence that a layer split pipelines
 set -euo pipefail
 bin=$1; model=$2; text=$3; threshold=$4
 devices=${HTP_KLD_DEVICES:-HTP0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-common=(-m "$model" -f "$text" -c 128 -b 128 --chunks 3 -t 2 --seed 1)
+read -r -a extra <<<"${HTP_KLD_ARGS:-}"
+common=(-m "$model" -f "$text" -c 128 -b 128 --chunks 3 -t 2 --seed 1 "${extra[@]}")
 
 # Noise floor: this Q4_K_M model quantizes activations to 8 bits before every matmul, so a
 # change of one float ulp anywhere flips some of those roundings. CPU against CPU with and
@@ -46,6 +52,16 @@ for dev in ${devices//,/ }; do
     [ "$n" -gt 0 ] || { echo "FAIL: no op ran on $dev"; exit 1; }
     n_ops=$((n_ops + n))
 done
+if [ -n "${HTP_KLD_MIN_OVERLAP:-}" ]; then
+    for dev in ${devices//,/ }; do
+        line=$(grep -m1 "ggml-hexagon: $dev: stream: " "$work/htp.log" || true)
+        [ -n "$line" ] || { echo "FAIL: no 'stream:' line for $dev"; exit 1; }
+        echo "$line"
+        awk -v m="$HTP_KLD_MIN_OVERLAP" '{ for (i = 1; i <= NF; i++) if ($i == "busy,") { busy = $(i - 2); ovl = $(i + 1) } }
+             END { exit !(busy > 0 && 100 * ovl / busy >= m) }' <<<"$line" ||
+            { echo "FAIL: $dev overlapped less than $HTP_KLD_MIN_OVERLAP% of its NPU time with another device"; exit 1; }
+    done
+fi
 kld=$(grep -E '^Mean +KLD:' "$work/htp.log" | awk '{print $3}')
 if [ -z "$kld" ]; then
     tail -n 30 "$work/htp.log"

@@ -39,6 +39,9 @@ bool htp_enc::mmh_plan_hmx(const htp_device_caps & caps, const ggml_tensor * op,
             return false;
         }
     }
+    if (pl.kc_tiles == 0) {
+        return false;
+    }
     pl.n_kc          = (tw.n_k_tiles + pl.kc_tiles - 1) / pl.kc_tiles;
     pl.vraw_slot     = align_up(pl.kc_tiles * tw.tile_bytes, kTile);
     if (tw.flat) {

@@ -8,9 +8,11 @@ HTP_OP_LIST(HTP_DECLARE_ENCODER)
 #undef HTP_DECLARE_ENCODER
 
 const htp_op_encoder * htp_find_op_encoder(const ggml_tensor * op) {
-// PATH rows are kernels an encoder chooses for another ggml op: no case of their own.
+// PATH rows are kernels an encoder chooses for another ggml op, HOST rows ops the host issues
+// itself: no case of their own.
 #define HTP_ENCODER_CASE_GGML(name, encoder) case GGML_OP_##name: return &encoder;
 #define HTP_ENCODER_CASE_PATH(name, encoder)
+#define HTP_ENCODER_CASE_HOST(name, encoder)
 #define HTP_ENCODER_CASE(name, origin, mdev, params, kernel, encoder) HTP_ENCODER_CASE_##origin(name, encoder)
     switch (op->op) {
         HTP_OP_LIST(HTP_ENCODER_CASE)
@@ -19,5 +21,6 @@ const htp_op_encoder * htp_find_op_encoder(const ggml_tensor * op) {
     }
 #undef HTP_ENCODER_CASE
 #undef HTP_ENCODER_CASE_PATH
+#undef HTP_ENCODER_CASE_HOST
 #undef HTP_ENCODER_CASE_GGML
 }

@@ -77,7 +77,8 @@ bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op) {
                   pos->ne[0] < 4 * a->ne[2])) {
         return false;
     }
-    if (r.n_offs != 0 || r.n_dims <= 0 || r.n_dims % 2 != 0 || r.n_dims > a->ne[0] || r.n_dims > kMaxDims ||
+    // n_dims 0 rotates nothing (ggml's CPU copies the rows): every lane is a copied one.
+    if (r.n_offs != 0 || r.n_dims < 0 || r.n_dims % 2 != 0 || r.n_dims > a->ne[0] || r.n_dims > kMaxDims ||
         a->ne[0] % 2 != 0) {
         return false;
     }
@@ -116,7 +117,7 @@ void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_de
     p.n_vec              = n_vec_of(op);
     p.half_vec           = (p.n_dims / 2 * 4) / 128;
     p.half_shift         = (p.n_dims / 2 * 4) % 128;
-    p.theta_scale        = powf(r.freq_base, -2.0f / r.n_dims);
+    p.theta_scale        = r.n_dims > 0 ? powf(r.freq_base, -2.0f / r.n_dims) : 1.0f;
     p.freq_scale         = r.freq_scale;
     p.ext_factor         = r.ext_factor;
     p.mscale             = r.attn_factor;

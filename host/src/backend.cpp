@@ -6,6 +6,7 @@
 
 struct htp_backend_ctx {
     htp_device * device;
+    bool in_comm = false;  // a tensor split's communicator (comm.cpp): always asynchronous
     ggml_abort_callback abort_cb = nullptr;
     void * abort_data = nullptr;
 };
@@ -25,6 +26,7 @@ static void htp_backend_free(ggml_backend_t backend) {
         HTP_LOG_REQUESTED("%s: stream: %.1f ms busy, %.1f ms of it while another device was busy", ctx->device->spec.name.c_str(),
                           stream.busy_ns() / 1e6, stream.overlap_ns() / 1e6);
     }
+    ctx->device->n_backends--;
     delete ctx;
     delete backend;
 }
@@ -34,7 +36,8 @@ static ggml_status htp_backend_graph_compute(ggml_backend_t backend, ggml_cgraph
     if (ctx->abort_cb && ctx->abort_cb(ctx->abort_data)) {
         return GGML_STATUS_ABORTED;
     }
-    return htp_graph_compute(htp_get_registry(), *ctx->device, graph);
+    // Asynchronous in a pipeline (the scheduler made events on the device) or a tensor split.
+    return htp_graph_compute(htp_get_registry(), *ctx->device, graph, ctx->in_comm || ctx->device->async());
 }
 
 // Waits for the device's queued batches (their failures are logged, and the next graph_compute
@@ -61,8 +64,6 @@ static void htp_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t 
         }, false);
     }
 }
-
-static bool htp_backend_is_htp(ggml_backend_t backend);
 
 // A copy between two HTP devices (layer split: one device's output is the next one's input)
 // is queued on the destination's stream, after the source's queued work: the host goes on.
@@ -123,11 +124,26 @@ static ggml_guid_t htp_backend_guid() {
     return &guid;
 }
 
-static bool htp_backend_is_htp(ggml_backend_t backend) {
+bool htp_backend_is_htp(ggml_backend_t backend) {
     return backend && ggml_guid_matches(backend->guid, htp_backend_guid());
 }
 
+htp_device & htp_backend_device(ggml_backend_t backend) {
+    return *((htp_backend_ctx *) backend->context)->device;
+}
+
+void htp_backend_set_async(ggml_backend_t backend, bool async) {
+    ((htp_backend_ctx *) backend->context)->in_comm = async;
+}
+
 ggml_backend_t htp_backend_init(htp_device & d) {
+    if (d.n_backends++ > 0) {
+        // llama's split over "-dev HTP0,HTP0": it works (both backends queue on the device's
+        // one stream, in turn) but gains nothing, which is rarely what was meant.
+        HTP_LOG_WARN("%s: a second backend on the same device (is it named twice in the device list, e.g. "
+                     "-dev HTP0,HTP0?): both run on its one session, one after the other",
+                     d.spec.name.c_str());
+    }
     auto * ctx = new htp_backend_ctx{ &d };
     return new ggml_backend{ htp_backend_guid(), htp_backend_iface, &d.dev, ctx };
 }

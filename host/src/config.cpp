@@ -85,12 +85,14 @@ bool htp_config_from_env(htp_config & cfg, std::string & error) {
     cfg.fuse = v != 0;
     if (!env_int("GGML_HEXAGON_OPPOLL", 0, 1, v = 0, error)) return false;
     cfg.poll = v != 0;
-    // Only one batch is ever in flight (htp_batch_send waits for each answer before the graph
-    // goes on), so any depth is accepted and 1 is what runs; README.md says why.
-    if (!env_int("GGML_HEXAGON_OPQUEUE", 1, LONG_MAX, v = 1, error)) return false;
+    // Batches queued on a device's stream at most (stream.h); enough for several graphs, so
+    // that each device of a pipeline can have its whole graph queued.
+    if (!env_int("GGML_HEXAGON_OPQUEUE", 1, LONG_MAX, v = 64, error)) return false;
     cfg.opqueue = v > UINT32_MAX ? UINT32_MAX : (uint32_t) v;
     if (!env_int("GGML_HEXAGON_OPSTAGE", 0, 1, v = 0, error)) return false;
     cfg.stage = v != 0;
+    if (!env_int("GGML_HEXAGON_ALLREDUCE", 0, 1, v = 1, error)) return false;
+    cfg.allreduce = v != 0;
     if (!env_int("GGML_HEXAGON_DMA64", 0, 1, v = -1, error)) return false;
     cfg.dma64 = (int) v;
     if (!env_choice("GGML_HEXAGON_REPACK", { "0", "1", "all" }, cfg.repack, error)) return false;

@@ -22,8 +22,9 @@ struct htp_config {
     int      rtrepack = 1;          // GGML_HEXAGON_RTREPACK: 0 never, 1 (default) flat weights x many rows, 2 ("all") every flat weight
     bool     fuse = true;           // GGML_HEXAGON_OPFUSION=0 (deprecated alias GGML_HEXAGON_FUSE): no host fusions
     bool     poll = false;          // GGML_HEXAGON_OPPOLL=1: the host polls for the NPU's answer instead of sleeping
-    uint32_t opqueue = 1;           // GGML_HEXAGON_OPQUEUE: op-batch queue depth asked for (only 1 is used, see README)
+    uint32_t opqueue = 64;          // GGML_HEXAGON_OPQUEUE: most op batches queued on a device's stream
     bool     stage = false;         // GGML_HEXAGON_OPSTAGE=1: batches are built and sent, the NPU skips the kernels
+    bool     allreduce = true;      // GGML_HEXAGON_ALLREDUCE=0: a tensor split's sums are added by the host (ggml's meta backend)
     int      dma64 = -1;            // GGML_HEXAGON_DMA64: 1 64-bit DMA bases (v81 only), 0 off, -1 unset (on where the arch has them)
 };
 

@@ -40,6 +40,7 @@ struct htp_device {
     // in a pipeline (llama's layer split); otherwise it waits and returns the NPU's status.
     std::unique_ptr<htp_stream> stream;
     std::atomic<int> n_events{ 0 };
+    std::atomic<int> n_backends{ 0 };  // alive (two at once: the device is named twice in a split)
     bool async() const { return n_events.load() > 0; }
 
     ggml_backend_device dev = {};
@@ -88,10 +89,26 @@ bool htp_op_is_view(const ggml_tensor * op);
 
 // Backend streams (backend.cpp).
 ggml_backend_t htp_backend_init(htp_device & d);
+bool htp_backend_is_htp(ggml_backend_t backend);
+htp_device & htp_backend_device(ggml_backend_t backend);
+// A backend in a tensor split's communicator runs asynchronously (its devices work at once).
+void htp_backend_set_async(ggml_backend_t backend, bool async);
+
+// Tensor split (comm.cpp): what ggml's meta backend finds by get_proc_address.
+void * htp_comm_init(ggml_backend_t * backends, size_t n_backends);
+void   htp_comm_free(void * comm);
+bool   htp_comm_allreduce_tensor(void * comm, ggml_tensor ** tensors);
 
 // Graph execution (graph.cpp): runs the graph's nodes on the device's session.
-ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph);
+// async: return once the batches are queued (a pipeline or a tensor split), else wait and
+// return the NPU's status.
+ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async);
 // graph_optimize (graph-order.cpp): MUL_MATs sharing an activation brought next to each other.
 void htp_graph_order_mul_mats(ggml_cgraph * graph);
+// llama's tensor split (comm.cpp): queues one ALLREDUCE of parts[i] on devs[i] for every
+// device, as the members of a group on the communicator's fence slots. False with a reason
+// (nothing queued) when the NPUs cannot do it; the caller then reduces on the host.
+bool htp_allreduce_send(htp_registry & reg, const std::vector<htp_device *> & devs, ggml_tensor * const * parts,
+                        const htp_shared_mem & fence, uint32_t & fence_seq, std::string & why_not);
 // Tells every session to drop a buffer from its window (before the fd closes).
 void htp_unmap_everywhere(int fd, uint64_t size);

@@ -13,6 +13,8 @@
 #include "log.h"
 #include "weight-repack.h"
 
+extern const htp_op_encoder htp_allreduce_encoder;  // host/ops/allreduce.cpp
+
 namespace {
 
 constexpr uint64_t kWindowPage = 4096;  // the window maps whole pages
@@ -59,6 +61,7 @@ class htp_batch {
         nodes_.clear();
         names_.clear();
         act_reused_.clear();
+        srcs_text_.clear();
     }
 
     bool empty() const { return ops_.empty(); }
@@ -77,6 +80,7 @@ class htp_batch {
         return s;
     }
     bool act_reused(size_t i) const { return act_reused_[i]; }  // skips its activation prep
+    const std::string & srcs_text(size_t i) const { return srcs_text_[i]; }  // host ops: "" otherwise
     const std::vector<htp_buf_desc> & buffers() const { return bufs_; }
 
     // Window bytes the batch needs beyond the pinned buffers the sessions already hold: its
@@ -147,6 +151,30 @@ class htp_batch {
         return true;
     }
 
+    // Adds an op the host issues itself (HOST rows of the op list): dst and srcs are described
+    // as they are, then `enc` sets opcode and params (with desc.n_src = srcs.size()).
+    // srcs_text: what the verbose log shows as its sources.
+    bool add_host_op(const htp_device & d, const htp_op_encoder & enc, const char * name, const ggml_tensor * dst,
+                     const std::vector<const ggml_tensor *> & srcs, const std::string & srcs_text, std::string & error) {
+        htp_op_desc desc;
+        memset(&desc, 0, sizeof(desc));
+        if (srcs.size() > HTP_MAX_SRC || !describe(dst, desc.dst, error)) {
+            error = error.empty() ? "more than " + std::to_string(HTP_MAX_SRC) + " sources" : error;
+            return false;
+        }
+        for (size_t i = 0; i < HTP_MAX_SRC; i++) {
+            desc.src[i].buf = HTP_NO_BUF;
+            if (i < srcs.size() && !describe(srcs[i], desc.src[i], error)) {
+                return false;
+            }
+        }
+        desc.n_src = (uint32_t) srcs.size();
+        enc.encode(d.caps, dst, desc);
+        push(desc, dst, name);
+        srcs_text_.back() = srcs_text;
+        return true;
+    }
+
     // Adds a buffer that is not a tensor's (the trace buffer); returns its index.
     uint32_t add_buffer(int fd, uint64_t size) {
         return buf_index(fd, size, true);
@@ -186,6 +214,7 @@ class htp_batch {
         nodes_.push_back(node);
         names_.push_back(name);
         act_reused_.push_back(reused);
+        srcs_text_.emplace_back();
     }
 
     uint64_t counts_against_window(int fd, uint64_t size, bool pinned) const {
@@ -232,13 +261,17 @@ class htp_batch {
     std::vector<const ggml_tensor *> nodes_;  // the node each op writes
     std::vector<const char *> names_;
     std::vector<bool> act_reused_;
+    std::vector<std::string> srcs_text_;
     bool fuse_ = true;
     const htp_device & dev_;
     uint64_t window_bytes_ = 0;
 };
 
+// Views, empty tensors, and nodes the graph does not want computed (no GGML_TENSOR_FLAG_COMPUTE:
+// ggml's meta backend disables a device's node whose slice is empty; ggml's CPU backend skips
+// them too).
 bool htp_node_is_noop(const ggml_tensor * node) {
-    return htp_op_is_view(node) || ggml_is_empty(node);
+    return htp_op_is_view(node) || ggml_is_empty(node) || !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
 }
 
 std::string htp_shape(const ggml_tensor * t) {
@@ -250,10 +283,11 @@ std::string htp_shape(const ggml_tensor * t) {
 
 // path: the NPU kernel when it is not the op's own (htp_batch::npu_path), logged as "(kernel ...)";
 // act_reused: the op's activation was prepared by the MUL_MAT before it (host fusion).
+// srcs_text: the sources of an op the host issued itself (node's own are not its sources).
 void htp_log_op(const htp_device & d, const char * op_name, const ggml_tensor * node, const std::string & path,
-                bool act_reused) {
-    std::string srcs;
-    for (int i = 0; i < GGML_MAX_SRC && node->src[i]; i++) {
+                bool act_reused, const std::string & srcs_text) {
+    std::string srcs = srcs_text;
+    for (int i = 0; srcs_text.empty() && i < GGML_MAX_SRC && node->src[i]; i++) {
         srcs += (i ? ", " : "") + htp_shape(node->src[i]);
     }
     const std::string kernel = path.empty() ? "" : " (kernel " + path + ")";
@@ -282,7 +316,15 @@ struct htp_window_counters {
 // Serializes the batch for the device's sessions. The pinned buffers it names count as held
 // from now on: the host plans the next batches as if this one had run (the NPU maps them when
 // it runs it, and keeps them until the buffer is freed).
-htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch & batch) {
+// comm: the batch runs as member comm->idx of a communicator's group (ALLREDUCE) instead of
+// on the device's own group.
+struct htp_comm_member {
+    const htp_shared_mem * fence;
+    uint32_t               count, idx, fence_seq;
+};
+
+htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch & batch,
+                                 const htp_comm_member * comm = nullptr) {
     htp_sent_batch sb;
     uint32_t flags = 0;
     uint32_t trace_buf = HTP_NO_BUF;
@@ -301,14 +343,21 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
     for (size_t i = 0; i < batch.size(); i++) {
         sb.ops[i] = { batch.op_name(i), batch.nodes()[i]->name, batch.npu_path(i) };
         if (reg.cfg.verbose >= 1) {
-            htp_log_op(d, batch.op_name(i), batch.nodes()[i], sb.ops[i].path, batch.act_reused(i));
+            htp_log_op(d, batch.op_name(i), batch.nodes()[i], sb.ops[i].path, batch.act_reused(i), batch.srcs_text(i));
         }
     }
 
     sb.seq = ++d.seq;
     const size_t n = d.sessions.size();
     sb.msgs.resize(n);
-    if (n == 1) {
+    if (comm) {
+        const uint32_t fence_buf = batch.add_buffer(comm->fence->fd, comm->fence->size);
+        sb.msgs[0] = batch.serialize(sb.seq, flags, trace_buf, comm->count, fence_buf, comm->fence_seq);
+        htp_msg_header h;
+        memcpy(&h, sb.msgs[0].data(), sizeof(h));
+        h.mdev_idx = comm->idx;
+        memcpy(sb.msgs[0].data(), &h, sizeof(h));
+    } else if (n == 1) {
         sb.msgs[0] = batch.serialize(sb.seq, flags, trace_buf);
     } else {
         // One message per member, the same but for mdev_idx (and the trace, member 0's only).
@@ -434,7 +483,7 @@ std::string window_too_small(const htp_device & d, const char * op, const ggml_t
 
 }  // namespace
 
-ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph) {
+ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async) {
     htp_stream & stream = *d.stream;
     // An earlier graph that failed after graph_compute had returned (asynchronous backend):
     // its error line is logged; this is where the caller hears of it.
@@ -493,6 +542,14 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             planned = false;
             break;
         }
+        // A caller that is not llama's scheduler (ggml's meta backend, for a tensor split) hands
+        // us nodes supports_op never saw: refuse them here rather than encode what cannot run.
+        if (!is_fused && !htp_device_supports_op(reg, d, node)) {
+            HTP_LOG_ERROR("%s: cannot run %s '%s' %s: the NPU does not take it (supports_op refuses it)",
+                          d.spec.name.c_str(), name, node->name, htp_shape(node).c_str());
+            planned = false;
+            break;
+        }
         std::string error;
         if (!(is_fused ? batch.add_fused(fused, error) : batch.add(d, node, error))) {
             HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), name, dst->name, error.c_str());
@@ -521,9 +578,9 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             return GGML_STATUS_SUCCESS;
         }, false);
     }
-    // A pipeline (the scheduler made events on the device) gets control back now; everyone
-    // else waits for the NPU's answer and gets its status.
-    if (planned && d.async()) {
+    // A pipeline or a tensor split gets control back now; everyone else waits for the NPU's
+    // answer and gets its status.
+    if (planned && async) {
         return GGML_STATUS_SUCCESS;
     }
     stream.synchronize();
@@ -559,4 +616,63 @@ void htp_unmap_everywhere(int fd, uint64_t size) {
             }
         }
     }
+}
+
+bool htp_allreduce_send(htp_registry & reg, const std::vector<htp_device *> & devs, ggml_tensor * const * parts,
+                        const htp_shared_mem & fence, uint32_t & fence_seq, std::string & why_not) {
+    const size_t n = devs.size();
+    const htp_op_encoder & enc = htp_allreduce_encoder;
+    std::vector<const ggml_tensor *> srcs(parts, parts + n);
+    for (size_t i = 0; i < n; i++) {
+        const ggml_tensor * t = parts[i];
+        if (!ggml_are_same_shape(t, parts[0]) || !ggml_are_same_stride(t, parts[0]) || !enc.supports(devs[i]->caps, t)) {
+            why_not = std::string("part '") + t->name + "' " + htp_shape(t) + " is not an F32 tensor ALLREDUCE takes";
+            return false;
+        }
+    }
+    std::string parts_text = std::to_string(n) + " parts (";
+    for (size_t i = 0; i < n; i++) {
+        parts_text += (i ? ", " : "") + devs[i]->spec.name;
+    }
+    parts_text += ")";
+    std::vector<std::shared_ptr<htp_sent_batch>> sent(n);
+    for (size_t i = 0; i < n; i++) {
+        htp_device & d = *devs[i];
+        htp_batch batch(d);
+        std::string error;
+        if (!batch.add_host_op(d, enc, "ALLREDUCE", parts[i], srcs, parts_text, error)) {
+            why_not = error;
+            return false;
+        }
+        if (d.resident_pinned_bytes + batch.window_bytes() + window_span(fence.size) > d.profile.vmem_budget) {
+            why_not = d.spec.name + ": the parts do not fit the window budget with its pinned buffers";
+            return false;
+        }
+        const htp_comm_member member = { &fence, (uint32_t) n, (uint32_t) i, fence_seq };
+        sent[i] = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg, d, batch, &member));
+    }
+    // Every member's stream runs its part at once: they meet at the op's barriers. A member
+    // whose stream skips (an earlier failure) says so in its slot, so its peers stop waiting.
+    const uint32_t first_barrier = fence_seq + 1;
+    fence_seq += 3;  // the batch's barriers: before the op, after it, before the answer
+    for (size_t i = 0; i < n; i++) {
+        htp_device & d = *devs[i];
+        auto window = std::make_shared<htp_window_counters>();
+        auto * slot = (volatile htp_fence_slot *) (fence.host_ptr + i * HTP_FENCE_SLOT_SIZE);
+        // A part the meta backend did not compute (its device's slice is empty) counts as zeros.
+        void * zero = parts[i]->flags & GGML_TENSOR_FLAG_COMPUTE ? nullptr : parts[i]->data;
+        const size_t zero_bytes = ggml_nbytes(parts[i]);
+        d.stream->enqueue([&reg, &d, sb = sent[i], window, slot, first_barrier, zero, zero_bytes](bool skip) {
+            if (zero && !skip) {
+                memset(zero, 0, zero_bytes);  // shared DDR the host maps; the NPU reads it after the barrier
+            }
+            if (skip) {
+                __atomic_store_n(&slot->status, (int32_t) HTP_STATUS_FENCE_ERROR, __ATOMIC_RELAXED);
+                __atomic_store_n(&slot->seq, first_barrier, __ATOMIC_RELEASE);
+                return GGML_STATUS_FAILED;
+            }
+            return htp_batch_run(reg, d, *sb, *window);
+        });
+    }
+    return true;
 }

@@ -64,6 +64,16 @@ static void * htp_reg_get_proc_address(ggml_backend_reg_t, const char * name) {
     if (strcmp(name, "ggml_backend_set_abort_callback") == 0) {
         return (void *) htp_backend_set_abort_callback;
     }
+    // Tensor split (comm.cpp): the all-reduce between layers runs on the NPUs.
+    if (strcmp(name, "ggml_backend_comm_init") == 0) {
+        return (void *) (ggml_backend_comm_init_t) htp_comm_init;
+    }
+    if (strcmp(name, "ggml_backend_comm_allreduce_tensor") == 0) {
+        return (void *) (ggml_backend_comm_allreduce_tensor_t) htp_comm_allreduce_tensor;
+    }
+    if (strcmp(name, "ggml_backend_comm_free") == 0) {
+        return (void *) (ggml_backend_comm_free_t) htp_comm_free;
+    }
     return nullptr;
 }
 
@@ -144,7 +154,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
     for (const htp_device_spec & spec : specs) {
         auto d = std::make_unique<htp_device>();
         d->spec    = spec;
-        d->stream  = std::make_unique<htp_stream>(spec.name);
+        d->stream  = std::make_unique<htp_stream>(spec.name, reg.cfg.opqueue);
         for (const htp_session_id & m : spec.members) {
             const uint32_t share = sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096 : 0;
             auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, dma64, lib, error);
@@ -184,10 +194,6 @@ static void htp_registry_open_devices(htp_registry & reg) {
     if (reg.cfg.stage) {
         HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=1: ops are queued and sent but the NPU skips the kernels, "
                      "results are not computed (framework overhead only)");
-    }
-    if (reg.cfg.opqueue > 1) {
-        HTP_LOG_WARN("GGML_HEXAGON_OPQUEUE=%u: only 1 op batch is in flight (each graph waits for the answer "
-                     "to its batch before going on)", reg.cfg.opqueue);
     }
     for (auto & d : reg.devices) {
         htp_device_init_iface(reg, *d);

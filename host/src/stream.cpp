@@ -49,7 +49,9 @@ htp_stream::~htp_stream() {
 }
 
 uint64_t htp_stream::enqueue(work_fn work, bool busy) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    // Work only ever waits for work queued before it, so the queue always drains.
+    cv_.wait(lock, [this] { return queue_.size() < max_queued_; });
     if (!thread_.joinable()) {
         thread_ = std::thread([this] { run(); });
     }
@@ -94,6 +96,7 @@ void htp_stream::run() {
         }
         item it = std::move(queue_.front());
         queue_.pop_front();
+        cv_.notify_all();  // room for enqueue
         const bool skip = status_ != GGML_STATUS_SUCCESS;
         lock.unlock();
         if (it.busy) {

@@ -19,7 +19,8 @@ class htp_stream {
     // must not touch the NPU (its inputs are wrong) and only clean up or mark its outputs.
     using work_fn = std::function<ggml_status(bool skip)>;
 
-    explicit htp_stream(std::string name) : name_(std::move(name)) {}
+    // max_queued (GGML_HEXAGON_OPQUEUE): enqueue blocks while that much work is waiting.
+    htp_stream(std::string name, uint32_t max_queued) : name_(std::move(name)), max_queued_(max_queued ? max_queued : 1) {}
     ~htp_stream();  // finishes the queued work, then stops the thread
 
     // Queues work; returns its ticket, the count of queued work once it is done. `busy`: the
@@ -43,6 +44,7 @@ class htp_stream {
     void run();
 
     std::string             name_;
+    uint32_t                max_queued_;
     mutable std::mutex      mu_;
     std::condition_variable cv_;       // work queued, or work done
     struct item {

@@ -10,6 +10,7 @@
 #   HTP_KLD_ARGS: more llama-perplexity arguments for both runs (e.g. "-ub 32": a batch of four
 #   micro-batches, which llama's layer split pipelines over its devices; "-lv 4" to see llama's
 #   "pipeline parallelism enabled")
+#   HTP_KLD_HTP_ARGS: more arguments for the HTP run only (e.g. "-sm tensor")
 #   HTP_KLD_MIN_OVERLAP: percent; each device's NPU time must have overlapped another device's
 #   at least this much (its "stream:" line at exit): the evidence that a layer split pipelines
 set -euo pipefail
@@ -18,6 +19,7 @@ devices=${HTP_KLD_DEVICES:-HTP0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 read -r -a extra <<<"${HTP_KLD_ARGS:-}"
+read -r -a htp_extra <<<"${HTP_KLD_HTP_ARGS:-}"
 common=(-m "$model" -f "$text" -c 128 -b 128 --chunks 3 -t 2 --seed 1 "${extra[@]}")
 
 # Noise floor: this Q4_K_M model quantizes activations to 8 bits before every matmul, so a
@@ -28,7 +30,7 @@ common=(-m "$model" -f "$text" -c 128 -b 128 --chunks 3 -t 2 --seed 1 "${extra[@
     >"$work/cpu.log" 2>&1 || { tail -n 30 "$work/cpu.log"; echo "FAIL: CPU reference run failed"; exit 1; }
 
 htp_run() {
-    GGML_HEXAGON_VERBOSE=1 "$bin/llama-perplexity" "${common[@]}" -dev "$devices" -ngl 99 \
+    GGML_HEXAGON_VERBOSE=1 "$bin/llama-perplexity" "${common[@]}" "${htp_extra[@]}" -dev "$devices" -ngl 99 \
         --kl-divergence-base "$work/base.kld" --kl-divergence >"$work/htp.log" 2>&1 ||
         { tail -n 30 "$work/htp.log"; echo "FAIL: $devices run failed"; exit 1; }
 }

@@ -158,7 +158,7 @@ TEST(Config, UpstreamNames) {
     ASSERT_TRUE(htp_config_from_env(cfg, err)) << err;
     EXPECT_TRUE(cfg.fuse);
     EXPECT_FALSE(cfg.poll);
-    EXPECT_EQ(cfg.opqueue, 1u);
+    EXPECT_EQ(cfg.opqueue, 64u);
     EXPECT_FALSE(cfg.stage);
     EXPECT_EQ(cfg.dma64, -1);
 

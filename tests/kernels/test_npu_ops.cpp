@@ -17,6 +17,8 @@
 #include "op-encoders.h"
 #include "op-table.h"
 
+extern const htp_op_encoder htp_allreduce_encoder;  // host/ops/allreduce.cpp (a HOST row: no ggml op finds it)
+
 namespace {
 
 constexpr uint64_t kWindow    = 160ull << 20;
@@ -75,7 +77,17 @@ class NpuOps : public ::testing::Test {
 
     // Encodes and runs op on the NPU kernels; returns false when the encoder refuses it.
     bool run(const htp_device_caps & caps, ggml_tensor * op) {
-        const htp_op_encoder * enc = htp_find_op_encoder(op);
+        std::vector<const ggml_tensor *> srcs;
+        for (int i = 0; i < HTP_MAX_SRC && op->src[i]; i++) {
+            srcs.push_back(op->src[i]);
+        }
+        return run_with(caps, htp_find_op_encoder(op), op, srcs);
+    }
+
+    // The same with the encoder and the sources given (ops the host issues itself, whose
+    // sources are not a ggml node's: ALLREDUCE).
+    bool run_with(const htp_device_caps & caps, const htp_op_encoder * enc, ggml_tensor * op,
+                  const std::vector<const ggml_tensor *> & srcs) {
         EXPECT_NE(enc, nullptr);
         if (!enc || !enc->supports(caps, op)) {
             return false;
@@ -86,9 +98,9 @@ class NpuOps : public ::testing::Test {
         for (int i = 0; i < HTP_MAX_SRC; i++) {
             desc.src[i].buf = HTP_NO_BUF;
         }
-        for (int i = 0; i < HTP_MAX_SRC && op->src[i]; i++) {
-            desc.src[i] = describe(op->src[i]);
-            desc.n_src  = i + 1;
+        for (size_t i = 0; i < srcs.size() && i < HTP_MAX_SRC; i++) {
+            desc.src[i] = describe(srcs[i]);
+            desc.n_src  = (uint32_t) i + 1;
         }
         enc->encode(caps, op, desc);
         const htp_split_params & sp = desc.params.split;
@@ -277,6 +289,52 @@ TEST_F(NpuOps, RmsNormAndScale) {
                     volatile float m = xv * -1.5f;
                     const float    e = bias != 0.0f ? m + bias : (float) m;
                     ASSERT_EQ(((float *) z->data)[i], e);
+                }
+            }
+        }
+    }
+}
+
+// ROPE with n_dims 0 rotates nothing: ggml's CPU copies every row, and so must the kernel.
+TEST_F(NpuOps, RopeZeroDimsCopies) {
+    for (const Caps & c : kCaps) {
+        ggml_tensor * x   = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 128, 2, 5, 1);
+        ggml_tensor * pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 5);
+        fill_f32(x, -3, 3);
+        for (int i = 0; i < 5; i++) {
+            ((int32_t *) pos->data)[i] = 7 * i + 1;
+        }
+        ggml_tensor * y = ggml_rope_ext(ctx, x, pos, nullptr, 0, GGML_ROPE_TYPE_NEOX, 4096, 10000.0f, 1.0f, 0.0f, 1.0f,
+                                        0.0f, 0.0f);
+        ASSERT_TRUE(run(c.caps, y)) << c.name;
+        ASSERT_EQ(std::memcmp(x->data, y->data, ggml_nbytes(x)), 0) << c.name;
+    }
+}
+
+// ALLREDUCE of three parts on one session (the whole row range): every part ends up holding
+// the sum in part order, bit for bit as float additions; rows that are not whole vectors too.
+TEST_F(NpuOps, AllReduceSumsIntoEveryPart) {
+    const int64_t shapes[][2] = { { 256, 16 }, { 33, 7 }, { 4096, 3 }, { 1, 1 } };
+    for (const Caps & c : kCaps) {
+        for (auto & s : shapes) {
+            std::vector<ggml_tensor *> parts;
+            std::vector<std::vector<float>> before;
+            for (int k = 0; k < 3; k++) {
+                parts.push_back(ggml_new_tensor_2d(ctx, GGML_TYPE_F32, s[0], s[1]));
+                fill_f32(parts.back(), -2, 2);
+                const float * d = (const float *) parts.back()->data;
+                before.emplace_back(d, d + ggml_nelements(parts.back()));
+            }
+            const std::vector<const ggml_tensor *> srcs(parts.begin(), parts.end());
+            if (!run_with(c.caps, &htp_allreduce_encoder, parts[1], srcs)) {
+                EXPECT_GT((uint64_t) s[0] * 4 * 4 * 7, (uint64_t) c.caps.vtcm_size / c.caps.n_hvx) << c.name;
+                continue;
+            }
+            for (int64_t i = 0; i < ggml_nelements(parts[0]); i++) {
+                volatile float sum = before[0][i] + before[1][i];
+                const float    e   = sum + before[2][i];
+                for (int k = 0; k < 3; k++) {
+                    ASSERT_EQ(((const float *) parts[k]->data)[i], e) << c.name << " part " << k << " element " << i;
                 }
             }
         }

@@ -54,11 +54,13 @@ TEST(OpList, GgmlOpsFindExactlyTheEncodersTheListNames) {
     EXPECT_EQ(encoder_of(GGML_OP_##name), &encoder) << "GGML_OP_" #name; \
     listed.insert(GGML_OP_##name);
 #define CHECK_PATH(name, encoder)
+#define CHECK_HOST(name, encoder)
 #define CHECK_ROW(name, origin, mdev, params, kernel, encoder) CHECK_##origin(name, encoder)
     HTP_OP_LIST(CHECK_ROW)
     HTP_GGML_OP_ALIASES(CHECK_GGML)
 #undef CHECK_ROW
 #undef CHECK_PATH
+#undef CHECK_HOST
 #undef CHECK_GGML
     for (int op = 0; op < GGML_OP_COUNT; op++) {
         if (!listed.count(op)) {

@@ -146,6 +146,7 @@ struct htp_set_rows_params {
 // Op families with a header of their own under params/ (one file per family, so the
 // families' authors do not edit each other's structs).
 #include "params/attention.h"
+#include "params/comm.h"
 #include "params/data.h"
 #include "params/elementwise.h"
 #include "params/mul-mat.h"
@@ -164,4 +165,5 @@ struct htp_set_rows_params {
     HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX  \
     HTP_KERNEL_PARAMS_MEMBERS_DATA               \
     HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE           \
-    HTP_KERNEL_PARAMS_MEMBERS_ATTENTION
+    HTP_KERNEL_PARAMS_MEMBERS_ATTENTION          \
+    HTP_KERNEL_PARAMS_MEMBERS_COMM

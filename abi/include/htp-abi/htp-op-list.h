@@ -7,7 +7,9 @@
 //   X(OPCODE, ORIGIN, MDEV, params, kernel, encoder)
 //   OPCODE   HTP_OP_<OPCODE>; its name in logs and traces
 //   ORIGIN   GGML: ggml op GGML_OP_<OPCODE> is encoded by `encoder`;
-//            PATH: a kernel path `encoder` picks for another ggml op (no ggml op of this name)
+//            PATH: a kernel path `encoder` picks for another ggml op (no ggml op of this name);
+//            HOST: an op the host issues itself, not for a ggml op (ALLREDUCE: llama's tensor
+//            split, host/src/comm.cpp)
 //   MDEV     on a device group (npu/src/mdev.h): SPLIT, every member runs the kernel, which
 //            partitions its output (npu/ops/mdev-partition.h); DEV0, member 0 runs the whole
 //            op and the others skip it (the one place that says which ops cannot split)
@@ -57,7 +59,8 @@
     X(MUL_MAT_TILED,    PATH, SPLIT, mul_mat_tiled,    htp_op_mul_mat_tiled,    htp_mul_mat_encoder)         \
     X(MUL_MAT_HMX,      PATH, SPLIT, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)         \
     X(MUL_MAT_ID_TILED, PATH, SPLIT, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)      \
-    X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)
+    X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)      \
+    X(ALLREDUCE,        HOST, SPLIT, allreduce,        htp_op_allreduce,        htp_allreduce_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies.
 #define HTP_GGML_OP_ALIASES(X) \

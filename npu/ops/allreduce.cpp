@@ -1,0 +1,73 @@
+// ALLREDUCE F32 (params/comm.h): every device of a tensor split's communicator runs this at
+// once, as members of one group (npu/src/mdev.h: the barrier before it means every part is in
+// DDR). This member's rows of all n_parts parts come into VTCM, are summed in part order, and
+// the sum goes back into every part: each row is written by exactly one member, so the parts
+// end up equal without any member reading a row another one writes.
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+struct allreduce_op {
+    const htp_op_context *        octx;
+    const htp_allreduce_params *  p;
+    uint32_t                      ith;
+    dma_queue *                   q;
+
+    dma_addr_t part_slot(uint32_t slot, uint32_t k) const {
+        return vtcm_slot(octx->ctx, p->split, ith, p->vparts, slot) + k * p->part_size;
+    }
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        for (uint32_t k = 0; k < p->n_parts; k++) {
+            const dma_addr_t s = octx->src[k].data + r * p->row_bytes;
+            if (!dma_queue_push(q, part_slot(slot, k), s, p->vparts.row_pitch, p->row_bytes, p->row_bytes, n)) {
+                return -1;  // stream_rows flushes what was queued
+            }
+        }
+        return (int) p->n_parts;
+    }
+
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
+        HVX_Vector *   y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsum, slot));
+        const uint32_t n_vec = (p->ne0 + 31) / 32;
+        const uint32_t pitch = p->vparts.row_pitch / 128;
+        for (uint32_t j = 0; j < n; j++) {
+            HVX_Vector *       y  = y0 + j * (p->vsum.row_pitch / 128);
+            const HVX_Vector * x0 = vptr(part_slot(slot, 0)) + j * pitch;
+            for (uint32_t i = 0; i < n_vec; i++) {
+                y[i] = x0[i];
+            }
+            for (uint32_t k = 1; k < p->n_parts; k++) {
+                const HVX_Vector * x = vptr(part_slot(slot, k)) + j * pitch;
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[i] = Q6_Vsf_vadd_VsfVsf(y[i], x[i]);
+                }
+            }
+        }
+    }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) {
+        const dma_addr_t y = vtcm_slot(octx->ctx, p->split, ith, p->vsum, slot);
+        for (uint32_t k = 0; k < p->n_parts; k++) {
+            const dma_addr_t d = octx->src[k].data + r * p->row_bytes;
+            if (!dma_queue_push(q, d, y, p->row_bytes, p->vsum.row_pitch, p->row_bytes, n)) {
+                return -1;
+            }
+        }
+        return (int) p->n_parts;
+    }
+};
+
+}  // namespace
+
+int htp_op_allreduce(struct htp_op_context * octx) {
+    const htp_allreduce_params & p = octx->params->allreduce;
+    if (p.n_parts < 2 || p.n_parts > octx->n_src) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
+    return run_rows<allreduce_op>(octx, p);
+}

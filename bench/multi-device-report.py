@@ -89,31 +89,14 @@ md += ["", f"Plot: [`{os.path.basename(prefix)}.svg`]({os.path.basename(prefix)}
 open(prefix + ".md", "w").write("\n".join(md))
 
 # SVG: grouped bars, speed relative to one session, one group per measurement.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svg_bars import grouped_bars  # noqa: E402
+
 series = [(f"MUL_MAT n={n}", [mm.get((g, n), 0) / mm[(groups[0], n)] if mm.get((groups[0], n)) else 0 for g in groups])
           for n in (1, 64)]
 series += [(f"llama {t}", [llama[g].get(t, 0) / llama[groups[0]][t] if llama[groups[0]].get(t) else 0 for g in groups])
            for t in tests]
-W, H, left, top, ph = 640, 300, 50, 40, 200
-ymax = max(1.2, max(max(v) for _, v in series) * 1.1)
-cols = ["#4c78a8", "#f58518", "#54a24b", "#b279a2"]
-bw = (W - left - 20) / (len(series) * (len(groups) + 1))
-svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
-       '<rect width="100%" height="100%" fill="white"/>',
-       f'<text x="{left}" y="20" font-size="13" font-weight="bold">Speed relative to one session (1.0 = HTP0 alone)</text>']
-y = lambda v: top + ph - v / ymax * ph
-for tick in [0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0]:
-    if tick <= ymax:
-        svg.append(f'<line x1="{left}" x2="{W - 20}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="{"#c00" if tick == 1 else "#ddd"}"/>')
-        svg.append(f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
-for si, (label, vals) in enumerate(series):
-    x0 = left + si * bw * (len(groups) + 1) + bw / 2
-    for gi, v in enumerate(vals):
-        svg.append(f'<rect x="{x0 + gi * bw:.1f}" y="{y(v):.1f}" width="{bw - 2:.1f}" height="{top + ph - y(v):.1f}" '
-                   f'fill="{cols[gi % len(cols)]}"><title>{label}, {groups[gi]} sessions: {v:.2f}</title></rect>')
-    svg.append(f'<text x="{x0 + bw * len(groups) / 2:.1f}" y="{top + ph + 16}" text-anchor="middle">{label}</text>')
-for gi, g in enumerate(groups):
-    svg.append(f'<rect x="{left + gi * 130}" y="{H - 22}" width="10" height="10" fill="{cols[gi % len(cols)]}"/>'
-               f'<text x="{left + gi * 130 + 14}" y="{H - 13}">{g} session{"s" if g > 1 else ""}</text>')
-svg.append("</svg>")
-open(prefix + ".svg", "w").write("\n".join(svg))
+svg = grouped_bars("Speed relative to one session (1.0 = HTP0 alone)", [s for s, _ in series],
+                   [f"{g} session{'s' if g > 1 else ''}" for g in groups], [v for _, v in series])
+open(prefix + ".svg", "w").write(svg)
 print("\n".join(md[: md.index("## Reading")]))

@@ -62,6 +62,16 @@ struct htp_registry {
     std::vector<std::unique_ptr<htp_device>> devices;
     ggml_backend_buffer_type host_buft = {};  // GGML_HEXAGON_HOSTBUF=1
     ggml_backend_reg reg = {};
+
+    // Every stream drains before any device goes: one device's queued work may wait for
+    // another's (events, copies, ALLREDUCE).
+    ~htp_registry() {
+        for (auto & d : devices) {
+            if (d->stream) {
+                d->stream->synchronize();
+            }
+        }
+    }
 };
 
 // A buffer of shared DDR (memfd), host-mapped; sessions map it by fd when a batch names it.

@@ -6,7 +6,10 @@
 
 struct htp_backend_ctx {
     htp_device * device;
-    bool in_comm = false;  // a tensor split's communicator (comm.cpp): always asynchronous
+    // Driven by ggml's meta backend (a tensor split, comm.cpp): asynchronous, so that the
+    // devices compute their slices at once, and every node is checked against supports_op
+    // (the meta backend's slices are nodes llama's scheduler never asked about).
+    bool meta = false;
     ggml_abort_callback abort_cb = nullptr;
     void * abort_data = nullptr;
 };
@@ -37,7 +40,7 @@ static ggml_status htp_backend_graph_compute(ggml_backend_t backend, ggml_cgraph
         return GGML_STATUS_ABORTED;
     }
     // Asynchronous in a pipeline (the scheduler made events on the device) or a tensor split.
-    return htp_graph_compute(htp_get_registry(), *ctx->device, graph, ctx->in_comm || ctx->device->async());
+    return htp_graph_compute(htp_get_registry(), *ctx->device, graph, ctx->meta || ctx->device->async(), ctx->meta);
 }
 
 // Waits for the device's queued batches (their failures are logged, and the next graph_compute
@@ -132,8 +135,8 @@ htp_device & htp_backend_device(ggml_backend_t backend) {
     return *((htp_backend_ctx *) backend->context)->device;
 }
 
-void htp_backend_set_async(ggml_backend_t backend, bool async) {
-    ((htp_backend_ctx *) backend->context)->in_comm = async;
+void htp_backend_set_meta(ggml_backend_t backend, bool meta) {
+    ((htp_backend_ctx *) backend->context)->meta = meta;
 }
 
 ggml_backend_t htp_backend_init(htp_device & d) {

@@ -41,6 +41,13 @@ static std::string comm_refusal(ggml_backend_t * backends, size_t n) {
 
 void * htp_comm_init(ggml_backend_t * backends, size_t n) {
     htp_registry & reg = htp_get_registry();
+    // Only ggml's meta backend calls this, with the backends it drives: whoever adds the parts,
+    // they compute their slices at once and their nodes are checked.
+    for (size_t i = 0; i < n; i++) {
+        if (htp_backend_is_htp(backends[i])) {
+            htp_backend_set_meta(backends[i], true);
+        }
+    }
     if (!reg.cfg.allreduce) {
         return nullptr;
     }
@@ -59,7 +66,6 @@ void * htp_comm_init(ggml_backend_t * backends, size_t n) {
     for (size_t i = 0; i < n; i++) {
         c->backends.push_back(backends[i]);
         c->devices.push_back(&htp_backend_device(backends[i]));
-        htp_backend_set_async(backends[i], true);  // the devices compute their slices at once
     }
     if (reg.cfg.verbose >= 1) {
         HTP_LOG_REQUESTED("tensor split over %zu devices: ALLREDUCE on the NPUs", n);
@@ -71,9 +77,6 @@ void htp_comm_free(void * comm) {
     auto * c = (htp_comm *) comm;
     if (!c) {
         return;
-    }
-    for (ggml_backend_t b : c->backends) {
-        htp_backend_set_async(b, false);
     }
     htp_unmap_everywhere(c->fence.fd, c->fence.size);  // waits for every device's stream first
     htp_shared_free(c->fence);

@@ -101,8 +101,9 @@ bool htp_op_is_view(const ggml_tensor * op);
 ggml_backend_t htp_backend_init(htp_device & d);
 bool htp_backend_is_htp(ggml_backend_t backend);
 htp_device & htp_backend_device(ggml_backend_t backend);
-// A backend in a tensor split's communicator runs asynchronously (its devices work at once).
-void htp_backend_set_async(ggml_backend_t backend, bool async);
+// A backend that ggml's meta backend drives (a tensor split): asynchronous (its devices work at
+// once), and its graphs' nodes are checked against supports_op.
+void htp_backend_set_meta(ggml_backend_t backend, bool meta);
 
 // Tensor split (comm.cpp): what ggml's meta backend finds by get_proc_address.
 void * htp_comm_init(ggml_backend_t * backends, size_t n_backends);
@@ -111,8 +112,9 @@ bool   htp_comm_allreduce_tensor(void * comm, ggml_tensor ** tensors);
 
 // Graph execution (graph.cpp): runs the graph's nodes on the device's session.
 // async: return once the batches are queued (a pipeline or a tensor split), else wait and
-// return the NPU's status.
-ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async);
+// return the NPU's status. check_nodes: ask supports_op of every node first (graphs that
+// llama's scheduler did not build: ggml's meta backend's).
+ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async, bool check_nodes);
 // graph_optimize (graph-order.cpp): MUL_MATs sharing an activation brought next to each other.
 void htp_graph_order_mul_mats(ggml_cgraph * graph);
 // llama's tensor split (comm.cpp): queues one ALLREDUCE of parts[i] on devs[i] for every

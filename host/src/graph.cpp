@@ -483,7 +483,7 @@ std::string window_too_small(const htp_device & d, const char * op, const ggml_t
 
 }  // namespace
 
-ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async) {
+ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async, bool check_nodes) {
     htp_stream & stream = *d.stream;
     // An earlier graph that failed after graph_compute had returned (asynchronous backend):
     // its error line is logged; this is where the caller hears of it.
@@ -505,12 +505,22 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             d.resident_pinned_bytes += window_span(size);
         }
     }
-    // Each batch goes to the device's stream as soon as it is planned, so the NPU computes
-    // one batch while the host plans the next.
-    auto window = std::make_shared<htp_window_counters>();
-    auto send   = [&](htp_batch & b) {
+    // Asynchronous: each batch goes to the device's stream as soon as it is planned, so the
+    // NPU computes one batch while the host plans the next. Otherwise the batches run here, in
+    // turn, once what the stream holds (a queued copy) is done: on two host cores planning
+    // beside the NPU's threads costs more than it saves, and a failing batch stops the graph.
+    if (!async) {
+        stream.synchronize();
+    }
+    auto        window = std::make_shared<htp_window_counters>();
+    ggml_status ran    = GGML_STATUS_SUCCESS;  // !async: the batches' status so far
+    auto        send   = [&](htp_batch & b) {
         auto sb = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg, d, b));
         b.clear();
+        if (!async) {
+            ran = htp_batch_run(reg, d, *sb, *window);
+            return;
+        }
         stream.enqueue([&reg, &d, sb, window](bool skip) {
             return skip ? GGML_STATUS_FAILED : htp_batch_run(reg, d, *sb, *window);
         });
@@ -537,14 +547,17 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             send(batch);
             added = batch.window_bytes_added(tensors);
         }
+        if (ran != GGML_STATUS_SUCCESS) {
+            break;
+        }
         if (d.resident_pinned_bytes + added > budget) {
             HTP_LOG_ERROR("%s", window_too_small(d, name, dst, tensors, added).c_str());
             planned = false;
             break;
         }
-        // A caller that is not llama's scheduler (ggml's meta backend, for a tensor split) hands
-        // us nodes supports_op never saw: refuse them here rather than encode what cannot run.
-        if (!is_fused && !htp_device_supports_op(reg, d, node)) {
+        // ggml's meta backend (a tensor split) hands us nodes supports_op never saw: refuse
+        // them here rather than encode what cannot run.
+        if (check_nodes && !is_fused && !htp_device_supports_op(reg, d, node)) {
             HTP_LOG_ERROR("%s: cannot run %s '%s' %s: the NPU does not take it (supports_op refuses it)",
                           d.spec.name.c_str(), name, node->name, htp_shape(node).c_str());
             planned = false;
@@ -563,11 +576,11 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             send(batch);
         }
     }
-    if (planned && !batch.empty()) {
+    if (planned && ran == GGML_STATUS_SUCCESS && !batch.empty()) {
         send(batch);
     }
-    if (planned && reg.cfg.profile >= 1) {
-        stream.enqueue([&d, window, budget](bool skip) {
+    if (planned && ran == GGML_STATUS_SUCCESS && reg.cfg.profile >= 1) {
+        auto print = [&d, window, budget](bool skip) {
             if (!skip) {
                 HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
                                   " unmaps; %s of %s mapped (%s pinned)",
@@ -576,16 +589,23 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
                                   mib(d.resident_pinned_bytes).c_str());
             }
             return GGML_STATUS_SUCCESS;
-        }, false);
+        };
+        if (async) {
+            stream.enqueue(print, false);
+        } else {
+            print(false);
+        }
     }
-    // A pipeline or a tensor split gets control back now; everyone else waits for the NPU's
-    // answer and gets its status.
-    if (planned && async) {
+    if (!async) {
+        return planned ? ran : GGML_STATUS_FAILED;
+    }
+    // A pipeline or a tensor split gets control back now (its failures come with the next call).
+    if (planned) {
         return GGML_STATUS_SUCCESS;
     }
-    stream.synchronize();
-    const ggml_status st = stream.take_status();
-    return planned ? st : GGML_STATUS_FAILED;
+    stream.synchronize();  // this graph's batches queued so far, then the failure is this call's
+    stream.take_status();
+    return GGML_STATUS_FAILED;
 }
 
 void htp_unmap_everywhere(int fd, uint64_t size) {

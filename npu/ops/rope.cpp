@@ -24,6 +24,10 @@ struct rope_op {
     const htp_rope_params * p;
     uint32_t                ith;
     dma_queue *             q;
+    // The plane whose cos / sin tables this thread's VTCM holds (a chunk never crosses a
+    // plane, and the angles depend on the plane's position only): built once per plane, not
+    // once per chunk.
+    uint32_t                tables_i2 = UINT32_MAX;
 
     uint32_t elem_size() const { return p->type == HTP_TYPE_F16 ? 2 : 4; }
 
@@ -155,7 +159,11 @@ struct rope_op {
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
-        build_tables(row_coords(p->shape, r).i2);
+        const uint32_t i2 = row_coords(p->shape, r).i2;
+        if (i2 != tables_i2) {
+            build_tables(i2);
+            tables_i2 = i2;
+        }
         const HVX_Vector * ct = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
         const HVX_Vector * st = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));

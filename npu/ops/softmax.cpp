@@ -15,6 +15,9 @@ struct soft_max_op {
     const htp_soft_max_params * p;
     uint32_t                    ith;
     dma_queue *                 q;
+    // The ALiBi slope of the head of the last chunk (powf once per head, not once per chunk).
+    uint32_t                    slope_head = UINT32_MAX;
+    float                       slope_value = 1.0f;
 
     dma_addr_t mask_row(uint32_t i1, uint32_t i2, uint32_t i3) const {
         return octx->src[1].data + i1 * p->mask.nb1 + (i2 - htp_fastdiv(i2, &p->mod_ne12) * p->ne12) * p->mask.nb2 +
@@ -35,12 +38,16 @@ struct soft_max_op {
                               p->vmask.row_pitch, p->mask.nb1, p->mask_row_bytes, n) ? 2 : -1;
     }
 
-    float slope(uint32_t h) const {
+    float slope(uint32_t h) {
         if (p->max_bias <= 0.0f) {
             return 1.0f;
         }
-        return h < p->n_head_log2 ? __builtin_powf(p->m0, (float) (h + 1)) :
-                                    __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
+        if (h != slope_head) {
+            slope_head  = h;
+            slope_value = h < p->n_head_log2 ? __builtin_powf(p->m0, (float) (h + 1)) :
+                                               __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
+        }
+        return slope_value;
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {

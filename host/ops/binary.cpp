@@ -81,11 +81,10 @@ static void binary_encode(const htp_device_caps & caps, const ggml_tensor * op, 
     p.vsrc1               = stream_at(off, p.split, p1, p.src1_rows_per_chunk);
     p.vdst                = stream_at(off, p.split, p0, p.split.rows_per_chunk);
     p.vbcast              = off;
-    if (op->type == GGML_TYPE_F16) {
-        p.f16        = 1;
-        p.conv_pitch = conv_pitch(p.ne0);
-        p.vconv      = off + (a->ne[0] != b->ne[0] ? p0 + 128 : 0);
-    }
+    const bool f16 = op->type == GGML_TYPE_F16;
+    p.f16          = f16 ? 1 : 0;
+    p.conv_pitch   = f16 ? conv_pitch(p.ne0) : 0;
+    p.vconv        = f16 ? off + (a->ne[0] != b->ne[0] ? p0 + 128 : 0) : 0;
 }
 
 extern const htp_op_encoder htp_binary_encoder = { binary_supports, binary_encode };

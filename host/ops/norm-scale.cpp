@@ -55,6 +55,8 @@ static void rms_norm_encode(const htp_device_caps & caps, const ggml_tensor * op
     std::memcpy(&p.eps, op->op_params, sizeof(float));
     p.inv_ne0    = 1.0f / (float) p.ne0;
     p.tail_bytes = p.ne0 * 4 % 128;
+    p.has_mul    = 0;  // the RMS_NORM+MUL fusion sets these
+    p.vmul       = 0;
 }
 
 // RMS_NORM -> MUL(norm, w) with w one contiguous F32 row of ne0 (the norm weight of every

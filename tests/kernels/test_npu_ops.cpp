@@ -102,7 +102,22 @@ class NpuOps : public ::testing::Test {
             desc.src[i] = describe(srcs[i]);
             desc.n_src  = (uint32_t) i + 1;
         }
+        // Poison: the op is encoded into params zeroed (as the host does) and into params full
+        // of a pattern. Every byte of the op's params struct must come out the same (the
+        // encoder writes every field), and the kernel then runs on the poisoned copy, so a
+        // field left to chance cannot go unnoticed.
+        htp_op_desc zeroed = desc;
+        enc->encode(caps, op, zeroed);
+        std::memset(&desc.params, 0xA5, sizeof(desc.params));
         enc->encode(caps, op, desc);
+        const uint32_t psize = htp_opcode_params_size(desc.opcode);
+        std::string    unset;
+        for (uint32_t b = 0; b < psize && b < sizeof(desc.params); b += 4) {
+            if (std::memcmp((const uint8_t *) &desc.params + b, (const uint8_t *) &zeroed.params + b, 4) != 0) {
+                unset += " " + std::to_string(b);
+            }
+        }
+        EXPECT_TRUE(unset.empty()) << htp_opcode_name(desc.opcode) << ": params bytes the encoder leaves unset (offsets):" << unset;
         const htp_split_params & sp = desc.params.split;
         EXPECT_GE(sp.n_threads, 1u);
         EXPECT_LE(sp.n_threads, caps.n_hvx);

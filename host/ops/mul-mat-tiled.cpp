@@ -221,6 +221,11 @@ void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const h
     p.vstage             = stream_at(off, two, pl.stage, 1);
     p.vacc               = off;
     off += pl.vacc_bytes;
+    // No fusion: the MUL_MAT+ADD fuser sets has_bias and the strides, htp_mm_act_reuse act_ready.
+    p.has_bias  = 0;
+    p.bias      = {};
+    p.vbias     = {};
+    p.act_ready = 0;
     if (pl.bias) {
         p.vbias = stream_at(off, p.split, pl.vout_pitch, 1);
     }

@@ -346,8 +346,13 @@ void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml
     p.wprep_offset = off;
     p.wprep_bytes  = pl.wprep_bytes;
     off += pl.wprep_total;
+    // No fusion: the MUL_MAT+ADD fuser sets has_bias and the strides, htp_mm_act_reuse act_ready.
+    p.has_bias  = 0;
+    p.bias      = {};
+    p.vbias     = {};
+    p.act_ready = 0;
     if (pl.bias) {
-        p.vbias = stream_at(off, p.split, 128, 1);  // has_bias and the strides: the fuser
+        p.vbias = stream_at(off, p.split, 128, 1);
     }
     p.act_offset     = pl.act_offset;
     p.act_part_bytes = pl.act_part;

@@ -91,6 +91,8 @@ bool htp_config_from_env(htp_config & cfg, std::string & error) {
     cfg.opqueue = v > UINT32_MAX ? UINT32_MAX : (uint32_t) v;
     if (!env_int("GGML_HEXAGON_OPSTAGE", 0, 1, v = 0, error)) return false;
     cfg.stage = v != 0;
+    if (!env_int("GGML_HEXAGON_PARAMS_CHECK", 0, 1, v = 0, error)) return false;
+    cfg.params_check = v != 0;
     if (!env_int("GGML_HEXAGON_ALLREDUCE", 0, 1, v = 1, error)) return false;
     cfg.allreduce = v != 0;
     if (!env_int("GGML_HEXAGON_DMA64", 0, 1, v = -1, error)) return false;

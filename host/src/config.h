@@ -24,6 +24,7 @@ struct htp_config {
     bool     poll = false;          // GGML_HEXAGON_OPPOLL=1: the host polls for the NPU's answer instead of sleeping
     uint32_t opqueue = 64;          // GGML_HEXAGON_OPQUEUE: most op batches queued on a device's stream
     bool     stage = false;         // GGML_HEXAGON_OPSTAGE=1: batches are built and sent, the NPU skips the kernels
+    bool     params_check = false;  // GGML_HEXAGON_PARAMS_CHECK=1: log encoders that leave kernel_params bytes unset (testing)
     bool     allreduce = true;      // GGML_HEXAGON_ALLREDUCE=0: a tensor split's sums are added by the host (ggml's meta backend)
     int      dma64 = -1;            // GGML_HEXAGON_DMA64: 1 64-bit DMA bases (v81 only), 0 off, -1 unset (on where the arch has them)
 };

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -124,7 +125,11 @@ class htp_batch {
             }
             desc.n_src = (uint32_t) i + 1;
         }
-        htp_find_op_encoder(node)->encode(d.caps, node, desc);
+        const htp_op_encoder * enc = htp_find_op_encoder(node);
+        enc->encode(d.caps, node, desc);
+        if (htp_get_registry().cfg.params_check) {
+            check_params_written(d, *enc, node, desc);
+        }
         push(desc, node, ggml_op_desc(node));
         return true;
     }
@@ -208,6 +213,32 @@ class htp_batch {
     }
 
   private:
+    // GGML_HEXAGON_PARAMS_CHECK=1: the op encoded once more into params full of a pattern must
+    // give the same params struct (the host zeroes params, so a field an encoder forgets reads
+    // as 0 and goes unnoticed until a kernel needs it to be something else). Logs the offsets
+    // once per opcode.
+    static void check_params_written(const htp_device & d, const htp_op_encoder & enc, const ggml_tensor * node,
+                                     const htp_op_desc & desc) {
+        htp_op_desc poisoned = desc;
+        memset(&poisoned.params, 0xA5, sizeof(poisoned.params));
+        enc.encode(d.caps, node, poisoned);
+        std::string unset;
+        const uint32_t size = htp_opcode_params_size(desc.opcode);
+        for (uint32_t b = 0; b + 4 <= size && b + 4 <= sizeof(desc.params); b += 4) {
+            if (memcmp((const uint8_t *) &desc.params + b, (const uint8_t *) &poisoned.params + b, 4) != 0) {
+                unset += " " + std::to_string(b);
+            }
+        }
+        static std::mutex said_mu;
+        static std::vector<bool> said(HTP_OP_COUNT, false);
+        std::lock_guard<std::mutex> lock(said_mu);
+        if (!unset.empty() && desc.opcode < HTP_OP_COUNT && !said[desc.opcode]) {
+            said[desc.opcode] = true;
+            HTP_LOG_ERROR("%s: the encoder of %s ('%s') leaves params bytes unset at offsets%s", d.spec.name.c_str(),
+                          htp_opcode_name(desc.opcode), node->name, unset.c_str());
+        }
+    }
+
     void push(htp_op_desc & desc, const ggml_tensor * node, const char * name) {
         const bool reused = fuse_ && !ops_.empty() && htp_mm_act_reuse(ops_.back(), desc);
         ops_.push_back(desc);

@@ -611,13 +611,14 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         send(batch);
     }
     if (planned && ran == GGML_STATUS_SUCCESS && reg.cfg.profile >= 1) {
-        auto print = [&d, window, budget](bool skip) {
+        // The pinned bytes as planned now (the host's next graph may change them meanwhile).
+        auto print = [&d, window, budget, pinned = d.resident_pinned_bytes](bool skip) {
             if (!skip) {
                 HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
                                   " unmaps; %s of %s mapped (%s pinned)",
                                   d.spec.name.c_str(), window->batches, window->maps, mib(window->bytes_mapped).c_str(),
                                   window->unmaps, mib(window->window_mapped).c_str(), mib(budget).c_str(),
-                                  mib(d.resident_pinned_bytes).c_str());
+                                  mib(pinned).c_str());
             }
             return GGML_STATUS_SUCCESS;
         };

@@ -5,9 +5,11 @@ each model at each mapping budget, against the full budget and the CPU. Standard
 usage: large-model-report.py WORK_DIR OUT_PREFIX DEFAULT_MODEL COMMIT
 """
 import datetime
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_report import grouped_bars, llama_bench_rates  # noqa: E402
 
 if sys.argv[1:2] in (["-h"], ["--help"]):
     print(__doc__.strip())
@@ -28,11 +30,7 @@ def spill(path, text):
 
 
 def rates(path):
-    res = {}
-    for r in json.loads(slurp(path)):
-        test = f"pp{r['n_prompt']}" if r["n_gen"] == 0 else f"tg{r['n_gen']}"
-        res[test] = r["avg_ts"]
-    return res
+    return llama_bench_rates(slurp(path))
 
 
 runs = {"small": [], "large": []}  # key -> [(label, budget, arch, rates or None, note)]
@@ -122,35 +120,9 @@ for _, _, vals in series:
     for label, _ in vals:
         if label not in labels:
             labels.append(label)
-W, H, left, top, ph = 720, 320, 50, 40, 200
-vmax = max([v for _, _, vals in series for _, v in vals] + [1.0])
-ymax = vmax * 1.15
-cols = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2"]
-slots = max(1, len(series) * (len(labels) + 1))
-bw = (W - left - 20) / slots
-svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
-       '<rect width="100%" height="100%" fill="white"/>',
-       f'<text x="{left}" y="20" font-size="13" font-weight="bold">HTP0 speed relative to the CPU (1.0 = CPU), '
-       'per mapping budget</text>']
-y = lambda v: top + ph - v / ymax * ph
-step = 0.25 if ymax <= 1.5 else 0.5 if ymax <= 3 else 1.0
-tick = 0.0
-while tick <= ymax:
-    svg.append(f'<line x1="{left}" x2="{W - 20}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
-               f'stroke="{"#c00" if abs(tick - 1) < 1e-9 else "#ddd"}"/>')
-    svg.append(f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
-    tick += step
-for si, (key, t, vals) in enumerate(series):
-    x0 = left + si * bw * (len(labels) + 1) + bw / 2
-    for label, v in vals:
-        li = labels.index(label)
-        svg.append(f'<rect x="{x0 + li * bw:.1f}" y="{y(v):.1f}" width="{bw - 2:.1f}" height="{top + ph - y(v):.1f}" '
-                   f'fill="{cols[li % len(cols)]}"><title>{key} {t}, {label}: {v:.2f}</title></rect>')
-    svg.append(f'<text x="{x0 + bw * len(labels) / 2:.1f}" y="{top + ph + 16}" text-anchor="middle">'
-               f'{"default" if key == "small" else "large"} {t}</text>')
-for li, label in enumerate(labels):
-    svg.append(f'<rect x="{left + li * 100}" y="{H - 22}" width="10" height="10" fill="{cols[li % len(cols)]}"/>'
-               f'<text x="{left + li * 100 + 14}" y="{H - 13}">{label}</text>')
-svg.append("</svg>")
-spill(prefix + ".svg", "\n".join(svg))
+values = [[dict(vals).get(label, 0.0) for label in labels] for _, _, vals in series]
+svg = grouped_bars("HTP0 speed relative to the CPU (1.0 = CPU), per mapping budget",
+                   [f'{"default" if key == "small" else "large"} {t}' for key, t, _ in series], labels, values,
+                   width=720)
+spill(prefix + ".svg", svg)
 print("\n".join(md[: md.index("## Reading")]))

@@ -5,9 +5,11 @@ tokens per second per group size, each against one session (and the CPU). Standa
 usage: multi-device-report.py WORK_DIR OUT_PREFIX "1 2 4" MODEL COMMIT
 """
 import datetime
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_report import grouped_bars, llama_bench_rates  # noqa: E402
 
 if sys.argv[1:2] in (["-h"], ["--help"]):
     print(__doc__.strip())
@@ -35,11 +37,8 @@ for line in open(os.path.join(work, "mm.tsv")):
 
 
 def rates(path):
-    res = {}
-    for r in json.load(open(path)):
-        test = f"pp{r['n_prompt']}" if r["n_gen"] == 0 else f"tg{r['n_gen']}"
-        res[test] = r["avg_ts"]
-    return res
+    with open(path) as f:
+        return llama_bench_rates(f.read())
 
 
 llama = {g: rates(os.path.join(work, f"llama-{g}.json")) for g in groups}
@@ -89,9 +88,6 @@ md += ["", f"Plot: [`{os.path.basename(prefix)}.svg`]({os.path.basename(prefix)}
 open(prefix + ".md", "w").write("\n".join(md))
 
 # SVG: grouped bars, speed relative to one session, one group per measurement.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg_bars import grouped_bars  # noqa: E402
-
 series = [(f"MUL_MAT n={n}", [mm.get((g, n), 0) / mm[(groups[0], n)] if mm.get((groups[0], n)) else 0 for g in groups])
           for n in (1, 64)]
 series += [(f"llama {t}", [llama[g].get(t, 0) / llama[groups[0]][t] if llama[groups[0]].get(t) else 0 for g in groups])

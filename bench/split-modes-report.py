@@ -5,12 +5,11 @@ each way to spread the model over two HTP devices, against HTP0 alone and the CP
 usage: split-modes-report.py WORK_DIR OUT_PREFIX "none layer row tensor tensor-host" MODEL COMMIT
 """
 import datetime
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg_bars import grouped_bars  # noqa: E402
+from bench_report import grouped_bars, llama_bench_rates  # noqa: E402
 
 if sys.argv[1:2] in (["-h"], ["--help"]):
     print(__doc__.strip())
@@ -29,11 +28,8 @@ LABEL = {
 
 
 def rates(name):
-    res = {}
-    for r in json.load(open(os.path.join(work, name + ".json"))):
-        test = f"pp{r['n_prompt']}" if r["n_gen"] == 0 else f"tg{r['n_gen']}"
-        res[test] = r["avg_ts"]
-    return res
+    with open(os.path.join(work, name + ".json")) as f:
+        return llama_bench_rates(f.read())
 
 
 cpu = rates("cpu")

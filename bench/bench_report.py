@@ -1,13 +1,27 @@
-"""Grouped bar charts as SVG text for the bench reports (standard library only).
+"""What the bench reports share (standard library only).
+
+llama_bench_rates(json_text) -> {"pp512": t/s, "tg128": t/s, ...}
+  from `llama-bench -o json` output: one entry per test.
 
 grouped_bars(title, series, legend, values, ref=1.0) -> str
+  a grouped bar chart as SVG text:
   series: the labels under each group of bars (one group per measurement);
   legend: what each bar of a group is (a colour each);
   values[s][b]: the height of bar b in group s (0 for missing);
   ref: a red reference line (1.0 = "as fast as the baseline"), None for none.
 """
 
+import json
+
 COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#9d755d"]
+
+
+def llama_bench_rates(json_text):
+    res = {}
+    for r in json.loads(json_text):
+        test = f"pp{r['n_prompt']}" if r["n_gen"] == 0 else f"tg{r['n_gen']}"
+        res[test] = r["avg_ts"]
+    return res
 
 
 def grouped_bars(title, series, legend, values, ref=1.0, width=None):

@@ -154,7 +154,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
     for (const htp_device_spec & spec : specs) {
         auto d = std::make_unique<htp_device>();
         d->spec    = spec;
-        d->stream  = std::make_unique<htp_stream>(spec.name, reg.cfg.opqueue);
+        d->stream  = std::make_unique<htp_stream>(reg.cfg.opqueue);
         for (const htp_session_id & m : spec.members) {
             const uint32_t share = sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096 : 0;
             auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, dma64, lib, error);

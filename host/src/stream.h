@@ -8,7 +8,6 @@
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <string>
 #include <thread>
 
 #include "ggml.h"
@@ -20,7 +19,7 @@ class htp_stream {
     using work_fn = std::function<ggml_status(bool skip)>;
 
     // max_queued (GGML_HEXAGON_OPQUEUE): enqueue blocks while that much work is waiting.
-    htp_stream(std::string name, uint32_t max_queued) : name_(std::move(name)), max_queued_(max_queued ? max_queued : 1) {}
+    explicit htp_stream(uint32_t max_queued) : max_queued_(max_queued ? max_queued : 1) {}
     ~htp_stream();  // finishes the queued work, then stops the thread
 
     // Queues work; returns its ticket, the count of queued work once it is done. `busy`: the
@@ -43,7 +42,6 @@ class htp_stream {
   private:
     void run();
 
-    std::string             name_;
     uint32_t                max_queued_;
     mutable std::mutex      mu_;
     std::condition_variable cv_;       // work queued, or work done

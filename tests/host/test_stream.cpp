@@ -14,7 +14,7 @@
 using namespace std::chrono_literals;
 
 TEST(Stream, RunsWorkInOrderAndCountsTickets) {
-    htp_stream        s("s", 64);
+    htp_stream        s(64);
     std::vector<int>  order;
     std::mutex        mu;
     EXPECT_EQ(s.submitted(), 0u);
@@ -39,7 +39,7 @@ TEST(Stream, RunsWorkInOrderAndCountsTickets) {
 }
 
 TEST(Stream, WaitReturnsOnlyWhenTheTicketsWorkIsDone) {
-    htp_stream        s("s", 64);
+    htp_stream        s(64);
     std::atomic<bool> release{ false }, done{ false };
     const uint64_t t = s.enqueue([&](bool) {
         while (!release.load()) {
@@ -57,7 +57,7 @@ TEST(Stream, WaitReturnsOnlyWhenTheTicketsWorkIsDone) {
 
 // B's wait for A's ticket holds B's later work, not the host, and not A.
 TEST(Stream, CrossStreamWaitHoldsOnlyTheWaitingStream) {
-    htp_stream        a("a", 64), b("b", 64);
+    htp_stream        a(64), b(64);
     std::atomic<bool> release{ false }, a_done{ false }, b_after{ false };
     const uint64_t ta = a.enqueue([&](bool) {
         while (!release.load()) {
@@ -80,7 +80,7 @@ TEST(Stream, CrossStreamWaitHoldsOnlyTheWaitingStream) {
 }
 
 TEST(Stream, AFailureSkipsLaterWorkUntilItIsTaken) {
-    htp_stream       s("s", 64);
+    htp_stream       s(64);
     std::atomic<int> ran{ 0 }, skipped{ 0 };
     s.enqueue([](bool) { return GGML_STATUS_FAILED; });
     for (int i = 0; i < 3; i++) {
@@ -103,7 +103,7 @@ TEST(Stream, AFailureSkipsLaterWorkUntilItIsTaken) {
 }
 
 TEST(Stream, AFullQueueHoldsTheHost) {
-    htp_stream        s("s", 2);
+    htp_stream        s(2);
     std::atomic<bool> release{ false };
     std::atomic<int>  queued{ 0 };
     auto              slow = [&](bool) {
@@ -128,7 +128,7 @@ TEST(Stream, AFullQueueHoldsTheHost) {
 }
 
 TEST(Stream, TwoBusyStreamsCountOverlap) {
-    htp_stream a("a", 64), b("b", 64);
+    htp_stream a(64), b(64);
     auto       work = [](bool) {
         std::this_thread::sleep_for(30ms);
         return GGML_STATUS_SUCCESS;
@@ -139,7 +139,7 @@ TEST(Stream, TwoBusyStreamsCountOverlap) {
     b.synchronize();
     EXPECT_GE(a.busy_ns(), 25'000'000u);
     EXPECT_GE(a.overlap_ns(), 10'000'000u);  // they slept side by side
-    htp_stream c("c", 64);
+    htp_stream c(64);
     c.enqueue([](bool) { return GGML_STATUS_SUCCESS; }, false);  // a wait: not busy
     c.synchronize();
     EXPECT_EQ(c.busy_ns(), 0u);

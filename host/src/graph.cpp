@@ -50,6 +50,19 @@ std::vector<std::pair<const htp_buffer *, const ggml_tensor *>> distinct_buffers
     return out;
 }
 
+// Barrier sequence numbers a batch of n_ops uses at most on its group's fence slots
+// (npu/src/dispatcher.cpp): one before each op, one after a failing op, one before the answer.
+constexpr uint32_t batch_fence_span(size_t n_ops) {
+    return (uint32_t) n_ops + 2;
+}
+
+// Where a batch's session stands in a group (npu/src/mdev.h): count 1 when alone; else its
+// index, the group's fence slots (a buffer-table index) and the sequence number its barriers
+// count on from.
+struct htp_group_place {
+    uint32_t count = 1, idx = 0, fence_buf = HTP_NO_BUF, fence_seq = 0;
+};
+
 class htp_batch {
   public:
     explicit htp_batch(const htp_device & d) : dev_(d) {}
@@ -103,27 +116,13 @@ class htp_batch {
 
     // Adds a node; false with a reason when a tensor cannot be described to the NPU.
     bool add(const htp_device & d, const ggml_tensor * node, std::string & error) {
+        size_t n_src = 0;  // optional sources may be absent in the middle (SOFT_MAX: sinks without a mask)
+        for (size_t i = 0; i < GGML_MAX_SRC; i++) {
+            n_src = node->src[i] ? i + 1 : n_src;
+        }
         htp_op_desc desc;
-        memset(&desc, 0, sizeof(desc));
-        if (!describe(node, desc.dst, error)) {
+        if (!describe_op(node, node->src, n_src, desc, error)) {
             return false;
-        }
-        for (int i = 0; i < HTP_MAX_SRC; i++) {
-            desc.src[i].buf = HTP_NO_BUF;
-        }
-        // Optional sources may be absent in the middle (SOFT_MAX: sinks without a mask).
-        for (int i = 0; i < GGML_MAX_SRC; i++) {
-            if (!node->src[i]) {
-                continue;
-            }
-            if (i >= HTP_MAX_SRC) {
-                error = "more than " + std::to_string(HTP_MAX_SRC) + " sources";
-                return false;
-            }
-            if (!describe(node->src[i], desc.src[i], error)) {
-                return false;
-            }
-            desc.n_src = (uint32_t) i + 1;
         }
         const htp_op_encoder * enc = htp_find_op_encoder(node);
         enc->encode(d.caps, node, desc);
@@ -162,18 +161,9 @@ class htp_batch {
     bool add_host_op(const htp_device & d, const htp_op_encoder & enc, const char * name, const ggml_tensor * dst,
                      const std::vector<const ggml_tensor *> & srcs, const std::string & srcs_text, std::string & error) {
         htp_op_desc desc;
-        memset(&desc, 0, sizeof(desc));
-        if (srcs.size() > HTP_MAX_SRC || !describe(dst, desc.dst, error)) {
-            error = error.empty() ? "more than " + std::to_string(HTP_MAX_SRC) + " sources" : error;
+        if (!describe_op(dst, srcs.data(), srcs.size(), desc, error)) {
             return false;
         }
-        for (size_t i = 0; i < HTP_MAX_SRC; i++) {
-            desc.src[i].buf = HTP_NO_BUF;
-            if (i < srcs.size() && !describe(srcs[i], desc.src[i], error)) {
-                return false;
-            }
-        }
-        desc.n_src = (uint32_t) srcs.size();
         enc.encode(d.caps, dst, desc);
         push(desc, dst, name);
         srcs_text_.back() = srcs_text;
@@ -185,10 +175,7 @@ class htp_batch {
         return buf_index(fd, size, true);
     }
 
-    // mdev: the group's fence slots (fence_buf, a buffer-table index) and the sequence number
-    // the batch's barriers count on from; mdev_count 1 for a single session.
-    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf, uint32_t mdev_count = 1,
-                                   uint32_t fence_buf = HTP_NO_BUF, uint32_t fence_seq = 0) const {
+    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf, const htp_group_place & g) const {
         htp_msg_header h = {};
         h.magic       = HTP_MSG_MAGIC;
         h.abi_version = HTP_ABI_VERSION;
@@ -198,10 +185,11 @@ class htp_batch {
         h.n_ops       = (uint32_t) ops_.size();
         h.seq         = seq;
         h.trace_buf   = trace_buf;
-        h.mdev_count     = mdev_count;
-        h.mdev_count_div = htp_fastdiv_init(mdev_count);
-        h.fence_buf      = fence_buf;
-        h.fence_seq      = fence_seq;
+        h.mdev_count     = g.count;
+        h.mdev_idx       = g.idx;
+        h.mdev_count_div = htp_fastdiv_init(g.count);
+        h.fence_buf      = g.fence_buf;
+        h.fence_seq      = g.fence_seq;
         std::vector<uint8_t> msg(htp_msg_size(h.n_bufs, h.n_ops));
         uint8_t * p = msg.data();
         memcpy(p, &h, sizeof(h));
@@ -262,6 +250,29 @@ class htp_batch {
         bufs_.push_back({ fd, pinned ? (uint32_t) HTP_BUF_PINNED : 0u, size });
         fd_index_[fd] = idx;
         return idx;
+    }
+
+    // desc with dst and srcs[0 .. n) described (a null source: absent), opcode and params zero.
+    bool describe_op(const ggml_tensor * dst, const ggml_tensor * const * srcs, size_t n, htp_op_desc & desc,
+                     std::string & error) {
+        memset(&desc, 0, sizeof(desc));
+        if (n > HTP_MAX_SRC) {
+            error = "more than " + std::to_string(HTP_MAX_SRC) + " sources";
+            return false;
+        }
+        if (!describe(dst, desc.dst, error)) {
+            return false;
+        }
+        for (size_t i = 0; i < HTP_MAX_SRC; i++) {
+            desc.src[i].buf = HTP_NO_BUF;
+            if (i < n && srcs[i]) {
+                if (!describe(srcs[i], desc.src[i], error)) {
+                    return false;
+                }
+                desc.n_src = (uint32_t) i + 1;
+            }
+        }
+        return true;
     }
 
     bool describe(const ggml_tensor * t, htp_tensor_desc & out, std::string & error) {
@@ -379,30 +390,23 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
     }
 
     sb.seq = ++d.seq;
-    const size_t n = d.sessions.size();
+    const size_t    n = d.sessions.size();
+    htp_group_place g;
+    if (comm) {  // a communicator's member (its device is one session)
+        g = { comm->count, comm->idx, batch.add_buffer(comm->fence->fd, comm->fence->size), comm->fence_seq };
+    } else if (n > 1) {
+        g = { (uint32_t) n, 0, batch.add_buffer(d.fence.fd, d.fence.size), d.fence_seq };
+        d.fence_seq += batch_fence_span(batch.size());
+    }
+    // One message per session: a group's members get the same but for mdev_idx (and the
+    // trace, member 0's only).
     sb.msgs.resize(n);
-    if (comm) {
-        const uint32_t fence_buf = batch.add_buffer(comm->fence->fd, comm->fence->size);
-        sb.msgs[0] = batch.serialize(sb.seq, flags, trace_buf, comm->count, fence_buf, comm->fence_seq);
-        htp_msg_header h;
-        memcpy(&h, sb.msgs[0].data(), sizeof(h));
-        h.mdev_idx = comm->idx;
-        memcpy(sb.msgs[0].data(), &h, sizeof(h));
-    } else if (n == 1) {
-        sb.msgs[0] = batch.serialize(sb.seq, flags, trace_buf);
-    } else {
-        // One message per member, the same but for mdev_idx (and the trace, member 0's only).
-        const uint32_t fence_buf = batch.add_buffer(d.fence.fd, d.fence.size);
-        sb.msgs[0] = batch.serialize(sb.seq, flags, trace_buf, (uint32_t) n, fence_buf, d.fence_seq);
-        d.fence_seq += (uint32_t) batch.size() + 2;  // the batch uses at most n_ops + 1 barriers
-        for (size_t m = 1; m < n; m++) {
-            sb.msgs[m] = sb.msgs[0];
-            htp_msg_header h;
-            memcpy(&h, sb.msgs[m].data(), sizeof(h));
-            h.mdev_idx = (uint32_t) m;
-            h.flags &= ~(uint32_t) HTP_MSG_FLAG_TRACE;
-            memcpy(sb.msgs[m].data(), &h, sizeof(h));
+    for (size_t m = 0; m < n; m++) {
+        if (m > 0) {
+            g.idx = (uint32_t) m;
+            flags &= ~(uint32_t) HTP_MSG_FLAG_TRACE;
         }
+        sb.msgs[m] = batch.serialize(sb.seq, flags, trace_buf, g);
     }
     for (const htp_buf_desc & b : batch.buffers()) {
         if ((b.flags & HTP_BUF_PINNED) && d.resident_pinned.emplace(b.fd, window_span(b.size)).second) {
@@ -706,7 +710,7 @@ bool htp_allreduce_send(htp_registry & reg, const std::vector<htp_device *> & de
     // Every member's stream runs its part at once: they meet at the op's barriers. A member
     // whose stream skips (an earlier failure) says so in its slot, so its peers stop waiting.
     const uint32_t first_barrier = fence_seq + 1;
-    fence_seq += 3;  // the batch's barriers: before the op, after it, before the answer
+    fence_seq += batch_fence_span(1);
     for (size_t i = 0; i < n; i++) {
         htp_device & d = *devs[i];
         auto window = std::make_shared<htp_window_counters>();

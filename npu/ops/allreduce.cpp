@@ -31,18 +31,22 @@ struct allreduce_op {
         return (int) p->n_parts;
     }
 
+    // Row j of part k is at parts + k * part_vecs + j * pitch (vectors); n_parts >= 2.
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
-        HVX_Vector *   y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsum, slot));
-        const uint32_t n_vec = (p->ne0 + 31) / 32;
-        const uint32_t pitch = p->vparts.row_pitch / 128;
+        HVX_Vector *       y0        = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsum, slot));
+        const HVX_Vector * parts     = vptr(part_slot(slot, 0));
+        const uint32_t     n_vec     = (p->ne0 + 31) / 32;
+        const uint32_t     pitch     = p->vparts.row_pitch / 128;
+        const uint32_t     part_vecs = p->part_size / 128;
         for (uint32_t j = 0; j < n; j++) {
             HVX_Vector *       y  = y0 + j * (p->vsum.row_pitch / 128);
-            const HVX_Vector * x0 = vptr(part_slot(slot, 0)) + j * pitch;
+            const HVX_Vector * x0 = parts + j * pitch;
+            const HVX_Vector * x1 = x0 + part_vecs;
             for (uint32_t i = 0; i < n_vec; i++) {
-                y[i] = x0[i];
+                y[i] = Q6_Vsf_vadd_VsfVsf(x0[i], x1[i]);
             }
-            for (uint32_t k = 1; k < p->n_parts; k++) {
-                const HVX_Vector * x = vptr(part_slot(slot, k)) + j * pitch;
+            for (uint32_t k = 2; k < p->n_parts; k++) {
+                const HVX_Vector * x = x0 + k * part_vecs;
                 for (uint32_t i = 0; i < n_vec; i++) {
                     y[i] = Q6_Vsf_vadd_VsfVsf(y[i], x[i]);
                 }

@@ -34,7 +34,13 @@ template <typename F> double time_per_vector(F f, int iters) {
     return (now_ns() - t0) / ((double) iters * kVecs);
 }
 
-#define NOVEC __attribute__((noinline, optimize("no-tree-vectorize")))
+#if defined(__clang__)
+// clang has no optimize attribute; the target has -fno-vectorize -fno-slp-vectorize instead
+// (bench/hvx-micro/CMakeLists.txt), which only this file's baselines care about.
+#    define NOVEC __attribute__((noinline))
+#else
+#    define NOVEC __attribute__((noinline, optimize("no-tree-vectorize")))
+#endif
 
 // --- scalar per-lane baselines (the ISA's lane semantics, one lane at a time)
 NOVEC void s_vmpyi_h() {

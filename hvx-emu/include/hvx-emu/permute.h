@@ -191,7 +191,22 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
 
 // Vd.h = vdeal(Vu.h): Vd.h[i] = Vu.h[2i], Vd.h[i + 32] = Vu.h[2i + 1]
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vdeal_Vh(HVX_Vector Vu) {
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__AVX2__)
+    // Each 16-byte chunk to its 4 even halfwords (low 8 bytes) and 4 odd ones (high 8 bytes);
+    // chunk pairs then join by 64-bit unpacks: evens to bytes [0,64), odds to [64,128).
+    union {
+        HVX_Vector v;
+        __m128i    x[8];
+    } U, D;
+    U.v = Vu;
+    const __m128i eo = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    for (int j = 0; j < 4; j++) {
+        const __m128i a = _mm_shuffle_epi8(U.x[2 * j], eo), b = _mm_shuffle_epi8(U.x[2 * j + 1], eo);
+        D.x[j]          = _mm_unpacklo_epi64(a, b);
+        D.x[4 + j]      = _mm_unpackhi_epi64(a, b);
+    }
+    return D.v;
+#elif defined(__GNUC__) && !defined(__clang__)
     const hvx_vuh idx = { 0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
                           32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62,
                           1,  3,  5,  7,  9,  11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds ggml-hexagon (host backend, vHTP, NPU libraries v73..v81, tests) into $BUILD
 # (default ./build) and stages the llama.cpp tools beside our libraries in $BUILD/bin.
-#   scripts/build.sh [-DVAR=VALUE...]   env: GGML_HEXAGON_BUILD (build folder), JOBS
+#   scripts/build.sh [-DVAR=VALUE...]   env: GGML_HEXAGON_BUILD (build folder), JOBS, CXX/CC (clang-16)
 # -D/-U arguments go to cmake's configure step (e.g. -DGGML_HEXAGON_SANITIZE=address,undefined).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 for arg in "$@"; do
@@ -14,8 +14,16 @@ done
 
 model_arg=()
 [ -f "$MODEL" ] && model_arg=(-DGGML_HEXAGON_MODEL="$MODEL")
+# The compiler of a new build folder: $CXX / $CC when set, else clang-16 (scripts/deps.sh installs
+# it). GCC keeps every 128-byte HVX vector in memory between emulated instructions, clang keeps
+# them in AVX2 registers: the NPU kernels run several times faster (docs/hvx-microbench.md).
+compiler_args=()
+if [ ! -f "$BUILD/CMakeCache.txt" ] && [ -z "${CXX:-}" ]; then
+    command -v clang++-16 >/dev/null || die "no clang++-16: run scripts/deps.sh first (or set CXX and CC)"
+    compiler_args=(-DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_C_COMPILER=clang-16)
+fi
 if [ ! -f "$BUILD/build.ninja" ] || [ $# -gt 0 ]; then
-    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler_args[@]}" \
         -DLLAMA_SRC="$LLAMA_SRC" -DLLAMA_BUILD="$LLAMA_BUILD" -DGGML_HEXAGON_WERROR=ON "${model_arg[@]}" "$@" >/dev/null
 fi
 log "building ggml-hexagon in $BUILD"

@@ -38,7 +38,7 @@ core * core_create(const struct vhtp_device_info & info, uint32_t device, uint32
         npu_detach(n, session);
         return nullptr;
     }
-    c->dma = new dma_engine(c, info.n_hvx);
+    c->dma = new dma_engine(c, info.n_hvx, info.dma_thread != 0);
     c->wq  = new work_queue(c, info.n_hvx);
 
     htp_session_info & s = c->sinfo;

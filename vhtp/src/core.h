@@ -40,6 +40,10 @@ void   core_destroy(core * c);
 // the session the device API and the fault handler act on.
 void bind_thread(core * c);
 
+// vhtp_device_info.dma_thread for a session of n_hvx threads (GGML_HEXAGON_DMA_THREAD, else
+// whether the host has a core beyond them; device-info.cpp).
+uint32_t default_dma_thread(uint32_t n_hvx);
+
 // Records a fault for the session unless one is already pending. Async-signal-safe.
 inline void record_fault(core * c, int status) {
     int expected = 0;

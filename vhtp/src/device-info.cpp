@@ -3,6 +3,8 @@
 //   GGML_HEXAGON_NHVX  HVX threads per session (1..arch threads); default min(arch threads, host cores)
 //   GGML_HEXAGON_VMEM  mappable DDR budget per session in MiB; default 3.0 GiB (v73) / 3.2 GiB (v75+),
 //                      for a DMA64 session (v81) the whole 64 GiB DDR area
+//   GGML_HEXAGON_DMA_THREAD  0 | 1: DMA descriptors run on an engine thread (1) or when popped (0);
+//                      default 1 only if the host has more cores than the session's HVX threads
 #include <sched.h>
 
 #include <cctype>
@@ -10,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core.h"
 #include "error.h"
 #include "window.h"
 #include "vhtp/vhtp.h"
@@ -82,6 +85,13 @@ uint32_t host_cores() {
 
 }  // namespace
 
+uint32_t vhtp::default_dma_thread(uint32_t n_hvx) {
+    if (const char * s = getenv("GGML_HEXAGON_DMA_THREAD"); s && *s) {
+        return s[0] == '1' ? 1 : 0;  // validated by vhtp_device_info
+    }
+    return host_cores() > n_hvx ? 1 : 0;
+}
+
 extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * err, size_t err_len) {
     uint32_t arch = 79;
     if (const char * s = getenv("GGML_HEXAGON_ARCH"); s && *s) {
@@ -122,6 +132,15 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
             return -1;
         }
         info->n_hvx = static_cast<uint32_t>(n);
+    }
+
+    info->dma_thread = vhtp::default_dma_thread(info->n_hvx);
+    if (const char * s = getenv("GGML_HEXAGON_DMA_THREAD"); s && *s) {
+        if ((s[0] != '0' && s[0] != '1') || s[1]) {
+            vhtp::set_error(err, err_len, "GGML_HEXAGON_DMA_THREAD=%s: expected 0 or 1", s);
+            return -1;
+        }
+        info->dma_thread = s[0] == '1' ? 1 : 0;
     }
 
     if (const char * s = getenv("GGML_HEXAGON_VMEM"); s && *s) {

@@ -48,21 +48,35 @@ __attribute__((noinline)) void guarded_copy(uint8_t * base, const dma_queue::des
 }
 }  // namespace
 
-dma_engine::dma_engine(core * c, uint32_t n_queues) : core_(c), n_queues_(n_queues) {
+dma_engine::dma_engine(core * c, uint32_t n_queues, bool threaded) :
+    core_(c),
+    n_queues_(n_queues),
+    threaded_(threaded) {
     for (uint32_t i = 0; i < n_queues_; ++i) {
         queues_[i].engine = this;
     }
-    thread_ = std::thread([this] { run(); });
+    if (threaded_) {
+        thread_ = std::thread([this] { run(); });
+    }
 }
 
 dma_engine::~dma_engine() {
+    if (!threaded_) {
+        for (uint32_t i = 0; i < n_queues_; ++i) {
+            while (step(queues_[i])) {
+            }
+        }
+        return;
+    }
     stop_.store(true, std::memory_order_release);
     notify();
     thread_.join();
 }
 
 void dma_engine::notify() {
-    vhtp::notify(work_seq_, work_waiters_);
+    if (threaded_) {
+        vhtp::notify(work_seq_, work_waiters_);
+    }
 }
 
 bool dma_engine::has_work() const {
@@ -186,8 +200,10 @@ HTP_DEVICE_API dma_addr_t dma_queue_pop(struct dma_queue * q) {
 HTP_DEVICE_API void dma_queue_flush(struct dma_queue * q) {
     const uint32_t head = q->head.load(std::memory_order_relaxed);
     auto ready = [q, head] { return q->done.load(std::memory_order_acquire) == head; };
-    if (!ready()) {
-        vhtp::wait_until(q->done, q->done_waiters, ready);
+    while (!ready()) {
+        if (!q->engine->step(*q)) {
+            vhtp::wait_until(q->done, q->done_waiters, ready);
+        }
     }
     q->tail = head;
 }

@@ -38,7 +38,11 @@ namespace vhtp {
 
 class dma_engine {
   public:
-    dma_engine(core * c, uint32_t n_queues);
+    // threaded: an engine thread runs descriptors as they are pushed (transfers overlap the
+    // pushing thread's compute). Without it a descriptor runs when its queue's owner pops or
+    // flushes it: on a host with no core to spare for the engine, its polling only slows the
+    // HVX threads down.
+    dma_engine(core * c, uint32_t n_queues, bool threaded);
     ~dma_engine();
     dma_engine(const dma_engine &) = delete;
     dma_engine & operator=(const dma_engine &) = delete;
@@ -47,6 +51,7 @@ class dma_engine {
     core *      owner() const { return core_; }
     // Tells the engine thread a descriptor was queued (no syscall unless it sleeps).
     void        notify();
+    bool        threaded() const { return threaded_; }
     // Executes q's oldest pending descriptor unless another thread is executing one of q's;
     // true when it ran one. Called by the engine thread and by a queue's owner in pop.
     bool        step(dma_queue & q);
@@ -62,6 +67,7 @@ class dma_engine {
     std::atomic<uint32_t> work_seq_{ 0 };  // bumped by every push: the engine's futex word
     std::atomic<uint32_t> work_waiters_{ 0 };
     std::atomic<bool>     stop_{ false };
+    bool                  threaded_;
     std::thread           thread_;
 };
 

@@ -176,7 +176,8 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
         info.vmem_budget = info.dma64_vmem_budget;
     }
     if (cfg->n_hvx != 0) {
-        info.n_hvx = std::min({ cfg->n_hvx, info.n_hvx_hw, static_cast<uint32_t>(HTP_MAX_HVX_THREADS) });
+        info.n_hvx      = std::min({ cfg->n_hvx, info.n_hvx_hw, static_cast<uint32_t>(HTP_MAX_HVX_THREADS) });
+        info.dma_thread = vhtp::default_dma_thread(info.n_hvx);
     }
     if (cfg->vtcm_size != 0) {
         info.vtcm_size = cfg->vtcm_size;  // what the session asks of its NPU's pool (core_create checks)

@@ -30,6 +30,11 @@ struct vhtp_device_info {
     uint32_t dma64;              // of a session (vhtp_session_device_info): 1 if opened with VHTP_SESSION_DMA64
     uint64_t dma64_window_size;  // bytes of a DMA64 session's DDR area (64 GiB, above 4 GiB); 0 unless capable
     uint64_t dma64_vmem_budget;  // bytes a DMA64 session may map at once: GGML_HEXAGON_VMEM, else the whole area
+    // 1: a DMA engine thread runs descriptors as they are pushed, overlapping the kernels;
+    // 0: a descriptor runs when its queue's owner pops or flushes it (same results, as a DMA
+    // that takes until the pop). GGML_HEXAGON_DMA_THREAD, else 1 only if the host has a core
+    // beyond the session's n_hvx threads: on fewer, the engine's polling slows the HVX threads.
+    uint32_t dma_thread;
 };
 
 // Fills *info for the virtual device profile selected by the environment. Returns 0, or -1

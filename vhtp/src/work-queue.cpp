@@ -1,5 +1,8 @@
 // HVX worker dispatch: a generation counter publishes each job; every worker acknowledges every
 // generation (idle ones at once), so job fields are never rewritten while a slow worker reads them.
+// Job 0 runs on the calling thread (the session's own thread, always the same one), jobs 1..n-1
+// on the pool's threads: a job then wakes one thread fewer, and the caller's core works instead
+// of waiting (on a host with two cores, three busy threads per session halved the NPU's speed).
 #include "work-queue.h"
 
 #include "core.h"
@@ -10,19 +13,21 @@
 
 namespace {
 // A worker that faults returns early; the fault is the session's sticky status.
+// The caller's own recovery point (its op handler's) is saved and restored around the call.
 __attribute__((noinline)) void guarded_call(work_fn fn, unsigned int n, unsigned int ith, void * data) {
-    vhtp::recovery_point rp(HTP_STATUS_MMU_FAULT);
+    vhtp::recovery_point * const outer = vhtp::tls_recovery;
+    vhtp::recovery_point         rp(HTP_STATUS_MMU_FAULT);
     if (sigsetjmp(rp.jb, 0) == 0) {
         vhtp::arm(&rp);
         fn(n, ith, data);
     }
-    vhtp::disarm();
+    vhtp::tls_recovery = outer;
 }
 }  // namespace
 
 work_queue::work_queue(vhtp::core * c, uint32_t n_threads) : core_(c), n_threads_(n_threads) {
-    threads_.reserve(n_threads_);
-    for (uint32_t i = 0; i < n_threads_; ++i) {
+    threads_.reserve(n_threads_ - 1);
+    for (uint32_t i = 1; i < n_threads_; ++i) {  // job 0 is the caller's
         threads_.emplace_back([this, i] { worker(i); });
     }
 }
@@ -69,9 +74,24 @@ void work_queue::run(work_fn fn, void * data, uint32_t n) {
     vhtp::hvx_contexts & hvx = core_->npu->hvx;
     const uint32_t       ctx = n_jobs_;
     hvx.acquire(ctx);
-    pending_.store(n_threads_, std::memory_order_relaxed);
-    vhtp::notify(gen_, gen_waiters_);  // seq_cst bump publishes the job fields
-    vhtp::wait_until(pending_, pending_waiters_, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    const uint32_t n_pool = n_threads_ - 1;
+    if (n_jobs_ > 1) {
+        pending_.store(n_pool, std::memory_order_relaxed);
+        vhtp::notify(gen_, gen_waiters_);  // seq_cst bump publishes the job fields
+    }
+    // Job 0 here, on the session's core binding (a test's thread may have none).
+    vhtp::core * const bound = vhtp::tls_core;
+    if (bound != core_) {
+        vhtp::bind_thread(core_);
+    }
+    guarded_call(fn_, n_jobs_, 0, data_);
+    if (bound != core_) {
+        vhtp::bind_thread(bound);
+    }
+    if (n_jobs_ > 1) {
+        vhtp::wait_until(pending_, pending_waiters_,
+                         [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
     hvx.release(ctx);
 }
 

@@ -11,6 +11,8 @@
 #include "fault.h"
 #include "htp-abi/htp-abi.h"
 #include "htp/htp-device.h"
+#include "fixture-session-util.h"
+#include "fixtures/fixture-mdev-protocol.h"
 #include "htp/work-queue.h"
 #include "vhtp-test-util.h"
 
@@ -347,4 +349,90 @@ TEST(LoneSession, HasNoCacheModel) {
     htp_mem_unmap(data.fd);
     vhtp::bind_thread(nullptr);
     vhtp::core_destroy(c);
+}
+
+// The same checks end to end: two real sessions (NPUs 0 and 1) run the NPU library's barrier
+// and dirty-tensor flush (npu/src/mdev.cpp, in fixtures/fixture_mdev.cpp), their HVX workers
+// storing into one shared buffer through L2.
+class SessionGroup : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        for (uint32_t i = 0; i < 2; i++) {
+            std::string why;
+            s[i] = vhtp_test::open_session(i, 0, vhtp_test::bin_path("libfixture_mdev.so"), &why);
+            ASSERT_NE(s[i], nullptr) << why;
+        }
+    }
+    void TearDown() override {
+        for (vhtp_session * x : s) {
+            vhtp_session_close(x);
+        }
+    }
+    // One group op: member i stores i + 1 into data bytes [cut[i], cut[i + 1]); returns each
+    // member's status.
+    std::vector<int> op(ddr_buffer & data, const uint32_t cut[3], const uint32_t mode[2]) {
+        for (uint32_t i = 0; i < 2; i++) {
+            fixture_mdev_cmd cmd{ fences.fd, data.fd, fences.size, data.size, i, 2, seq, cut[i], cut[i + 1], mode[i] };
+            char             err[256] = "";
+            EXPECT_EQ(vhtp_session_send(s[i], &cmd, sizeof(cmd), err, sizeof(err)), 0) << err;
+        }
+        std::vector<int> st(2, -1);
+        for (uint32_t i = 0; i < 2; i++) {
+            htp_batch_response r{};
+            uint32_t           len      = 0;
+            char               err[256] = "";
+            EXPECT_EQ(vhtp_session_recv(s[i], &r, sizeof(r), &len, err, sizeof(err)), 0) << err;
+            st[i] = r.status;
+        }
+        seq += 2;
+        return st;
+    }
+
+    vhtp_test::session_env env;
+    vhtp_session *         s[2] = {};
+    ddr_buffer             fences{ 4096 };
+    uint32_t               seq = 0;
+};
+
+TEST_F(SessionGroup, WholeLinesPerMemberPass) {
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 4096 + 3 * 128, 16384 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    EXPECT_EQ(op(data, cut, flush), (std::vector<int>{ HTP_STATUS_OK, HTP_STATUS_OK }));
+    EXPECT_EQ(data.host[cut[1] - 1], 1);  // every store reached DDR, neither member's over the other's
+    EXPECT_EQ(data.host[cut[1]], 2);
+    EXPECT_EQ(data.host[16383], 2);
+}
+
+TEST_F(SessionGroup, APartitionInBytesNotLinesIsCaught) {
+    // Planted: the members' shares meet in the middle of the line at 0x1000.
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 4096 + 100, 16384 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    ::testing::internal::CaptureStderr();
+    const std::vector<int> st  = op(data, cut, flush);
+    const std::string      err = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(st[0] == HTP_STATUS_OWNERSHIP || st[1] == HTP_STATUS_OWNERSHIP) << st[0] << " " << st[1];
+    EXPECT_NE(err.find("members 0 and 1 both wrote the 128-byte line [0x1000, 0x1080)"), std::string::npos) << err;
+}
+
+TEST_F(SessionGroup, AMemberThatDoesNotFlushIsCaught) {
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 8192, 16384 }, modes[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_NO_FLUSH };
+    ::testing::internal::CaptureStderr();
+    const std::vector<int> st  = op(data, cut, modes);
+    const std::string      err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(st[1], HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(err.find("NPU 1 session 0: member 1 signalled its fence with 64 dirty L2 lines not cleaned"),
+              std::string::npos)
+        << err;
+}
+
+TEST_F(SessionGroup, LargeWritesFlushTheWholeCache) {
+    // 2 MiB per member: past HTP_DCACHE_FLUSH_ALL_BYTES, so each flushes its whole cache once.
+    ddr_buffer     data{ 4u << 20 };
+    const uint32_t cut[3] = { 0, 2u << 20, 4u << 20 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    const uint64_t before = vhtp::cache_counters().flush_all;
+    EXPECT_EQ(op(data, cut, flush), (std::vector<int>{ HTP_STATUS_OK, HTP_STATUS_OK }));
+    EXPECT_EQ(vhtp::cache_counters().flush_all, before + 2);
+    EXPECT_EQ(data.host[(2u << 20) - 1], 1);
+    EXPECT_EQ(data.host[(4u << 20) - 1], 2);
 }

@@ -129,7 +129,32 @@ void violation(core * c, const char * what) {
     record_fault(c, HTP_STATUS_OWNERSHIP);
 }
 
+// Lines still dirty in c's L2 when it should have none: one line naming the first, then they
+// are written back (and still count as the member's writes).
+void dirty_lines_left(core * c, const char * who) {
+    const l2_cache::dirty_report dirty = c->window.l2_dirty();
+    if (!dirty.lines) {
+        return;
+    }
+    char what[320];
+    std::snprintf(what, sizeof(what),
+                  "%s with %llu dirty L2 line%s not cleaned, the first at device address 0x%llx (line [0x%llx, "
+                  "0x%llx) of buffer inode %llu)",
+                  who, (unsigned long long) dirty.lines, dirty.lines == 1 ? "" : "s", (unsigned long long) dirty.addr,
+                  (unsigned long long) dirty.offset, (unsigned long long) (dirty.offset + l2_cache::kLine),
+                  (unsigned long long) dirty.ino);
+    violation(c, what);
+    c->window.l2_clean_all(mdev_check_l2_sink(c));
+}
+
 }  // namespace
+
+void mdev_check_answer(core * c) {
+    l2_cache * l = c->window.l2();
+    if (l && l->dirty_pages()) {
+        dirty_lines_left(c, "answered the host");
+    }
+}
 
 void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t count) {
     if (!enabled()) {
@@ -208,18 +233,9 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
     }
     // A signal: the member wrote its slot and cleans it so its peers see it. Whatever it
     // stored through L2 must be in DDR by now.
-    const l2_cache::dirty_report dirty = c->window.l2_dirty();
-    if (dirty.lines) {
-        char what[300];
-        std::snprintf(what, sizeof(what),
-                      "member %u signalled its fence with %llu dirty L2 lines not cleaned, the first at device "
-                      "address 0x%llx (line [0x%llx, 0x%llx) of buffer inode %llu)",
-                      m->idx, (unsigned long long) dirty.lines, (unsigned long long) dirty.addr,
-                      (unsigned long long) dirty.offset, (unsigned long long) (dirty.offset + l2_cache::kLine),
-                      (unsigned long long) dirty.ino);
-        violation(c, what);
-        c->window.l2_clean_all(mdev_check_l2_sink(c));  // write them back: they still count as writes below
-    }
+    char who[32];
+    std::snprintf(who, sizeof(who), "member %u signalled its fence", m->idx);
+    dirty_lines_left(c, who);
     uint32_t in_flight = 0;
     for (uint32_t i = 0; i < c->sinfo.n_hvx; i++) {
         const dma_queue * q = c->dma->queue(i);

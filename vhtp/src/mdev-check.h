@@ -30,6 +30,10 @@ void mdev_check_dma_write(core * c, uint64_t dst, uint32_t dst_stride, uint32_t 
 l2_cache::sink mdev_check_l2_sink(core * c);
 // The session cleaned [p, p + size): when that is its own fence slot, the member signalled.
 void mdev_check_clean(core * c, const void * p, size_t size);
+// The session is about to answer a message: lines still dirty in its L2 would never reach the
+// host (on a session that joined a group once and now runs alone, say). Reports them like a
+// signal with dirty lines, writes them back, and records HTP_STATUS_OWNERSHIP.
+void mdev_check_answer(core * c);
 // Drops the session's state (core_destroy).
 void mdev_check_forget(core * c);
 

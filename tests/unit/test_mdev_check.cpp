@@ -261,6 +261,21 @@ TEST_F(group_fixture, AStaleLineReadsFreshAfterAnInvalidate) {
     EXPECT_EQ(ddr_byte(0), 1);
 }
 
+TEST_F(group_fixture, TheLineInstructionsActOnTheLineOfTheirAddress) {
+    l2_store(0, 1000, 8, 1, /*clean=*/false);  // line [896, 1024)
+    l2_store(0, 1024, 8, 2, /*clean=*/false);  // line [1024, 1152)
+    vhtp::bind_thread(member[0]);
+    uint8_t * p = static_cast<uint8_t *>(htp_va(data_addr[0]));
+    Q6_dccleana_A(p + 900);  // any address in the line
+    EXPECT_EQ(ddr_byte(1000), 1);
+    EXPECT_EQ(ddr_byte(1024), 0);
+    Q6_dccleaninva_A(p + 1151);
+    EXPECT_EQ(ddr_byte(1024), 2);
+    Q6_dcinva_A(p);  // nothing dirty left there: a no-op
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+}
+
 TEST_F(group_fixture, HvxWorkersStoreIntoOnePageAtOnce) {
     // Both HVX threads of member 0 store into the same clean page at the same time: the page
     // is made dirty once and no store is lost.

@@ -26,6 +26,21 @@ void htp_dcache_clean_invalidate(const void * p, size_t size);  // both
 void htp_dcache_flush_all(void);
 HTP_DEVICE_API_END
 
+// The per-line instructions (dccleana, dcinva, dccleaninva: the line that holds a): on Hexagon
+// the SDK's hexagon_protos.h has them; on hosts they are one line's worth of the calls above,
+// so a kernel written with them runs against the vHTP's L2 model unchanged.
+#if !defined(__hexagon__)
+static inline void Q6_dccleana_A(const void * a) {
+    htp_dcache_clean(a, 1);
+}
+static inline void Q6_dcinva_A(const void * a) {
+    htp_dcache_invalidate(a, 1);
+}
+static inline void Q6_dccleaninva_A(const void * a) {
+    htp_dcache_clean_invalidate(a, 1);
+}
+#endif
+
 // Dirty bytes past which a flush of the written ranges becomes one whole-cache flush. Cleaning a
 // range costs one line operation per 128 bytes whether or not the line is cached, a whole-cache
 // flush one pass over the cache's lines: past about the cache's size the pass is cheaper. The

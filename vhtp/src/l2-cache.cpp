@@ -91,8 +91,10 @@ bool l2_cache::attach(uint64_t addr, uint64_t span, int fd, dev_t dev, ino_t ino
         return false;
     }
     // A private view is mapped read-only: its first store to each page is the fault that
-    // makes the page's cached copy (write_fault), never a silent copy-on-write.
-    void * v = tracked ? map_fixed(view_ + addr, span, PROT_READ, MAP_PRIVATE | pop, fd)
+    // makes the page's cached copy (write_fault), never a silent copy-on-write. Only the DMA
+    // view is populated: kernels stream weights by DMA, so populating both would double the
+    // cost of every weight a sliding window maps (the view faults in what HVX loads directly).
+    void * v = tracked ? map_fixed(view_ + addr, span, PROT_READ, MAP_PRIVATE, fd)
                        : map_fixed(view_ + addr, span, PROT_READ | PROT_WRITE, MAP_SHARED | pop, fd);
     if (v == MAP_FAILED) {
         reserve_none(alias_ + addr, span);

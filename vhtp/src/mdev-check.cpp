@@ -260,13 +260,16 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
     for (uint32_t j = 0; j < m->count; j++) {
         file_range hit;
         if (j != m->idx && first_overlap(mine, b.writes[j], &hit)) {
+            // Named in index order, whichever of the two signalled last.
             char           what[300];
             const uint8_t  mine_via = hit.via & 3, peer_via = hit.via >> 2;
+            const uint32_t lo = std::min(j, m->idx), hi = std::max(j, m->idx);
+            const uint8_t  lo_via = lo == j ? peer_via : mine_via, hi_via = lo == j ? mine_via : peer_via;
             if (mine_via == kViaDma && peer_via == kViaDma) {
                 std::snprintf(what, sizeof(what),
                               "members %u and %u both wrote bytes [0x%llx, 0x%llx) of buffer inode %llu by DMA before "
                               "barrier %u",
-                              j, m->idx, (unsigned long long) hit.begin, (unsigned long long) hit.end,
+                              lo, hi, (unsigned long long) hit.begin, (unsigned long long) hit.end,
                               (unsigned long long) hit.ino, seq);
             } else {
                 // Through L2 the unit is the line: name the lines the overlap touches.
@@ -275,9 +278,9 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
                 std::snprintf(what, sizeof(what),
                               "members %u and %u both wrote the 128-byte line%s [0x%llx, 0x%llx) of buffer inode %llu "
                               "before barrier %u (member %u %s, member %u %s)",
-                              j, m->idx, le - lb > l2_cache::kLine ? "s" : "", (unsigned long long) lb,
-                              (unsigned long long) le, (unsigned long long) hit.ino, seq, j, via_name(peer_via),
-                              m->idx, via_name(mine_via));
+                              lo, hi, le - lb > l2_cache::kLine ? "s" : "", (unsigned long long) lb,
+                              (unsigned long long) le, (unsigned long long) hit.ino, seq, lo, via_name(lo_via), hi,
+                              via_name(hi_via));
             }
             violation(c, what);
             break;

@@ -212,7 +212,12 @@ bool Window::l2_enable(dev_t coherent_dev, ino_t coherent_ino, char * err, size_
     for (const auto & [a, m] : by_addr_) {
         if (!l->attach(a, m.span, m.fd, m.dev, m.ino, !m.pinned, !coherent(m))) {
             set_error(err, err_len, "cannot map a buffer for the L2 model: %s", strerror(errno));
-            return false;  // (l leaks with its views: the session is unusable for a group anyway)
+            // Back to coherent shared mappings, so the session works on without the model.
+            for (const auto & [b, n] : by_addr_) {
+                mmap(base_ + b, n.span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, n.fd, 0);
+            }
+            delete l;
+            return false;
         }
     }
     l2_.store(l, std::memory_order_release);

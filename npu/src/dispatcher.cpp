@@ -265,6 +265,9 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
     struct htp_trace_buffer_header * trace = NULL;
     if ((h.flags & HTP_MSG_FLAG_TRACE) && h.trace_buf < h.n_bufs) {
         trace = (struct htp_trace_buffer_header *) htp_va(buf_addr[h.trace_buf] + (dma_addr_t) h.trace_offset);
+        if (ctx->mdev.count > 1) {
+            htp_fence_coherent(trace);  // the group's members share it (one atomic event count)
+        }
     }
 
     struct htp_op_timing * timings = (struct htp_op_timing *) (resp + sizeof(struct htp_batch_response));
@@ -326,7 +329,8 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
                 st = fault;
             }
             if (st == HTP_STATUS_OK && ctx->mdev.count > 1) {
-                htp_mdev_flush(octx.dst.data, tensor_bytes(&octx.dst), &ctx->session_trace, (uint16_t) i);
+                const struct htp_dirty_range written = { octx.dst.data, tensor_bytes(&octx.dst) };
+                htp_mdev_flush(&written, 1, &ctx->session_trace);
             }
         }
         const uint64_t t1 = htp_cycles();

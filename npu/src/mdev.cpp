@@ -80,8 +80,21 @@ int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uin
     return result;
 }
 
-void htp_mdev_flush(dma_addr_t addr, uint32_t bytes, struct htp_trace * tr, uint16_t info) {
+void htp_mdev_flush(const struct htp_dirty_range * r, uint32_t n, struct htp_trace * tr) {
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        total += r[i].bytes;
+    }
+    const uint64_t kib   = (total + 1023) >> 10;
+    const int      whole = total > HTP_DCACHE_FLUSH_ALL_BYTES;
+    const uint16_t info  = (uint16_t) ((whole ? HTP_L2FLUSH_INFO_ALL : 0) | (kib < 0x7fff ? kib : 0x7fff));
     htp_trace_event_start(tr, HTP_TRACE_EVT_L2FLUSH, info);
-    htp_dcache_clean(htp_va(addr), bytes);
+    if (whole) {
+        htp_dcache_flush_all();
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            htp_dcache_clean(htp_va(r[i].addr), r[i].bytes);
+        }
+    }
     htp_trace_event_stop(tr, HTP_TRACE_EVT_L2FLUSH, info);
 }

@@ -35,7 +35,19 @@ int htp_mdev_begin_batch(struct htp_mdev * m, const struct htp_msg_header * h, d
 // Returns HTP_STATUS_OK, a peer's error, or HTP_STATUS_FENCE_ERROR on timeout.
 int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uint16_t info);
 
-// Cleans [addr, addr + bytes) (what an op wrote) out of this session's cache so peers and the
-// host read it from DDR. Kernels write DDR by DMA today, which needs no clean: this keeps the
-// rule for HVX/L2 stores.
-void htp_mdev_flush(dma_addr_t addr, uint32_t bytes, struct htp_trace * tr, uint16_t info);
+// A DDR range an op wrote (its dst).
+struct htp_dirty_range {
+    dma_addr_t addr;
+    uint32_t   bytes;
+};
+
+// The dirty-tensor flush (spec: htp_dcache_flush_dirty_tensors): cleans what an op wrote out of
+// this session's cache so peers and the host read it from DDR: range by range, or the whole
+// cache at once when the ranges add up to more than HTP_DCACHE_FLUSH_ALL_BYTES
+// (device-api/include/htp/cache.h). Kernels write DDR by DMA today, which needs no clean: this
+// keeps the rule for HVX/L2 stores (the vHTP's L2 model checks it, vhtp/src/l2-cache.h).
+// Trace event L2FLUSH, info: bit 15 set for a whole-cache flush, bits 0..14 the ranges' KiB
+// (rounded up, at most 0x7fff).
+void htp_mdev_flush(const struct htp_dirty_range * r, uint32_t n, struct htp_trace * tr);
+
+#define HTP_L2FLUSH_INFO_ALL 0x8000u

@@ -18,6 +18,8 @@ int      g_fault          = 0;
 uint64_t g_window_size    = 0;
 std::atomic<uint64_t> g_cycles{ 0 };
 uint64_t g_cycles_per_pause = 0;
+std::atomic<uint64_t> g_dcache_cleans{ 0 };
+std::atomic<uint64_t> g_dcache_flush_alls{ 0 };
 }  // namespace test_double
 
 struct dma_queue {
@@ -111,11 +113,17 @@ void htp_fence_wait(const volatile uint32_t *, uint32_t, uint64_t) {
 void htp_fence_wake(const volatile uint32_t *) {}
 
 void htp_fence_register(const void *, uint32_t, uint32_t) {}
+void htp_fence_coherent(const void *) {}
 
-// The double's memory is the host's: coherent, nothing to clean.
-void htp_dcache_clean(const void *, size_t) {}
+// The double's memory is the host's: coherent, nothing to clean (the calls are counted).
+void htp_dcache_clean(const void *, size_t) {
+    test_double::g_dcache_cleans++;
+}
 void htp_dcache_invalidate(const void *, size_t) {}
 void htp_dcache_clean_invalidate(const void *, size_t) {}
+void htp_dcache_flush_all(void) {
+    test_double::g_dcache_flush_alls++;
+}
 
 // HMX is not modelled here (MUL_MAT_HMX is tested on the vHTP): every call fails.
 int htp_hmx_acquire(struct htp_hmx *) { return HTP_STATUS_INTERNAL; }

@@ -12,6 +12,8 @@ extern int         g_fault;           // first DMA error / MMU fault status, 0 i
 extern uint64_t    g_window_size;     // bytes of the window at htp_window_base
 extern std::atomic<uint64_t> g_cycles;    // what htp_cycles() returns (0 unless a test moves it)
 extern uint64_t    g_cycles_per_pause;    // added to g_cycles by every htp_fence_wait()
+extern std::atomic<uint64_t> g_dcache_cleans;      // htp_dcache_clean calls
+extern std::atomic<uint64_t> g_dcache_flush_alls;  // htp_dcache_flush_all calls
 dma_queue *        new_queue();
 void               delete_queue(dma_queue * q);
 uint32_t           queue_depth(const dma_queue * q);

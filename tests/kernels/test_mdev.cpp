@@ -203,3 +203,36 @@ TEST(MdevFence, APeerThatNeverArrivesTimesOut) {
     test_double::g_cycles_per_pause = 0;
     EXPECT_EQ(res[0], HTP_STATUS_FENCE_ERROR);
 }
+
+// The dirty-tensor flush: the written ranges one by one, or one whole-cache flush once they add
+// up to more than HTP_DCACHE_FLUSH_ALL_BYTES; the L2FLUSH event says which and how much.
+TEST(MdevFlush, RangesOrTheWholeCachePastTheThreshold) {
+    test_double::window(1u << 20);
+    struct {
+        htp_trace_buffer_header h;
+        htp_trace_event         e[8];
+    } buf = {};
+    buf.h.capacity = 8;
+    htp_trace tr   = {};
+    tr.buf         = &buf.h;
+    const uint64_t cleans0 = test_double::g_dcache_cleans, alls0 = test_double::g_dcache_flush_alls;
+
+    const htp_dirty_range small[2] = { { 4096, 4096 }, { 65536, 8192 } };
+    htp_mdev_flush(small, 2, &tr);
+    EXPECT_EQ(test_double::g_dcache_cleans - cleans0, 2u);
+    EXPECT_EQ(test_double::g_dcache_flush_alls - alls0, 0u);
+    ASSERT_EQ(buf.h.count, 2u);
+    EXPECT_EQ(buf.e[0].type, HTP_TRACE_EVT_L2FLUSH);
+    EXPECT_EQ(buf.e[0].info, 12u);  // KiB, not the whole cache
+
+    const htp_dirty_range exact[1] = { { 0, HTP_DCACHE_FLUSH_ALL_BYTES } };
+    htp_mdev_flush(exact, 1, &tr);
+    EXPECT_EQ(test_double::g_dcache_flush_alls - alls0, 0u);  // at the threshold: still ranges
+
+    const htp_dirty_range large[2] = { { 0, HTP_DCACHE_FLUSH_ALL_BYTES }, { 65536, 1 } };
+    htp_mdev_flush(large, 2, &tr);
+    EXPECT_EQ(test_double::g_dcache_cleans - cleans0, 3u);
+    EXPECT_EQ(test_double::g_dcache_flush_alls - alls0, 1u);
+    ASSERT_EQ(buf.h.count, 6u);
+    EXPECT_EQ(buf.e[4].info, HTP_L2FLUSH_INFO_ALL | 1025u);
+}

@@ -1,14 +1,20 @@
-// The vHTP's multi-device ownership checker (vhtp/src/mdev-check.h): mistakes that real
-// hardware punishes silently are planted on purpose, and each must come back as
-// HTP_STATUS_OWNERSHIP; correct use must not.
+// The vHTP's multi-device ownership checker (vhtp/src/mdev-check.h) and a member's L2 model
+// (vhtp/src/l2-cache.h): mistakes that real hardware punishes silently are planted on purpose,
+// and each must come back as HTP_STATUS_OWNERSHIP; correct use must not.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
 
+#include "cache.h"
 #include "core.h"
 #include "fault.h"
 #include "htp-abi/htp-abi.h"
 #include "htp/htp-device.h"
+#include "fixture-session-util.h"
+#include "fixtures/fixture-mdev-protocol.h"
+#include "htp/work-queue.h"
 #include "vhtp-test-util.h"
 
 using vhtp_test::ddr_buffer;
@@ -60,6 +66,32 @@ class group_fixture : public ::testing::Test {
         htp_dcache_clean_invalidate(f, HTP_FENCE_SLOT_SIZE);
         const int st = htp_fault_take();
         vhtp::bind_thread(nullptr);
+        return st;
+    }
+
+    // Member i stores `value` into data bytes [offset, offset + bytes) through its L2 (plain
+    // CPU stores through its view, as HVX stores would go); clean: then cleans that range.
+    void l2_store(uint32_t i, uint32_t offset, uint32_t bytes, uint8_t value, bool clean = true) {
+        vhtp::bind_thread(member[i]);
+        uint8_t * p = static_cast<uint8_t *>(htp_va(data_addr[i])) + offset;
+        memset(p, value, bytes);
+        if (clean) {
+            htp_dcache_clean(p, bytes);
+        }
+        vhtp::bind_thread(nullptr);
+    }
+    // A byte of data as member i loads it through its view.
+    uint8_t view_byte(uint32_t i, uint32_t offset) {
+        return static_cast<const uint8_t *>(static_cast<void *>(member[i]->window.base() + data_addr[i]))[offset];
+    }
+    // A byte of data as DDR (the host's mapping) holds it.
+    uint8_t ddr_byte(uint32_t offset) { return static_cast<const uint8_t *>(data.host)[offset]; }
+
+    // Signals like signal() and returns the stderr it printed.
+    int signal_and_capture(uint32_t i, uint32_t seq, std::string * err) {
+        ::testing::internal::CaptureStderr();
+        const int st = signal(i, seq);
+        *err         = ::testing::internal::GetCapturedStderr();
         return st;
     }
 
@@ -125,4 +157,320 @@ TEST_F(group_fixture, ReadingAPeersSlotIsNoSignal) {
     vhtp::bind_thread(nullptr);
 }
 
+// ---- the L2 model: stores through a member's view reach DDR only when cleaned ----
+
+TEST_F(group_fixture, L2StoresReachDdrOnlyWhenCleaned) {
+    l2_store(0, 0, 256, 0xab, /*clean=*/false);
+    EXPECT_EQ(view_byte(0, 10), 0xab);  // the member sees its own stores
+    EXPECT_EQ(ddr_byte(10), 0);         // DDR (the host) does not, yet
+    EXPECT_EQ(view_byte(1, 10), 0);     // nor does the peer
+    vhtp::bind_thread(member[0]);
+    htp_dcache_clean(htp_va(data_addr[0]), 256);
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(ddr_byte(10), 0xab);
+    EXPECT_EQ(view_byte(1, 10), 0xab);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    EXPECT_EQ(signal(1, 1), HTP_STATUS_OK);
+}
+
+TEST_F(group_fixture, L2DisjointLinesOfOnePagePass) {
+    // Members 0 and 1 write alternate 128-byte lines of one page: the write-backs are per line,
+    // so neither clobbers the other's lines with its stale copy.
+    for (uint32_t l = 0; l < 32; l++) {
+        l2_store(l % 2, l * 128, 128, uint8_t(1 + l));
+    }
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    EXPECT_EQ(signal(1, 1), HTP_STATUS_OK);
+    for (uint32_t l = 0; l < 32; l++) {
+        EXPECT_EQ(ddr_byte(l * 128 + 5), 1 + l) << "line " << l;
+        EXPECT_EQ(view_byte(0, l * 128 + 5), 1 + l) << "line " << l;  // a cleaned page reads fresh
+    }
+}
+
+TEST_F(group_fixture, L2SameLineFromTwoMembersIsCaught) {
+    l2_store(0, 4096, 64, 1);       // bytes 0..63 of the line at 4096
+    l2_store(1, 4096 + 64, 64, 2);  // bytes 64..127: disjoint bytes, the same line
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    std::string err;
+    EXPECT_EQ(signal_and_capture(1, 1, &err), HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(err.find("members 0 and 1 both wrote the 128-byte line [0x1000, 0x1080)"), std::string::npos) << err;
+    EXPECT_NE(err.find("(member 0 through L2, member 1 through L2)"), std::string::npos) << err;
+}
+
+TEST_F(group_fixture, L2LineAndDmaBytesOfOneLineAreCaught) {
+    dma_write(0, 0, 64);       // member 0: bytes 0..63 by DMA
+    l2_store(1, 100, 4, 7);    // member 1: a store into the same line through L2
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    std::string err;
+    EXPECT_EQ(signal_and_capture(1, 1, &err), HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(err.find("(member 0 by DMA, member 1 through L2)"), std::string::npos) << err;
+}
+
+TEST_F(group_fixture, SignallingWithDirtyLinesIsCaught) {
+    l2_store(1, 8192 + 256, 10, 9, /*clean=*/false);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    std::string err;
+    EXPECT_EQ(signal_and_capture(1, 1, &err), HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(err.find("member 1 signalled its fence with 1 dirty L2 line not cleaned"), std::string::npos) << err;
+    EXPECT_NE(err.find("(line [0x2100, 0x2180) of buffer inode"), std::string::npos) << err;
+    EXPECT_EQ(ddr_byte(8192 + 256), 9);  // written back after the report: no data is lost
+}
+
+TEST_F(group_fixture, CleaningAnotherRangeDoesNotCount) {
+    l2_store(0, 0, 128, 3, /*clean=*/false);
+    vhtp::bind_thread(member[0]);
+    htp_dcache_clean(static_cast<uint8_t *>(htp_va(data_addr[0])) + 128, 128);  // the next line only
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OWNERSHIP);
+}
+
+TEST_F(group_fixture, FlushAllCleansEveryDirtyLine) {
+    const uint64_t before = vhtp::cache_counters().flush_all;
+    l2_store(0, 0, 300, 4, /*clean=*/false);
+    l2_store(0, 40000, 5000, 5, /*clean=*/false);
+    vhtp::bind_thread(member[0]);
+    htp_dcache_flush_all();
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(vhtp::cache_counters().flush_all, before + 1);
+    EXPECT_EQ(ddr_byte(299), 4);
+    EXPECT_EQ(ddr_byte(44999), 5);
+    EXPECT_EQ(member[0]->window.l2()->dirty_pages(), 0u);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    l2_store(1, 44990, 10, 6);  // the flush counted as member 0's writes: this line is both's
+    std::string err;
+    EXPECT_EQ(signal_and_capture(1, 1, &err), HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(err.find("both wrote the 128-byte line [0xaf80, 0xb000)"), std::string::npos) << err;
+}
+
+TEST_F(group_fixture, AStaleLineReadsFreshAfterAnInvalidate) {
+    l2_store(0, 0, 128, 1, /*clean=*/false);  // member 0 caches the page (line 0 dirty)
+    dma_write(1, 128, 128);                   // member 1 writes line 1 in DDR (VTCM holds zeros)
+    l2_store(1, 256, 128, 2);                 // and line 2 through its L2
+    EXPECT_EQ(ddr_byte(256), 2);
+    EXPECT_EQ(view_byte(0, 256), 0);  // member 0's cached copy of line 2 is stale, as on hardware
+    vhtp::bind_thread(member[0]);
+    htp_dcache_invalidate(static_cast<uint8_t *>(htp_va(data_addr[0])) + 256, 128);
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(view_byte(0, 256), 2);  // fresh
+    EXPECT_EQ(ddr_byte(0), 0);        // line 0 is still only in member 0's cache
+    vhtp::bind_thread(member[0]);
+    htp_dcache_clean(htp_va(data_addr[0]), 128);
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    EXPECT_EQ(signal(1, 1), HTP_STATUS_OK);
+    EXPECT_EQ(ddr_byte(0), 1);
+}
+
+TEST_F(group_fixture, TheLineInstructionsActOnTheLineOfTheirAddress) {
+    l2_store(0, 1000, 8, 1, /*clean=*/false);  // line [896, 1024)
+    l2_store(0, 1024, 8, 2, /*clean=*/false);  // line [1024, 1152)
+    vhtp::bind_thread(member[0]);
+    uint8_t * p = static_cast<uint8_t *>(htp_va(data_addr[0]));
+    Q6_dccleana_A(p + 900);  // any address in the line
+    EXPECT_EQ(ddr_byte(1000), 1);
+    EXPECT_EQ(ddr_byte(1024), 0);
+    Q6_dccleaninva_A(p + 1151);
+    EXPECT_EQ(ddr_byte(1024), 2);
+    Q6_dcinva_A(p);  // nothing dirty left there: a no-op
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+}
+
+TEST_F(group_fixture, HvxWorkersStoreIntoOnePageAtOnce) {
+    // Both HVX threads of member 0 store into the same clean page at the same time: the page
+    // is made dirty once and no store is lost.
+    struct job {
+        uint8_t * p;
+    } j{ static_cast<uint8_t *>(static_cast<void *>(member[0]->window.base() + data_addr[0])) + 12288 };
+    vhtp::bind_thread(member[0]);
+    work_queue_run(
+        member[0]->wq,
+        [](unsigned n, unsigned ith, void * d) {
+            uint8_t * p = static_cast<job *>(d)->p;
+            for (uint32_t l = ith; l < 32; l += n) {
+                memset(p + l * 128, int(10 + l), 128);
+            }
+        },
+        &j, 2);
+    htp_dcache_clean(j.p, 4096);
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+    for (uint32_t l = 0; l < 32; l++) {
+        EXPECT_EQ(ddr_byte(12288 + l * 128 + 127), 10 + l) << "line " << l;
+    }
+}
+
+TEST_F(group_fixture, DmaBypassesTheCache) {
+    l2_store(0, 0, 64, 1, /*clean=*/false);  // page 0 cached by member 0
+    vhtp::bind_thread(member[0]);
+    dma_queue * q = member[0]->sinfo.dma[0];
+    // DMA from DDR to VTCM reads DDR, not member 0's dirty line.
+    memset(htp_va(member[0]->sinfo.vtcm_base), 0xee, 64);
+    ASSERT_TRUE(dma_queue_push_1d(q, member[0]->sinfo.vtcm_base, data_addr[0], 64));
+    dma_queue_pop(q);
+    EXPECT_EQ(*static_cast<uint8_t *>(htp_va(member[0]->sinfo.vtcm_base)), 0);
+    htp_dcache_clean(htp_va(data_addr[0]), 64);
+    ASSERT_TRUE(dma_queue_push_1d(q, member[0]->sinfo.vtcm_base, data_addr[0], 64));
+    dma_queue_pop(q);
+    EXPECT_EQ(*static_cast<uint8_t *>(htp_va(member[0]->sinfo.vtcm_base)), 1);
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
+}
+
+TEST_F(group_fixture, UnmappingWritesDirtyLinesBack) {
+    ddr_buffer extra{ 8192 };
+    vhtp::bind_thread(member[0]);
+    dma_addr_t a = 0;
+    ASSERT_EQ(htp_mem_map(extra.fd, extra.size, 1, &a), HTP_STATUS_OK);
+    static_cast<uint8_t *>(htp_va(a))[5000] = 42;
+    EXPECT_EQ(static_cast<uint8_t *>(extra.host)[5000], 0);
+    ASSERT_EQ(htp_mem_unmap(extra.fd), HTP_STATUS_OK);
+    EXPECT_EQ(static_cast<uint8_t *>(extra.host)[5000], 42);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+    vhtp::bind_thread(nullptr);
+}
+
+TEST_F(group_fixture, CoherentBuffersBypassTheModel) {
+    // The fence buffer (and what htp_fence_coherent names) is shared memory as before.
+    vhtp::bind_thread(member[0]);
+    auto * f = static_cast<htp_fence_slot *>(slot(0));
+    f->seq   = 77;
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(static_cast<const htp_fence_slot *>(static_cast<const void *>(
+                  static_cast<const uint8_t *>(fences.host)))->seq, 77u);
+    vhtp::bind_thread(member[1]);
+    htp_fence_coherent(htp_va(data_addr[1]));
+    static_cast<uint8_t *>(htp_va(data_addr[1]))[3] = 5;
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(ddr_byte(3), 5);
+    EXPECT_EQ(signal(1, 1), HTP_STATUS_OK);
+}
+
 }  // namespace
+
+// A session that is in no group has no L2 model: its stores are in DDR at once, and the
+// cache calls only count.
+TEST(LoneSession, HasNoCacheModel) {
+    char         err[256] = "";
+    vhtp::core * c        = vhtp::core_create(vhtp_test::profile(79), 0, 0, err, sizeof(err));
+    ASSERT_NE(c, nullptr) << err;
+    vhtp::bind_thread(c);
+    ddr_buffer data{ 4096 };
+    dma_addr_t a = 0;
+    ASSERT_EQ(htp_mem_map(data.fd, data.size, 1, &a), HTP_STATUS_OK);
+    static_cast<uint8_t *>(htp_va(a))[7] = 3;
+    EXPECT_EQ(static_cast<uint8_t *>(data.host)[7], 3);
+    EXPECT_EQ(c->window.l2(), nullptr);
+    EXPECT_EQ(c->window.dma_base(), c->window.base());
+    htp_mem_unmap(data.fd);
+    vhtp::bind_thread(nullptr);
+    vhtp::core_destroy(c);
+}
+
+// The same checks end to end: two real sessions (NPUs 0 and 1) run the NPU library's barrier
+// and dirty-tensor flush (npu/src/mdev.cpp, in fixtures/fixture_mdev.cpp), their HVX workers
+// storing into one shared buffer through L2.
+class SessionGroup : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        for (uint32_t i = 0; i < 2; i++) {
+            std::string why;
+            s[i] = vhtp_test::open_session(i, 0, vhtp_test::bin_path("libfixture_mdev.so"), &why);
+            ASSERT_NE(s[i], nullptr) << why;
+        }
+    }
+    void TearDown() override {
+        for (vhtp_session * x : s) {
+            vhtp_session_close(x);
+        }
+    }
+    // One group op: member i stores i + 1 into data bytes [cut[i], cut[i + 1]); returns each
+    // member's status.
+    std::vector<int> op(ddr_buffer & data, const uint32_t cut[3], const uint32_t mode[2]) {
+        for (uint32_t i = 0; i < 2; i++) {
+            fixture_mdev_cmd cmd{ fences.fd, data.fd, fences.size, data.size, i, 2, seq, cut[i], cut[i + 1], mode[i] };
+            char             err[256] = "";
+            EXPECT_EQ(vhtp_session_send(s[i], &cmd, sizeof(cmd), err, sizeof(err)), 0) << err;
+        }
+        std::vector<int> st(2, -1);
+        for (uint32_t i = 0; i < 2; i++) {
+            htp_batch_response r{};
+            uint32_t           len      = 0;
+            char               err[256] = "";
+            EXPECT_EQ(vhtp_session_recv(s[i], &r, sizeof(r), &len, err, sizeof(err)), 0) << err;
+            st[i] = r.status;
+        }
+        seq += 2;
+        return st;
+    }
+
+    vhtp_test::session_env env;
+    vhtp_session *         s[2] = {};
+    ddr_buffer             fences{ 4096 };
+    uint32_t               seq = 0;
+};
+
+TEST_F(SessionGroup, WholeLinesPerMemberPass) {
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 4096 + 3 * 128, 16384 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    EXPECT_EQ(op(data, cut, flush), (std::vector<int>{ HTP_STATUS_OK, HTP_STATUS_OK }));
+    EXPECT_EQ(data.host[cut[1] - 1], 1);  // every store reached DDR, neither member's over the other's
+    EXPECT_EQ(data.host[cut[1]], 2);
+    EXPECT_EQ(data.host[16383], 2);
+}
+
+TEST_F(SessionGroup, APartitionInBytesNotLinesIsCaught) {
+    // Planted: the members' shares meet in the middle of the line at 0x1000.
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 4096 + 100, 16384 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    ::testing::internal::CaptureStderr();
+    const std::vector<int> st  = op(data, cut, flush);
+    const std::string      err = ::testing::internal::GetCapturedStderr();
+    std::fputs(err.c_str(), stdout);  // the line a user would see
+    EXPECT_TRUE(st[0] == HTP_STATUS_OWNERSHIP || st[1] == HTP_STATUS_OWNERSHIP) << st[0] << " " << st[1];
+    EXPECT_NE(err.find("members 0 and 1 both wrote the 128-byte line [0x1000, 0x1080)"), std::string::npos) << err;
+}
+
+TEST_F(SessionGroup, AMemberThatDoesNotFlushIsCaught) {
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 8192, 16384 }, modes[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_NO_FLUSH };
+    ::testing::internal::CaptureStderr();
+    const std::vector<int> st  = op(data, cut, modes);
+    const std::string      err = ::testing::internal::GetCapturedStderr();
+    std::fputs(err.c_str(), stdout);  // the line a user would see
+    EXPECT_EQ(st[1], HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(err.find("NPU 1 session 0: member 1 signalled its fence with 64 dirty L2 lines not cleaned"),
+              std::string::npos)
+        << err;
+}
+
+TEST_F(SessionGroup, LargeWritesFlushTheWholeCache) {
+    // 2 MiB per member: past HTP_DCACHE_FLUSH_ALL_BYTES, so each flushes its whole cache once.
+    ddr_buffer     data{ 4u << 20 };
+    const uint32_t cut[3] = { 0, 2u << 20, 4u << 20 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    const uint64_t before = vhtp::cache_counters().flush_all;
+    EXPECT_EQ(op(data, cut, flush), (std::vector<int>{ HTP_STATUS_OK, HTP_STATUS_OK }));
+    EXPECT_EQ(vhtp::cache_counters().flush_all, before + 2);
+    EXPECT_EQ(data.host[(2u << 20) - 1], 1);
+    EXPECT_EQ(data.host[(4u << 20) - 1], 2);
+}
+
+TEST_F(SessionGroup, AnAnswerWithDirtyLinesIsCaught) {
+    // Member 0 joined the group (its L2 is modelled from then on), then runs a batch alone
+    // whose stores it never cleans: the host would read stale DDR, so the answer is an error.
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 8192, 16384 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    EXPECT_EQ(op(data, cut, flush), (std::vector<int>{ HTP_STATUS_OK, HTP_STATUS_OK }));
+    fixture_mdev_cmd cmd{ fences.fd, data.fd, fences.size, data.size, 0, 1, 0, 256, 300, FIXTURE_MDEV_ALONE };
+    char             err[256] = "";
+    ::testing::internal::CaptureStderr();
+    ASSERT_EQ(vhtp_session_send(s[0], &cmd, sizeof(cmd), err, sizeof(err)), 0) << err;
+    htp_batch_response r{};
+    uint32_t           len = 0;
+    ASSERT_EQ(vhtp_session_recv(s[0], &r, sizeof(r), &len, err, sizeof(err)), 0) << err;
+    const std::string out = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(r.status, HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(out.find("NPU 0 session 0: answered the host with 1 dirty L2 line not cleaned"), std::string::npos)
+        << out;
+    EXPECT_EQ(data.host[256], 9);  // written back after the report
+}

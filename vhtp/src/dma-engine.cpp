@@ -98,7 +98,7 @@ void dma_engine::execute(const dma_queue::desc & d) {
         record_fault(core_, HTP_STATUS_DMA_ERROR);
         return;
     }
-    guarded_copy(core_->window.base(), d);
+    guarded_copy(core_->window.dma_base(), d);  // DMA bypasses a group member's L2 (l2-cache.h)
     if (core_->mdev.load(std::memory_order_relaxed)) {
         mdev_check_dma_write(core_, d.dst, d.dst_stride, d.row_size, d.nrows);
     }

@@ -117,6 +117,12 @@ void on_fault(int sig, siginfo_t * si, void * uc) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(si->si_addr);
     if (c && c->window.contains_host(a)) {
         const uint64_t dev = static_cast<uint64_t>(a - reinterpret_cast<uintptr_t>(c->window.base()));
+        // A device-group member's first store to a cached page (l2-cache.h): the page is made
+        // writable and the store re-executes.
+        l2_cache * l2 = c->window.l2();
+        if (sig == SIGSEGV && l2 && l2->write_fault(dev)) {
+            return;
+        }
         const uintptr_t pc = fault_pc(uc);
         if (recovery_point * rp = tls_recovery) {
             c->fault_addr.store(dev, std::memory_order_relaxed);

@@ -27,10 +27,13 @@
 namespace vhtp {
 namespace {
 
+enum : uint8_t { kViaDma = 1, kViaL2 = 2 };
+
 struct file_range {
     dev_t    dev;
     ino_t    ino;
     uint64_t begin, end;
+    uint8_t  via = kViaDma;  // how the member wrote it (merged ranges: both bits may be set)
 
     bool operator<(const file_range & o) const {
         return std::tie(dev, ino, begin, end) < std::tie(o.dev, o.ino, o.begin, o.end);
@@ -86,6 +89,7 @@ void merge(std::vector<file_range> & v) {
     for (size_t i = 0; i < v.size(); i++) {
         if (out > 0 && v[out - 1].dev == v[i].dev && v[out - 1].ino == v[i].ino && v[i].begin <= v[out - 1].end) {
             v[out - 1].end = std::max(v[out - 1].end, v[i].end);
+            v[out - 1].via |= v[i].via;
         } else {
             v[out++] = v[i];
         }
@@ -104,7 +108,7 @@ bool first_overlap(const std::vector<file_range> & a, const std::vector<file_ran
             continue;
         }
         if (x.end > y.begin && y.end > x.begin) {
-            *hit = { x.dev, x.ino, std::max(x.begin, y.begin), std::min(x.end, y.end) };
+            *hit = { x.dev, x.ino, std::max(x.begin, y.begin), std::min(x.end, y.end), (uint8_t) (x.via | (y.via << 2)) };
             return true;
         }
         (x.end <= y.end) ? i++ : j++;
@@ -112,12 +116,45 @@ bool first_overlap(const std::vector<file_range> & a, const std::vector<file_ran
     return false;
 }
 
+const char * via_name(uint8_t via) {
+    switch (via & 3) {
+        case kViaDma: return "by DMA";
+        case kViaL2: return "through L2";
+        default: return "by DMA and through L2";
+    }
+}
+
 void violation(core * c, const char * what) {
     std::fprintf(stderr, "vhtp: NPU %u session %u: %s\n", c->sinfo.device, c->sinfo.session, what);
     record_fault(c, HTP_STATUS_OWNERSHIP);
 }
 
+// Lines still dirty in c's L2 when it should have none: one line naming the first, then they
+// are written back (and still count as the member's writes).
+void dirty_lines_left(core * c, const char * who) {
+    const l2_cache::dirty_report dirty = c->window.l2_dirty();
+    if (!dirty.lines) {
+        return;
+    }
+    char what[320];
+    std::snprintf(what, sizeof(what),
+                  "%s with %llu dirty L2 line%s not cleaned, the first at device address 0x%llx (line [0x%llx, "
+                  "0x%llx) of buffer inode %llu)",
+                  who, (unsigned long long) dirty.lines, dirty.lines == 1 ? "" : "s", (unsigned long long) dirty.addr,
+                  (unsigned long long) dirty.offset, (unsigned long long) (dirty.offset + l2_cache::kLine),
+                  (unsigned long long) dirty.ino);
+    violation(c, what);
+    c->window.l2_clean_all(mdev_check_l2_sink(c));
+}
+
 }  // namespace
+
+void mdev_check_answer(core * c) {
+    l2_cache * l = c->window.l2();
+    if (l && l->dirty_pages()) {
+        dirty_lines_left(c, "answered the host");
+    }
+}
 
 void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t count) {
     if (!enabled()) {
@@ -147,6 +184,24 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
     m->count = count;
     m->group = g;
     c->mdev.store(m.get(), std::memory_order_release);
+    if (!c->window.l2()) {
+        char err[200] = "";
+        if (!c->window.l2_enable(dev, ino, err, sizeof(err))) {
+            std::fprintf(stderr, "vhtp: NPU %u session %u: no L2 model, stores are not checked: %s\n",
+                         c->sinfo.device, c->sinfo.session, err);
+        }
+    }
+}
+
+l2_cache::sink mdev_check_l2_sink(core * c) {
+    return { [](void * ctx, dev_t dev, ino_t ino, uint64_t offset, uint64_t bytes) {
+                mdev_member * m = static_cast<core *>(ctx)->mdev.load(std::memory_order_acquire);
+                if (m) {
+                    std::lock_guard<std::mutex> lock(m->mu);
+                    m->writes.push_back({ dev, ino, offset, offset + bytes, kViaL2 });
+                }
+            },
+             c };
 }
 
 void mdev_check_dma_write(core * c, uint64_t dst, uint32_t dst_stride, uint32_t row_size, uint32_t nrows) {
@@ -176,7 +231,11 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
     if (!m || p != m->slot || size < sizeof(htp_fence_slot)) {
         return;
     }
-    // A signal: the member wrote its slot and cleans it so its peers see it.
+    // A signal: the member wrote its slot and cleans it so its peers see it. Whatever it
+    // stored through L2 must be in DDR by now.
+    char who[32];
+    std::snprintf(who, sizeof(who), "member %u signalled its fence", m->idx);
+    dirty_lines_left(c, who);
     uint32_t in_flight = 0;
     for (uint32_t i = 0; i < c->sinfo.n_hvx; i++) {
         const dma_queue * q = c->dma->queue(i);
@@ -201,12 +260,28 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
     for (uint32_t j = 0; j < m->count; j++) {
         file_range hit;
         if (j != m->idx && first_overlap(mine, b.writes[j], &hit)) {
-            char what[240];
-            std::snprintf(what, sizeof(what),
-                          "members %u and %u both wrote bytes [0x%llx, 0x%llx) of buffer inode %llu by DMA before "
-                          "barrier %u",
-                          j, m->idx, (unsigned long long) hit.begin, (unsigned long long) hit.end,
-                          (unsigned long long) hit.ino, seq);
+            // Named in index order, whichever of the two signalled last.
+            char           what[300];
+            const uint8_t  mine_via = hit.via & 3, peer_via = hit.via >> 2;
+            const uint32_t lo = std::min(j, m->idx), hi = std::max(j, m->idx);
+            const uint8_t  lo_via = lo == j ? peer_via : mine_via, hi_via = lo == j ? mine_via : peer_via;
+            if (mine_via == kViaDma && peer_via == kViaDma) {
+                std::snprintf(what, sizeof(what),
+                              "members %u and %u both wrote bytes [0x%llx, 0x%llx) of buffer inode %llu by DMA before "
+                              "barrier %u",
+                              lo, hi, (unsigned long long) hit.begin, (unsigned long long) hit.end,
+                              (unsigned long long) hit.ino, seq);
+            } else {
+                // Through L2 the unit is the line: name the lines the overlap touches.
+                const uint64_t lb = hit.begin & ~(l2_cache::kLine - 1);
+                const uint64_t le = (hit.end + l2_cache::kLine - 1) & ~(l2_cache::kLine - 1);
+                std::snprintf(what, sizeof(what),
+                              "members %u and %u both wrote the 128-byte line%s [0x%llx, 0x%llx) of buffer inode %llu "
+                              "before barrier %u (member %u %s, member %u %s)",
+                              lo, hi, le - lb > l2_cache::kLine ? "s" : "", (unsigned long long) lb,
+                              (unsigned long long) le, (unsigned long long) hit.ino, seq, lo, via_name(lo_via), hi,
+                              via_name(hi_via));
+            }
             violation(c, what);
             break;
         }
@@ -229,6 +304,13 @@ extern "C" HTP_DEVICE_API void htp_fence_register(const void * own_slot, uint32_
     vhtp::core * c = vhtp::tls_core;
     if (c && count > 1) {
         vhtp::mdev_check_register(c, own_slot, idx, count);
+    }
+}
+
+extern "C" HTP_DEVICE_API void htp_fence_coherent(const void * p) {
+    vhtp::core * c = vhtp::tls_core;
+    if (c && c->window.l2() && c->window.contains_host((uintptr_t) p)) {
+        c->window.l2_coherent((uint64_t) ((const uint8_t *) p - c->window.base()));
     }
 }
 

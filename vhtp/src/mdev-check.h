@@ -1,14 +1,21 @@
 // The vHTP's multi-device ownership checker: what real hardware punishes silently (on a phone
 // these bugs show up as garbage text) is a fault status here. Per member of a device group
-// (htp_fence_register, device-api/include/htp/fence.h) it collects the DDR ranges its DMA
-// wrote since its last fence signal; at each signal (the clean of its own fence slot) it checks
+// (htp_fence_register, device-api/include/htp/fence.h) it turns on the member's L2 model
+// (l2-cache.h) and collects the DDR ranges the member wrote since its last fence signal: by
+// DMA (the bytes), and through L2 (the whole 128-byte lines its cleans wrote back). At each
+// signal (the clean of its own fence slot) it checks
+//   - that the member's L2 holds no dirty line (every store was cleaned to DDR),
 //   - that none of the member's DMA queues still holds a transfer (pushed, not popped), and
-//   - that no other member wrote any of the same bytes for the same barrier (same sequence),
+//   - that no other member wrote any of the same bytes for the same barrier (same sequence);
+//     a line written through L2 counts whole, since its write-back rewrites all 128 bytes,
 // and records HTP_STATUS_OWNERSHIP for the member with one stderr line naming the buffer (by
-// inode), the byte range and both members. GGML_HEXAGON_MDEV_CHECK=0 turns it off.
+// inode), the range and both members. GGML_HEXAGON_MDEV_CHECK=0 turns it off (and the L2
+// model with it: memory is coherent again).
 #pragma once
 #include <cstddef>
 #include <cstdint>
+
+#include "l2-cache.h"
 
 namespace vhtp {
 
@@ -19,8 +26,14 @@ struct mdev_member;
 void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t count);
 // A DMA transfer of the session wrote rows of row_size bytes at dst, dst_stride apart.
 void mdev_check_dma_write(core * c, uint64_t dst, uint32_t dst_stride, uint32_t row_size, uint32_t nrows);
+// Where the session's L2 write-backs go (l2_cache::clean): recorded as the member's writes.
+l2_cache::sink mdev_check_l2_sink(core * c);
 // The session cleaned [p, p + size): when that is its own fence slot, the member signalled.
 void mdev_check_clean(core * c, const void * p, size_t size);
+// The session is about to answer a message: lines still dirty in its L2 would never reach the
+// host (on a session that joined a group once and now runs alone, say). Reports them like a
+// signal with dirty lines, writes them back, and records HTP_STATUS_OWNERSHIP.
+void mdev_check_answer(core * c);
 // Drops the session's state (core_destroy).
 void mdev_check_forget(core * c);
 

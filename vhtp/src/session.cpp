@@ -15,6 +15,7 @@
 #include "htp-abi/htp-abi.h"
 #include "htp/session.h"
 #include "htp/timer.h"
+#include "mdev-check.h"
 #include "msg-queue.h"
 #include "vhtp/vhtp.h"
 
@@ -110,6 +111,7 @@ void vhtp_session::handle_one(const void * msg, uint32_t len) {
         htp_fault_take();
         out = write_status_response(resp, cap, HTP_STATUS_MMU_FAULT, seq, htp_cycles() - t0);
     } else {
+        vhtp::mdev_check_answer(core);  // no dirty L2 line may outlive the message (mdev-check.h)
         const int sticky = htp_fault_take();
         out              = std::min(resp_len, cap);
         if (out == 0 && (ret != 0 || sticky != 0)) {

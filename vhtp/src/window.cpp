@@ -44,6 +44,7 @@ bool Window::init(uint64_t vmem_budget, uint32_t vtcm_size, bool dma64, char * e
 }
 
 Window::~Window() {
+    delete l2_.load(std::memory_order_relaxed);
     if (base_) {
         munmap(base_, reserve_);  // drops every DDR mapping and VTCM at once
     }
@@ -85,6 +86,9 @@ bool Window::find_gap(uint64_t span, bool from_top, uint64_t * addr) const {
 void Window::drop(std::map<uint64_t, mapping>::iterator it) {
     // Replace the file mapping by PROT_NONE (never munmap: that would punch a hole in the
     // reservation that an unrelated host mmap could then land in).
+    if (l2_cache * l = l2()) {
+        l->detach(it->second.addr, it->second.span);  // its dirty lines go to DDR first
+    }
     mmap(base_ + it->second.addr, it->second.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
          -1, 0);
     mapped_ -= it->second.span;
@@ -127,10 +131,15 @@ int Window::map(int fd, uint64_t size, bool pinned, uint64_t * addr) {
     // of a weight: populate the page tables in one go rather than fault page by page. Pinned
     // buffers (a compute buffer is often used only in part) fault in as they are touched.
     const int populate = pinned ? 0 : MAP_POPULATE;
-    if (mmap(base_ + a, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0) == MAP_FAILED) {
+    const mapping m{ fd, st.st_dev, st.st_ino, a, span, 1, pinned };
+    if (l2_cache * l = l2()) {
+        if (!l->attach(a, span, fd, st.st_dev, st.st_ino, !pinned, !coherent(m))) {
+            return HTP_STATUS_MAP_FAILED;
+        }
+    } else if (mmap(base_ + a, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0) == MAP_FAILED) {
         return HTP_STATUS_MAP_FAILED;
     }
-    by_addr_[a] = mapping{ fd, st.st_dev, st.st_ino, a, span, 1, pinned };
+    by_addr_[a] = m;
     mapped_ += span;
     *addr = a;
     return HTP_STATUS_OK;
@@ -183,6 +192,80 @@ bool Window::file_offset(uint64_t addr, dev_t * dev, ino_t * ino, uint64_t * off
     *ino    = it->second.ino;
     *offset = addr - it->second.addr;
     return true;
+}
+
+bool Window::coherent(const mapping & m) const {
+    return coherent_.count({ m.dev, m.ino }) != 0;
+}
+
+bool Window::l2_enable(dev_t coherent_dev, ino_t coherent_ino, char * err, size_t err_len) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    if (l2()) {
+        return true;
+    }
+    coherent_[{ coherent_dev, coherent_ino }] = true;
+    l2_cache * l = l2_cache::create(base_, reserve_, kVtcmBase, vtcm_size_, err, err_len);
+    if (!l) {
+        return false;
+    }
+    // The buffers mapped so far move under the model (their data is in the file already).
+    for (const auto & [a, m] : by_addr_) {
+        if (!l->attach(a, m.span, m.fd, m.dev, m.ino, !m.pinned, !coherent(m))) {
+            set_error(err, err_len, "cannot map a buffer for the L2 model: %s", strerror(errno));
+            // Back to coherent shared mappings, so the session works on without the model.
+            for (const auto & [b, n] : by_addr_) {
+                mmap(base_ + b, n.span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, n.fd, 0);
+            }
+            delete l;
+            return false;
+        }
+    }
+    l2_.store(l, std::memory_order_release);
+    return true;
+}
+
+void Window::l2_coherent(uint64_t addr) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    l2_cache * l = l2();
+    auto       it = by_addr_.upper_bound(addr);
+    if (!l || it == by_addr_.begin()) {
+        return;
+    }
+    --it;
+    const mapping & m = it->second;
+    if (addr >= m.addr + m.span || coherent(m)) {
+        return;
+    }
+    coherent_[{ m.dev, m.ino }] = true;
+    l->detach(m.addr, m.span);
+    l->attach(m.addr, m.span, m.fd, m.dev, m.ino, !m.pinned, false);
+}
+
+uint64_t Window::l2_clean(uint64_t addr, uint64_t bytes, bool invalidate, const l2_cache::sink & s) const {
+    l2_cache * l = l2();
+    if (!l || l->dirty_pages() == 0) {
+        return 0;
+    }
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return l->clean(addr, bytes, invalidate, s);
+}
+
+uint64_t Window::l2_clean_all(const l2_cache::sink & s) const {
+    l2_cache * l = l2();
+    if (!l || l->dirty_pages() == 0) {
+        return 0;
+    }
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return l->clean_all(s);
+}
+
+l2_cache::dirty_report Window::l2_dirty() const {
+    l2_cache * l = l2();
+    if (!l || l->dirty_pages() == 0) {
+        return {};
+    }
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return l->dirty();
 }
 
 uint64_t Window::mapped_bytes() const {

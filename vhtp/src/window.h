@@ -18,9 +18,12 @@
 #pragma once
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <shared_mutex>
+
+#include "l2-cache.h"
 
 namespace vhtp {
 
@@ -64,6 +67,23 @@ class Window {
     // mapped there (or addr is VTCM). Lets the multi-device checker compare sessions' writes.
     bool file_offset(uint64_t addr, dev_t * dev, ino_t * ino, uint64_t * offset) const;
 
+    // The L2 model (l2-cache.h), off until a device group turns it on for the session: from
+    // then on every DDR buffer but the one of file (coherent_dev, coherent_ino) (the fence
+    // slots) is cached privately in the view. Returns false with a reason in err.
+    bool l2_enable(dev_t coherent_dev, ino_t coherent_ino, char * err, size_t err_len);
+    // Keeps the buffer behind DDR address addr coherent (shared by atomics: the trace buffer).
+    void l2_coherent(uint64_t addr);
+    l2_cache * l2() const { return l2_.load(std::memory_order_acquire); }
+    // Where the DMA engine copies: the view, or with the L2 model its shared DMA view.
+    uint8_t * dma_base() const {
+        l2_cache * l = l2();
+        return l ? l->alias() : base_;
+    }
+    // Under the window's shared lock (a buffer cannot leave meanwhile); see l2_cache.
+    uint64_t l2_clean(uint64_t addr, uint64_t bytes, bool invalidate, const l2_cache::sink & s) const;
+    uint64_t l2_clean_all(const l2_cache::sink & s) const;
+    l2_cache::dirty_report l2_dirty() const;
+
     uint64_t budget() const { return budget_; }
     uint64_t mapped_bytes() const;
     size_t n_mappings() const;
@@ -83,6 +103,7 @@ class Window {
     // library's choice (npu/src/dispatcher.cpp: the most recently used weights first), as it is
     // on a real session: the window only says HTP_STATUS_NO_MEMORY.
     bool find_gap(uint64_t span, bool from_top, uint64_t * addr) const;
+    bool coherent(const mapping & m) const;
     void drop(std::map<uint64_t, mapping>::iterator it);
 
     uint8_t *                   base_      = nullptr;
@@ -94,6 +115,9 @@ class Window {
     uint64_t                    mapped_    = 0;
     mutable std::shared_mutex   mu_;        // map/unmap exclusive; DMA range checks shared
     std::map<uint64_t, mapping> by_addr_;
+    std::atomic<l2_cache *>     l2_{ nullptr };
+    // Files the L2 model leaves coherent (the fence buffer, the trace buffer): (dev, ino).
+    std::map<std::pair<dev_t, ino_t>, bool> coherent_;
 };
 
 }  // namespace vhtp

@@ -11,6 +11,10 @@ HTP_DEVICE_API_BEGIN
 // own_slot: this member's fence line; idx / count: its index and the group's size. Called
 // once per batch, before the batch's first barrier.
 void htp_fence_register(const void * own_slot, uint32_t idx, uint32_t count);
+// The DDR buffer that holds p is shared by the group's members through atomics, as the fence
+// slots are (the trace buffer, whose event counter every member bumps): on Hexagon a no-op (such
+// memory is meant uncached); the vHTP keeps it out of its L2 model, coherent.
+void htp_fence_coherent(const void * p);
 
 // Waiting for a peer's fence slot: returns when *word may no longer be `seen`, or after about
 // max_cycles (the caller re-reads and decides). On Hexagon a pause; the vHTP sleeps in the host

@@ -175,6 +175,50 @@ TEST_F(HmxUnit, WholeExponentRangeSumsExactly) {
     }
 }
 
+// Rows of one tile on different paths: the unit sums a row's 32 pairs side by side when all of
+// them are exact in doubles (narrow exponent spreads) and pair by pair otherwise. Even rows
+// narrow, odd rows cancelling large terms next to subnormals (only an exact sum keeps those), a
+// zero row, and a weight row with an infinity: all must match.
+TEST_F(HmxUnit, RowsOnTheVectorAndThePairPathsMatchReference) {
+    std::mt19937     rng(5);
+    const dma_addr_t act = 0, w = 8192, params = 16384, out32 = 20480;
+    for (int weight_inf = 0; weight_inf < 2; weight_inf++) {
+        uint16_t * a = half_at(act), *b = half_at(w);
+        for (int m = 0; m < D; m++) {
+            for (int k = 0; k < D; k++) {
+                // odd rows: subnormals, plus +-65504 at K 2 and 9 below (they cancel)
+                a[m * D + k] = m % 2 ? (uint16_t) (((rng() & 1) << 15) | (1 + rng() % 1023)) : random_half(rng, 10, 6);
+                b[m * D + k] = random_half(rng, 12, 5);
+            }
+        }
+        for (int m = 1; m < D; m += 2) {
+            a[m * D + 2] = 0x7bff;
+            a[m * D + 9] = 0xfbff;
+        }
+        for (int n = 0; n < D; n++) {
+            b[n * D + 9] = b[n * D + 2];
+        }
+        for (int k = 0; k < D; k++) {
+            a[3 * D + k] = 0;  // an all-zero row
+        }
+        if (weight_inf) {
+            b[7 * D + 5] = 0x7c00;  // +inf in weight row 7: every row falls back to IEEE sums there
+        }
+        float * p = float_at(params);
+        for (int n = 0; n < D; n++) {
+            p[n]     = 1.0f;
+            p[D + n] = 0.0f;
+        }
+        Reference ref;
+        ref.mma(a, b, 1);
+        ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_mma(hmx, act, w, 1), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
+        ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+        EXPECT_EQ(f32_mismatches(ref, float_at(out32), p), 0) << "weight inf " << weight_inf;
+    }
+}
+
 // Large terms that cancel (+-65504 in two K positions) next to subnormal ones: the result is
 // the small terms' sum, which any summation that is not exact over the whole range loses.
 TEST_F(HmxUnit, CancellingLargeTermsKeepTheSmallOnes) {

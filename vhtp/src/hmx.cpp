@@ -82,17 +82,30 @@ struct fp16_row {
     bool special;      // an inf or NaN in the row: the pair falls back to IEEE arithmetic
 };
 
+// Smallest of 16 unsigned halfwords.
+inline int min_u16(__m256i v) {
+    const __m128i m = _mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return _mm_cvtsi128_si32(_mm_minpos_epu16(m)) & 0xffff;
+}
+
 void decode_row(const uint16_t * h, fp16_row & r) {
-    int special = 0, smin = 64, smax = 0;
-    for (int k = 0; k < D; k++) {
-        const int  e  = (h[k] >> 10) & 31;
-        const int  s  = e ? e - 1 : 0;
-        const bool nz = (h[k] & 0x7fff) != 0;
-        special |= e == 31;
-        smin = nz && s < smin ? s : smin;
-        smax = nz && s > smax ? s : smax;
-    }
-    r.special = special != 0;
+    // Per value: binade s = max(e - 1, 0), nonzero, inf/NaN; 16 halfwords per AVX2 register.
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(h));
+    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(h + 16));
+    const __m256i c31 = _mm256_set1_epi16(31), one = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+    const __m256i e0 = _mm256_and_si256(_mm256_srli_epi16(x0, 10), c31);
+    const __m256i e1 = _mm256_and_si256(_mm256_srli_epi16(x1, 10), c31);
+    const __m256i s0 = _mm256_subs_epu16(e0, one), s1 = _mm256_subs_epu16(e1, one);
+    const __m256i mag = _mm256_set1_epi16(0x7fff);
+    const __m256i z0  = _mm256_cmpeq_epi16(_mm256_and_si256(x0, mag), zero);  // zero lanes
+    const __m256i z1  = _mm256_cmpeq_epi16(_mm256_and_si256(x1, mag), zero);
+    const __m256i sp  = _mm256_or_si256(_mm256_cmpeq_epi16(e0, c31), _mm256_cmpeq_epi16(e1, c31));
+    // min over nonzero lanes (zeros read as 64); max as 0xffff - min of 0xffff - s (zeros as 0)
+    const __m256i big = _mm256_set1_epi16(64), ones = _mm256_set1_epi16(-1);
+    const int     smin = min_u16(_mm256_min_epu16(_mm256_blendv_epi8(s0, big, z0), _mm256_blendv_epi8(s1, big, z1)));
+    const int     smax = 0xffff - min_u16(_mm256_min_epu16(_mm256_sub_epi16(ones, _mm256_andnot_si256(z0, s0)),
+                                                            _mm256_sub_epi16(ones, _mm256_andnot_si256(z1, s1))));
+    r.special = !_mm256_testz_si256(sp, sp);
     r.smin    = smin > smax ? smax : smin;
     r.smax    = smax;
     for (int i = 0; i < D / 8; i++) {  // fp16 -> fp32 -> fp64, both exact
@@ -248,14 +261,42 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
         return HTP_STATUS_BAD_PARAMS;
     }
     fp16_row ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
+    v4d      wt[D][D / 4];  // the weight tile transposed, wt[k][n / 4][n % 4] = w[n][k] (doubles)
     for (uint32_t t = 0; t < n_k; t++) {
         const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);
         const uint16_t * b = reinterpret_cast<const uint16_t *>(h->window_base + w + t * HTP_HMX_TILE_BYTES);
+        int  w_spread  = 0;
+        bool w_special = false;
         for (int i = 0; i < D; i++) {
             decode_row(a + i * D, ra[i]);
             decode_row(b + i * D, rw[i]);
+            w_spread  = rw[i].smax - rw[i].smin > w_spread ? rw[i].smax - rw[i].smin : w_spread;
+            w_special = w_special || rw[i].special;
+        }
+        for (int n = 0; n < D; n++) {
+            for (int k = 0; k < D; k++) {
+                wt[k][n / 4][n % 4] = rw[n].v[k / 4][k % 4];
+            }
         }
         for (int m = 0; m < D; m++) {
+            if (!w_special && !ra[m].special && (ra[m].smax - ra[m].smin) + w_spread <= 26) {
+                // Every pair of row m is on tile_dot's exact double path, so its 32 sums may be
+                // formed side by side, 4 columns per vector: same sums, same roundings.
+                v4d s[D / 4] = {};
+                for (int k = 0; k < D; k++) {
+                    const double x  = ra[m].v[k / 4][k % 4];
+                    const v4d    xv = { x, x, x, x };
+                    for (int j = 0; j < D / 4; j++) {
+                        s[j] += xv * wt[k][j];
+                    }
+                }
+                for (int j = 0; j < D / 4; j++) {
+                    for (int l = 0; l < 4; l++) {
+                        h->acc[m][4 * j + l] += (float) s[j][l];
+                    }
+                }
+                continue;
+            }
             for (int n = 0; n < D; n++) {
                 h->acc[m][n] += tile_dot(ra[m], rw[n], a + m * D, b + n * D);
             }

@@ -7,6 +7,18 @@
 #include "htp/hvx.h"
 #include "htp/memory.h"
 
+// On a vector loop inside a row loop: no unrolling. Each unrolled copy of an inner loop keeps
+// its own trip counts, remainder count and pointers live across the row loop, which is what
+// ran the row loops of the compute functions out of the 32 scalar / 32 vector registers
+// (in-loop spills, docs/tools.md); an HVX hardware loop costs nothing per trip, and these
+// loops are bound by their vector work or by one accumulator's dependency chain anyway.
+// (The host build with gcc has no such pragma and needs none.)
+#if defined(__clang__)
+#    define HTP_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#    define HTP_NO_UNROLL
+#endif
+
 namespace htp_ops {
 
 static inline HVX_Vector splat_f32(float x) {
@@ -15,10 +27,12 @@ static inline HVX_Vector splat_f32(float x) {
     return Q6_V_vsplat_R(bits);
 }
 
-// Lane 0 of a vector as float (through a stack copy).
+// Lane 0 of a vector as float: vextract moves the word into a scalar register (a memcpy of the
+// vector went through a stack copy, a vector store and a scalar load in every loop using it).
 static inline float lane0_f32(HVX_Vector v) {
-    float f;
-    __builtin_memcpy(&f, &v, 4);
+    const int32_t bits = Q6_R_vextract_VR(v, 0);
+    float         f;
+    __builtin_memcpy(&f, &bits, 4);
     return f;
 }
 
@@ -51,8 +65,10 @@ static inline void copy_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32
     }
 }
 
+// The row conversions are not unrolled (HTP_NO_UNROLL): they run inside row loops.
 // fp32 -> fp16 for 64 * n_out elements: reads 2 * n_out vectors, writes n_out.
 static inline void f32_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_out) {
+    HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_out; i++) {
         dst[i] = Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(src[2 * i], src[2 * i + 1]));  // Vu -> even lanes
     }
@@ -60,6 +76,7 @@ static inline void f32_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, 
 
 // fp16 -> fp32 for 64 * n_in elements: reads n_in vectors, writes 2 * n_in.
 static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
+    HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_in; i++) {
         const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(src[i]));
         dst[2 * i]             = Q6_V_lo_W(w);

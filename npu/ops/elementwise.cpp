@@ -57,8 +57,18 @@ inline HVX_Vector hardsigmoid_sf(HVX_Vector x) {
     return sf_min(sf_max(t, Q6_V_vzero()), splat_f32(1.0f));
 }
 
+// What compute_rows needs besides the row pointers, by reference (the call has five register
+// arguments and nothing on the stack): the activation's parameters as vectors, the row
+// pitches in vectors, the row length; for F16 rows the fp32 scratch rows.
 struct ew_consts {
-    HVX_Vector p0, p1;
+    HVX_Vector   p0, p1;
+    uint32_t     py, px, pg;
+    uint32_t     n_vec;   // fp32 vectors per row
+    uint32_t     n_half;  // F16: fp16 vectors per row; 0: the rows are F32
+    uint32_t     two;     // F16: g is a second operand to widen
+    HVX_Vector * xs;      // F16: fp32 scratch rows of x, g and y
+    HVX_Vector * gs;
+    HVX_Vector * ys;
 };
 
 template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_consts & c) {
@@ -108,21 +118,49 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
     }
 }
 
-template <int K> void compute_rows(HVX_Vector * y0, uint32_t py, const HVX_Vector * x0, uint32_t px,
-                                   const HVX_Vector * g0, uint32_t pg, uint32_t n_rows, uint32_t n_vec,
-                                   const ew_consts & c) {
-    for (uint32_t j = 0; j < n_rows; j++) {
-        const HVX_Vector * x = x0 + j * px;
-        const HVX_Vector * g = g0 + j * pg;
-        HVX_Vector *       y = y0 + j * py;
-        for (uint32_t i = 0; i < n_vec; i++) {
-            y[i] = apply<K>(x[i], g[i], c);
-        }
+template <int K> inline void apply_row(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec,
+                                       const ew_consts & c) {
+    for (uint32_t i = 0; i < n_vec; i++) {
+        y[i] = apply<K>(x[i], g[i], c);
     }
 }
 
-typedef void (*compute_fn)(HVX_Vector *, uint32_t, const HVX_Vector *, uint32_t, const HVX_Vector *, uint32_t,
-                           uint32_t, uint32_t, const ew_consts &);
+// n_rows rows of op K; F16 rows are widened into the scratch rows, computed there and narrowed
+// back into y, one row at a time (here, so that the row loop makes no call).
+template <int K>
+HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_rows,
+                              const ew_consts & c) {
+    const uint32_t n_vec = c.n_vec;
+    const uint32_t py = c.py, px = c.px, pg = c.pg;
+    if (c.n_half == 0) {
+        for (uint32_t j = 0; j < n_rows; j++) {
+            apply_row<K>(y, x, g, n_vec, c);
+            x += px;
+            g += pg;
+            y += py;
+        }
+        return;
+    }
+    const uint32_t n_half = c.n_half;
+    HVX_Vector *   xs     = c.xs;
+    HVX_Vector *   gs     = c.two ? c.gs : c.xs;
+    HVX_Vector *   ys     = c.ys;
+    const bool     two    = c.two != 0;
+    HTP_NO_UNROLL
+    for (uint32_t j = 0; j < n_rows; j++) {
+        f16_to_f32_vectors(xs, x, n_half);
+        if (two) {
+            f16_to_f32_vectors(gs, g, n_half);
+        }
+        apply_row<K>(ys, xs, gs, n_vec, c);
+        f32_to_f16_vectors(y, ys, n_half);
+        x += px;
+        g += pg;
+        y += py;
+    }
+}
+
+typedef void (*compute_fn)(HVX_Vector *, const HVX_Vector *, const HVX_Vector *, uint32_t, const ew_consts &);
 
 constexpr compute_fn kCompute[] = {
     compute_rows<HTP_EW_ABS>,         compute_rows<HTP_EW_NEG>,        compute_rows<HTP_EW_SQR>,
@@ -177,26 +215,20 @@ struct elementwise_op {
         const HVX_Vector *  x   = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc0, slot));
         const HVX_Vector *  g   = p->has_src1 ? vptr(vtcm_slot(ctx, p->split, ith, p->vsrc1, slot)) : x;
         HVX_Vector *        y   = vptr(vtcm_slot(ctx, p->split, ith, p->vdst, slot));
-        const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : p->vsrc0.row_pitch / 128;
-        const ew_consts     c   = { splat_f32(p->p0), splat_f32(p->p1) };
         const uint32_t      px  = p->vsrc0.row_pitch / 128;
+        const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : px;
         const uint32_t      py  = p->vdst.row_pitch / 128;
-        if (p->type == HTP_TYPE_F32) {
-            kCompute[p->kind](y, py, x, px, g, pg, n, (p->ne0 + 31) / 32, c);
-            return;
+        ew_consts c = { splat_f32(p->p0), splat_f32(p->p1), py, px, pg, (p->ne0 + 31) / 32, 0, 0,
+                        nullptr, nullptr, nullptr };
+        if (p->type != HTP_TYPE_F32) {  // F16
+            c.n_half = (p->ne0 + 63) / 64;
+            c.n_vec  = 2 * c.n_half;
+            c.two    = p->has_src1;
+            c.xs     = vptr(vtcm_at(ctx, p->split, ith, p->f16_scratch));
+            c.gs     = c.xs + 2 * c.n_half;
+            c.ys     = c.gs + 2 * c.n_half;
         }
-        const uint32_t n_in = (p->ne0 + 63) / 64;  // fp16 vectors per row
-        HVX_Vector *   xs   = vptr(vtcm_at(ctx, p->split, ith, p->f16_scratch));
-        HVX_Vector *   gs   = xs + 2 * n_in;
-        HVX_Vector *   ys   = gs + 2 * n_in;
-        for (uint32_t j = 0; j < n; j++) {
-            f16_to_f32_vectors(xs, x + j * px, n_in);
-            if (p->has_src1) {
-                f16_to_f32_vectors(gs, g + j * pg, n_in);
-            }
-            kCompute[p->kind](ys, 0, xs, 0, p->has_src1 ? gs : xs, 0, 1, 2 * n_in, c);
-            f32_to_f16_vectors(y + j * py, ys, n_in);
-        }
+        kCompute[p->kind](y, x, g, n, c);
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {

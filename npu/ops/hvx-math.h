@@ -205,6 +205,53 @@ static inline HVX_Vector sqrt_sf(HVX_Vector x) {
     return Q6_V_vmux_QVV(sf_isnan(x), x, s);
 }
 
+// Scalar sqrt x, correctly rounded (what IEEE sqrtf returns), inline: x's mantissa, shifted
+// to an even exponent, gets its integer square root digit by digit, rounded to nearest (a tie
+// is impossible). The row loops of NORM / RMS_NORM call it per row: a call to the library's
+// sqrtf there made every vector the loop keeps (the zero accumulator, the tail mask) spill
+// around it. x = +-0, +inf and NaN come back as they are; x < 0 gives NaN (the norms never
+// pass one). test_hvx_math checks it against sqrtf on every mantissa of two exponents and
+// every subnormal.
+static inline float sqrt_f32(float x) {
+    uint32_t ix;
+    __builtin_memcpy(&ix, &x, 4);
+    if (ix - 1u >= 0x7f7fffffu) {  // +-0, +inf, NaN, negative
+        if ((ix & 0x7fffffffu) == 0 || ix == 0x7f800000u || (ix & 0x7fffffffu) > 0x7f800000u) {
+            return x + x;  // +-0 and +inf unchanged, NaN quietened
+        }
+        return __builtin_nanf("");
+    }
+    int32_t  e = (int32_t) (ix >> 23);
+    uint32_t m = ix & 0x7fffffu;
+    if (e == 0) {  // subnormal: leading 1 to bit 23
+        const int32_t sh = __builtin_clz(m) - 8;
+        m <<= sh;
+        e = 1 - sh;
+    } else {
+        m |= 0x800000u;
+    }
+    const int32_t ex = e - 127;  // x = m * 2^(ex - 23), m in [2^23, 2^24)
+    m <<= (ex & 1);              // x = m * 2^(ex - (ex & 1) - 23), an even power of two
+    uint64_t v   = (uint64_t) m << 23;
+    uint64_t q   = 0;
+    uint64_t bit = 1ull << 46;  // highest power of 4 <= v
+    HTP_NO_UNROLL
+    while (bit != 0) {
+        if (v >= q + bit) {
+            v -= q + bit;
+            q = (q >> 1) + bit;
+        } else {
+            q >>= 1;
+        }
+        bit >>= 2;
+    }
+    q += v > q ? 1 : 0;  // v is now the remainder: sqrt >= q + 1/2 iff remainder > q
+    const uint32_t r = ((uint32_t) ((ex - (ex & 1)) / 2 + 127) << 23) + (uint32_t) (q - 0x800000u);  // q = 2^24 carries
+    float          y;
+    __builtin_memcpy(&y, &r, 4);
+    return y;
+}
+
 // 1 / (1 + e^-x); e^-x is capped at e^87 so the reciprocal's argument stays below 2^126.
 static inline HVX_Vector sigmoid_sf(HVX_Vector x) {
     const HVX_Vector nx = Q6_V_vxor_VV(x, splat_i32(0x80000000));

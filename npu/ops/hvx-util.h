@@ -36,6 +36,14 @@ static inline float lane0_f32(HVX_Vector v) {
     return f;
 }
 
+// Lane l (0..31) of a vector as float, by vextract.
+static inline float lane_f32(HVX_Vector v, uint32_t l) {
+    const int32_t bits = Q6_R_vextract_VR(v, (int32_t) (4 * l));
+    float         f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+}
+
 // Sum of the 32 sf lanes, left in every lane (rotate-and-add tree).
 static inline HVX_Vector reduce_sum_sf(HVX_Vector v) {
     for (int shift = 64; shift >= 4; shift >>= 1) {

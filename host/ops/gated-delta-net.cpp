@@ -128,34 +128,30 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.S_v    = (uint32_t) v->ne[0];
     p.H      = (uint32_t) v->ne[1];
     p.T      = (uint32_t) v->ne[2];
-    p.n_seqs = (uint32_t) v->ne[3];
     p.K      = (uint32_t) op->op_params[0];
+    const uint32_t n_seqs = (uint32_t) v->ne[3];
     p.kda    = g->ne[0] == v->ne[0] && v->ne[0] != 1 ? 1 : 0;
     p.scale  = 1.0f / sqrtf((float) p.S_v);
-    p.neq1   = (uint32_t) q->ne[1];
-    p.nek1   = (uint32_t) k->ne[1];
-    p.rq3    = (uint32_t) (v->ne[3] / q->ne[3]);
-    p.rk3    = (uint32_t) (v->ne[3] / k->ne[3]);
     p.div_H    = htp_fastdiv_init(p.H);
-    p.mod_neq1 = htp_fastdiv_init(p.neq1);
-    p.mod_nek1 = htp_fastdiv_init(p.nek1);
-    p.div_rq3  = htp_fastdiv_init(p.rq3);
-    p.div_rk3  = htp_fastdiv_init(p.rk3);
+    p.mod_neq1 = htp_fastdiv_init((uint32_t) q->ne[1]);                  // iq1 = iv1 % neq1
+    p.mod_nek1 = htp_fastdiv_init((uint32_t) k->ne[1]);
+    p.div_rq3  = htp_fastdiv_init((uint32_t) (v->ne[3] / q->ne[3]));     // iq3 = iv3 / rq3
+    p.div_rk3  = htp_fastdiv_init((uint32_t) (v->ne[3] / k->ne[3]));
     p.q      = rows_strides(q->nb[1], q->nb[2], q->nb[3]);
     p.k      = rows_strides(k->nb[1], k->nb[2], k->nb[3]);
     p.v      = rows_strides(v->nb[1], v->nb[2], v->nb[3]);
     p.g      = rows_strides(g->nb[1], g->nb[2], g->nb[3]);
     p.beta   = rows_strides(b->nb[1], b->nb[2], b->nb[3]);
     p.state_nb3  = (uint32_t) st->nb[3];
-    p.attn_elems = p.S_v * p.H * p.T * p.n_seqs;
-    p.snap_elems = p.S_v * p.S_v * p.H * p.n_seqs;
+    p.attn_elems = p.S_v * p.H * p.T * n_seqs;
+    p.snap_elems = p.S_v * p.S_v * p.H * n_seqs;
     p.tok_block  = l.tb;
     p.n_blocks   = (p.T + l.tb - 1) / l.tb;
     p.pitch      = l.pitch;
     p.g_pitch    = l.g_pitch;
 
     // Rows are (head, sequence) pairs; one pair at a time per thread, blocks of tokens pipelined.
-    const uint32_t pairs  = p.H * p.n_seqs;
+    const uint32_t pairs  = p.H * n_seqs;
     const uint32_t n_hvx  = std::max(1u, std::min(caps.n_hvx, 8u));
     uint32_t       n_thr  = std::min(n_hvx, pairs);
     const uint32_t rpt    = (pairs + n_thr - 1) / n_thr;

@@ -1,6 +1,6 @@
 // FLASH_ATTN_EXT (docs/flash-attn.md; params in htp-abi/params/attention.h). Per tile of q
 // rows sharing one K/V head: DMA the Q rows into VTCM, then stream the head's K / V rows
-// (and each q row's F16 mask) in chunks of kv_chunk rows through 2 slots. Per chunk the K and
+// (and each q row's F16 mask) in chunks of split.rows_per_chunk rows through split.n_bufs slots. Per chunk the K and
 // V rows become F32 rows once (shared by the tile's rows); per q row the chunk's scores are
 // dot products in HVX, scaled / soft-capped / masked as one or two vectors, and folded into
 // the row's accumulator by an online softmax (running max M, running sum S). At the end a
@@ -41,8 +41,9 @@ struct fa_thread {
 
     // Pushes the DMA of chunk c (K, V, mask rows) into slot s; returns descriptors or -1.
     int fetch(uint32_t c, uint32_t s) {
-        const uint32_t ic0 = c * p->kv_chunk;
-        const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
+        const uint32_t rpc = p->split.rows_per_chunk;
+        const uint32_t ic0 = c * rpc;
+        const uint32_t n   = p->n_kv - ic0 < rpc ? p->n_kv - ic0 : rpc;
         int            k   = 0;
         const dma_addr_t ka = octx->src[1].data + ic0 * p->k.nb1 + ik2 * p->k.nb2 + ik3 * p->k.nb3;
         const dma_addr_t va = octx->src[2].data + ic0 * p->v.nb1 + ik2 * p->v.nb2 + ik3 * p->v.nb3;
@@ -229,8 +230,9 @@ struct fa_thread {
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t c, uint32_t s) {
-        const uint32_t ic0 = c * p->kv_chunk;
-        const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
+        const uint32_t rpc = p->split.rows_per_chunk;
+        const uint32_t ic0 = c * rpc;
+        const uint32_t n   = p->n_kv - ic0 < rpc ? p->n_kv - ic0 : rpc;
         uint32_t       kp, vp;
         const HVX_Vector * kf = to_f32(at(p->vk + s * p->k_slot), at(p->vkf), p->k_type, p->dk, p->k_pitch,
                                        p->kf_pitch, p->k_blocks, p->k_scales, p->k_mins, p->k_qh, p->k_quants, n,
@@ -389,10 +391,11 @@ struct fa_thread {
                 return HTP_STATUS_DMA_ERROR;
             }
         }
-        // Prime both K/V slots.
+        // Prime the n_bufs K/V slots.
         const uint32_t n_chunks = p->n_kv_chunks;
-        uint32_t       fetched[2] = { 0, 0 };
-        for (uint32_t c = 0; c < 2 && c < n_chunks; c++) {
+        const uint32_t n_bufs   = p->split.n_bufs;
+        uint32_t       fetched[16];
+        for (uint32_t c = 0; c < n_bufs && c < n_chunks; c++) {
             const int k = fetch(c, c);
             if (k < 0) {
                 return HTP_STATUS_DMA_ERROR;
@@ -423,18 +426,20 @@ struct fa_thread {
         }
         htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
 
-        for (uint32_t c = 0; c < n_chunks; c++) {
-            const uint32_t s = c & 1;
+        for (uint32_t c = 0, s = 0; c < n_chunks; c++) {  // chunk c in slot s = c % n_bufs
             dma_pop_n(q, tr, fetched[s], info);
             htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
             compute_chunk(c, s);
             htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
-            if (c + 2 < n_chunks) {
-                const int k = fetch(c + 2, s);
+            if (c + n_bufs < n_chunks) {
+                const int k = fetch(c + n_bufs, s);
                 if (k < 0) {
                     return HTP_STATUS_DMA_ERROR;
                 }
                 fetched[s] = (uint32_t) k;
+            }
+            if (++s == n_bufs) {
+                s = 0;
             }
         }
         htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
@@ -476,13 +481,13 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
 
 int htp_op_flash_attn_ext(struct htp_op_context * octx) {
     const htp_flash_attn_params & p = octx->params->flash_attn;
-    if (p.tile_rows == 0 || p.tile_rows > kMaxTile || p.kv_chunk == 0 || p.kv_chunk > 64 || p.n_kv == 0 ||
-        p.split.n_threads == 0) {
+    if (p.tile_rows == 0 || p.tile_rows > kMaxTile || p.split.rows_per_chunk == 0 || p.split.rows_per_chunk > 64 ||
+        p.split.n_bufs == 0 || p.split.n_bufs > 16 || p.n_kv == 0 || p.split.n_threads == 0) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    // DMA in flight at most: 2 tiles' rows (write-back, Q) + 2 chunks of K, V and mask rows.
+    // DMA in flight at most: 2 tiles' rows (write-back, Q) + n_bufs chunks of K, V and mask rows.
     const uint32_t kv_d = kv_descs(p.k_blocks, p.k_mins, p.k_qh) + kv_descs(p.v_blocks, p.v_mins, p.v_qh);
-    if (4 * p.tile_rows + 2 * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
+    if ((2 + p.split.n_bufs) * p.tile_rows + p.split.n_bufs * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
         return HTP_STATUS_BAD_PARAMS;
     }
     // Rows are query tiles (each writes only its own output rows, by DMA): a device group's

@@ -103,7 +103,7 @@ struct fa_plan {
     uint32_t  n_threads, tiles_per_thread, budget;
     kv_layout k, v;
     uint32_t  q_pitch, acc_pitch, mask_slot;
-    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, bytes;
+    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, vscores, bytes;
 };
 
 bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
@@ -150,6 +150,8 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     off += pl.k.f_bytes;
     pl.vvf = off;
     off += pl.v.f_bytes;
+    pl.vscores = off;
+    off += 2 * 128;
     pl.bytes = off;
     return off <= pl.budget;
 }
@@ -290,6 +292,7 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.kf_pitch  = pl.k.f_pitch;
     p.vvf       = pl.vvf;
     p.vf_pitch  = pl.v.f_pitch;
+    p.vscores   = pl.vscores;
 }
 
 }  // namespace

@@ -92,26 +92,38 @@ static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, 
     }
 }
 
+// Scale d[b & 63] of a block from the fp32 scales of its 64-block group (lo: blocks 0..31,
+// hi: 32..63, as f16_to_f32_vectors lays them out), splatted: vextract, no stack copy.
+static inline HVX_Vector block_scale(HVX_VectorPair d, uint32_t b) {
+    const HVX_Vector half = (b & 32) ? Q6_V_hi_W(d) : Q6_V_lo_W(d);
+    return Q6_V_vsplat_R(Q6_R_vextract_VR(half, (int32_t) (4 * (b & 31))));
+}
+
+// The 64 fp16 scales of one vector as fp32 (lo: scales 0..31, hi: 32..63).
+static inline HVX_VectorPair f16_scales_f32(HVX_Vector s) {
+    return Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(s));
+}
+
 // Q8_0 -> fp32 for n_blocks blocks of 32 as DMA'd apart into dense FP16 scales and dense
 // int8 quants (GET_ROWS, FLASH_ATTN_EXT's K / V). 4 blocks (128 quants) per step, so it
-// writes whole groups of 4 output vectors; scales convert 64 at a time into a stack copy.
+// writes whole groups of 4 output vectors; scales convert 64 at a time and stay in registers.
 // Quants widen b -> h (in order), convert h -> hf exactly (|q| <= 128), then hf -> sf in
 // order, times their block's scale.
 static inline void q8_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants,
                                        uint32_t n_blocks) {
-    float d[64] __attribute__((aligned(128)));
+    HVX_VectorPair d = f16_scales_f32(scales[0]);
+    HTP_NO_UNROLL
     for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
         if ((b0 & 63) == 0) {
-            f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+            d = f16_scales_f32(scales[b0 / 64]);
         }
         const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
         const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
         const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-        const float *        db = d + (b0 & 63);
-        y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), splat_f32(db[0]));
-        y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), splat_f32(db[1]));
-        y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), splat_f32(db[2]));
-        y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), splat_f32(db[3]));
+        y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), block_scale(d, b0 + 0));
+        y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), block_scale(d, b0 + 1));
+        y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), block_scale(d, b0 + 2));
+        y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), block_scale(d, b0 + 3));
     }
 }
 

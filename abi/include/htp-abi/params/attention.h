@@ -57,6 +57,7 @@ struct htp_flash_attn_params {
     uint32_t vv, v_slot, v_pitch, v_scales, v_mins, v_qh, v_quants;
     uint32_t vkf, kf_pitch;
     uint32_t vvf, vf_pitch;
+    uint32_t vscores;                // 2 vectors: the current q row's chunk scores between its passes
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_ATTENTION \

@@ -9,7 +9,8 @@ using namespace htp_enc;
 
 namespace {
 
-constexpr uint32_t kMaxSv = 256;  // the kernel keeps k, q, gates of a token on its stack
+constexpr uint32_t kMaxSv = 256;  // the kernel's compute_tokens<NV>: NV <= 8 vectors per state row
+constexpr uint32_t kBufs  = 2;    // slots per block stream (split.n_bufs): the kernel's double buffer
 constexpr uint32_t kMaxK  = 8;    // snapshot buffers per slot in VTCM
 
 struct gdn_layout {
@@ -40,7 +41,7 @@ static gdn_layout layout_for(const ggml_tensor * op, uint32_t tb) {
     l.state_size = S_v * l.pitch;
     l.snap_size  = K * l.state_size;
     // 2 state regions + 2 slots of (q, k, v, attn, g, beta, snapshots)
-    l.total = 2 * l.state_size + 2 * (4 * l.q_size + l.g_size + l.beta_size + l.snap_size);
+    l.total = 2 * l.state_size + kBufs * (4 * l.q_size + l.g_size + l.beta_size + l.snap_size);
     return l;
 }
 
@@ -160,7 +161,7 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.split.total_rows      = pairs;
     p.split.rows_per_thread = rpt;
     p.split.rows_per_chunk  = 1;
-    p.split.n_bufs          = 2;
+    p.split.n_bufs          = kBufs;
     p.split.vtcm_per_thread = vtcm_budget(caps);
 
     uint32_t off  = 0;
@@ -173,13 +174,13 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.g_size      = l.g_size;
     p.beta_size   = l.beta_size;
     p.snap_size   = l.snap_size;
-    p.v_q         = off; off += 2 * p.q_size;
-    p.v_k         = off; off += 2 * p.k_size;
-    p.v_v         = off; off += 2 * p.v_size;
-    p.v_attn      = off; off += 2 * p.attn_size;
-    p.v_g         = off; off += 2 * p.g_size;
-    p.v_beta      = off; off += 2 * p.beta_size;
-    p.v_snap      = off; off += 2 * p.snap_size;
+    p.v_q         = off; off += kBufs * p.q_size;
+    p.v_k         = off; off += kBufs * p.k_size;
+    p.v_v         = off; off += kBufs * p.v_size;
+    p.v_attn      = off; off += kBufs * p.attn_size;
+    p.v_g         = off; off += kBufs * p.g_size;
+    p.v_beta      = off; off += kBufs * p.beta_size;
+    p.v_snap      = off; off += kBufs * p.snap_size;
 }
 
 }  // namespace

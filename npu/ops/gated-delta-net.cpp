@@ -225,5 +225,10 @@ struct gdn_thread {
 }  // namespace
 
 int htp_op_gated_delta_net(struct htp_op_context * octx) {
+    // The block streams are a double buffer (slot = unit & 1): the host plans and lays out
+    // split.n_bufs = 2 slots, and a plan of any other depth is refused, not run on 2.
+    if (octx->params->gdn.split.n_bufs != 2) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
     return run_ticket_threads<gdn_thread>(octx, &octx->params->gdn);
 }

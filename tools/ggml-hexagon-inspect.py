@@ -453,12 +453,15 @@ def lib_for_arch(arch):
     return os.path.join(build, "hexagon", f"libggml-htp-v{arch}.so")
 
 
-def report(binary, label, checks, regex, limit):
+def report(binary, label, checks, regex, limit, exclude=None):
     symb = Symbolizer(binary.path)
     funcs = [f for f in binary.functions if regex is None or f.matches(regex)]
+    left_out = [f for f in funcs if exclude is not None and f.matches(exclude)]
+    funcs = [f for f in funcs if f not in left_out]
     totals = collections.Counter()
     kinds = {c: collections.Counter() for c in checks}
-    print(f"== {label}: {binary.path} ({len(funcs)} of {len(binary.functions)} functions selected)")
+    print(f"== {label}: {binary.path} ({len(funcs)} of {len(binary.functions)} functions selected"
+          + (f", {len(left_out)} more left out by --exclude" if left_out else "") + ")")
     if binary.unknown:
         print(f"   note: {binary.unknown} instructions llvm-objdump could not decode (instructions newer than v73?)")
     for check in checks:
@@ -482,7 +485,32 @@ def report(binary, label, checks, regex, limit):
                       f"{loop}  {where[insn.addr]}")
             if len(found) > len(shown):
                 print(f"      ... {len(found) - len(shown)} more (--limit 0 shows all)")
-    return totals, kinds
+    return totals, kinds, funcs, funcs + left_out
+
+
+def kernel_sources(ops_dir):
+    """{kernel .cpp of ops_dir (one defining an htp_op_* entry point): the files of ops_dir it
+    and its local headers include, itself too}."""
+    inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+    entry = re.compile(r"^int\s+htp_op_\w+\s*\(", re.M)
+
+    def closure(name, seen):
+        if name in seen or not os.path.isfile(os.path.join(ops_dir, name)):
+            return seen
+        seen.add(name)
+        for h in inc.findall(open(os.path.join(ops_dir, name)).read()):
+            closure(h, seen)
+        return seen
+
+    return {n: closure(n, set()) for n in sorted(os.listdir(ops_dir))
+            if n.endswith(".cpp") and entry.search(open(os.path.join(ops_dir, n)).read())}
+
+
+def missing_kernels(path, funcs, ops_dir):
+    """Kernel sources of ops_dir none of whose files defines one of funcs."""
+    where = Symbolizer(path).lines([f.addr for f in funcs])
+    files = {os.path.basename(where[f.addr].split(":")[0]) for f in funcs}
+    return [k for k, own in kernel_sources(ops_dir).items() if not own & files]
 
 
 def disasm(binary, name):
@@ -570,6 +598,15 @@ def main(argv=None):
                     help=f"which library of the Hexagon build: 73, 75, 79, 81, a comma list or 'all' (default {DEFAULT_ARCH}); "
                          "it is $GGML_HEXAGON_BUILD/hexagon/libggml-htp-vNN.so, default build/hexagon/")
     ap.add_argument("--lib", metavar="FILE", action="append", help="inspect this ELF file instead (repeatable)")
+    ap.add_argument("--exclude", metavar="REGEX",
+                    help="leave out of the checks the functions --func selected whose name matches this")
+    ap.add_argument("--min-functions", type=int, metavar="N",
+                    help="with --strict, also exit 1 when fewer than N functions are checked (in a "
+                         "library): a gate that selects by name must not shrink unnoticed")
+    ap.add_argument("--ops-dir", metavar="DIR",
+                    help="with --strict, also exit 1 when a kernel source of DIR (a .cpp defining an "
+                         "htp_op_* entry) has no function --func selects, defined in it or a header of "
+                         "DIR it includes (a kernel whose compute is not named compute_*)")
     ap.add_argument("--limit", type=int, default=8, metavar="N",
                     help="findings listed per function and check (default 8; 0 = all)")
     args = ap.parse_args(argv)
@@ -599,13 +636,22 @@ def main(argv=None):
             disasm(Binary(path, with_source=True), args.disasm)
         return 0
     checks = [c for c in CHECKS if getattr(args, c)] or list(CHECKS)
+    exclude = re.compile(args.exclude) if args.exclude else None
     grand = collections.Counter()
+    short = []  # gate conditions that failed, beside the findings
     for label, path in targets:
-        totals, _ = report(Binary(path), label, checks, regex, args.limit)
+        totals, _, checked, selected = report(Binary(path), label, checks, regex, args.limit, exclude)
         grand.update(totals)
+        if args.min_functions is not None and len(checked) < args.min_functions:
+            short.append(f"{label}: {len(checked)} functions checked, fewer than --min-functions {args.min_functions}")
+        if args.ops_dir:
+            for k in missing_kernels(path, selected, args.ops_dir):
+                short.append(f"{label}: kernel {k} has no function --func selects")
     print("total: " + ", ".join(f"{c} {grand[c]}" for c in checks)
           + (f" (in {len(targets)} files)" if len(targets) > 1 else ""))
-    return 1 if args.strict and sum(grand.values()) else 0
+    for line in short:
+        print("gate: " + line)
+    return 1 if args.strict and (sum(grand.values()) or short) else 0
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ using namespace htp_enc;
 namespace {
 
 constexpr uint32_t kKvChunk  = 64;  // K/V rows per chunk: one vector of F16 mask per q row
+constexpr uint32_t kKvBufs   = 2;   // K/V/mask slots (split.n_bufs): the next chunk loads while one computes
 constexpr uint32_t kMaxTile  = 12;  // q rows per tile: keeps the DMA queue within 64 (see fa_plan)
 
 bool kv_quant(ggml_type t) {
@@ -102,7 +103,7 @@ struct fa_plan {
     uint32_t  n_threads, tiles_per_thread, budget;
     kv_layout k, v;
     uint32_t  q_pitch, acc_pitch, mask_slot;
-    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, bytes;
+    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, vscores, bytes;
 };
 
 bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
@@ -118,9 +119,9 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     // Enough tiles for every thread when the groups are few (decode: one group of rk2 rows).
     const uint32_t want_tpg = (n_hvx + pl.n_groups - 1) / pl.n_groups;
     // In flight at most: the previous tile's write-backs and this tile's Q rows (a descriptor
-    // per row each), and two chunks of K, V and one mask descriptor per row.
+    // per row each), and kKvBufs chunks of K, V and one mask descriptor per row.
     const uint32_t kv_d     = kv_descs(k->type) + kv_descs(v->type);
-    const uint32_t max_tile = std::min(kMaxTile, (HTP_DMA_INFLIGHT_MAX - 2 * kv_d) / 4);
+    const uint32_t max_tile = std::min(kMaxTile, (HTP_DMA_INFLIGHT_MAX - kKvBufs * kv_d) / (2 + kKvBufs));
     pl.tile_rows = std::min(max_tile, std::max(1u, (pl.rows_per_group + want_tpg - 1) / want_tpg));
     pl.tiles_per_group  = (pl.rows_per_group + pl.tile_rows - 1) / pl.tile_rows;
     pl.total_tiles      = pl.n_groups * pl.tiles_per_group;
@@ -140,15 +141,17 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     pl.vacc = off;
     off += pl.tile_rows * pl.acc_pitch;
     pl.vmask = off;
-    off += 2 * pl.mask_slot;
+    off += kKvBufs * pl.mask_slot;
     pl.vk = off;
-    off += 2 * pl.k.slot;
+    off += kKvBufs * pl.k.slot;
     pl.vv = off;
-    off += 2 * pl.v.slot;
+    off += kKvBufs * pl.v.slot;
     pl.vkf = off;
     off += pl.k.f_bytes;
     pl.vvf = off;
     off += pl.v.f_bytes;
+    pl.vscores = off;
+    off += 2 * 128;
     pl.bytes = off;
     return off <= pl.budget;
 }
@@ -214,7 +217,7 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.split.total_rows      = pl.total_tiles;
     p.split.rows_per_thread = pl.tiles_per_thread;
     p.split.rows_per_chunk  = kKvChunk;
-    p.split.n_bufs          = 2;
+    p.split.n_bufs          = kKvBufs;
     p.split.vtcm_per_thread = pl.budget;
 
     float prm[3];
@@ -233,7 +236,6 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.dk              = (uint32_t) k->ne[0];
     p.dv              = (uint32_t) v->ne[0];
     p.n_kv            = (uint32_t) k->ne[1];
-    p.kv_chunk        = kKvChunk;
     p.n_kv_chunks     = (p.n_kv + kKvChunk - 1) / kKvChunk;
     p.tile_rows       = pl.tile_rows;
     p.rows_per_group  = pl.rows_per_group;
@@ -290,6 +292,7 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.kf_pitch  = pl.k.f_pitch;
     p.vvf       = pl.vvf;
     p.vf_pitch  = pl.v.f_pitch;
+    p.vscores   = pl.vscores;
 }
 
 }  // namespace

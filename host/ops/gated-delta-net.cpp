@@ -9,7 +9,8 @@ using namespace htp_enc;
 
 namespace {
 
-constexpr uint32_t kMaxSv = 256;  // the kernel keeps k, q, gates of a token on its stack
+constexpr uint32_t kMaxSv = 256;  // the kernel's compute_tokens<NV>: NV <= 8 vectors per state row
+constexpr uint32_t kBufs  = 2;    // slots per block stream (split.n_bufs): the kernel's double buffer
 constexpr uint32_t kMaxK  = 8;    // snapshot buffers per slot in VTCM
 
 struct gdn_layout {
@@ -40,7 +41,7 @@ static gdn_layout layout_for(const ggml_tensor * op, uint32_t tb) {
     l.state_size = S_v * l.pitch;
     l.snap_size  = K * l.state_size;
     // 2 state regions + 2 slots of (q, k, v, attn, g, beta, snapshots)
-    l.total = 2 * l.state_size + 2 * (4 * l.q_size + l.g_size + l.beta_size + l.snap_size);
+    l.total = 2 * l.state_size + kBufs * (4 * l.q_size + l.g_size + l.beta_size + l.snap_size);
     return l;
 }
 
@@ -128,34 +129,30 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.S_v    = (uint32_t) v->ne[0];
     p.H      = (uint32_t) v->ne[1];
     p.T      = (uint32_t) v->ne[2];
-    p.n_seqs = (uint32_t) v->ne[3];
     p.K      = (uint32_t) op->op_params[0];
+    const uint32_t n_seqs = (uint32_t) v->ne[3];
     p.kda    = g->ne[0] == v->ne[0] && v->ne[0] != 1 ? 1 : 0;
     p.scale  = 1.0f / sqrtf((float) p.S_v);
-    p.neq1   = (uint32_t) q->ne[1];
-    p.nek1   = (uint32_t) k->ne[1];
-    p.rq3    = (uint32_t) (v->ne[3] / q->ne[3]);
-    p.rk3    = (uint32_t) (v->ne[3] / k->ne[3]);
     p.div_H    = htp_fastdiv_init(p.H);
-    p.mod_neq1 = htp_fastdiv_init(p.neq1);
-    p.mod_nek1 = htp_fastdiv_init(p.nek1);
-    p.div_rq3  = htp_fastdiv_init(p.rq3);
-    p.div_rk3  = htp_fastdiv_init(p.rk3);
+    p.mod_neq1 = htp_fastdiv_init((uint32_t) q->ne[1]);                  // iq1 = iv1 % neq1
+    p.mod_nek1 = htp_fastdiv_init((uint32_t) k->ne[1]);
+    p.div_rq3  = htp_fastdiv_init((uint32_t) (v->ne[3] / q->ne[3]));     // iq3 = iv3 / rq3
+    p.div_rk3  = htp_fastdiv_init((uint32_t) (v->ne[3] / k->ne[3]));
     p.q      = rows_strides(q->nb[1], q->nb[2], q->nb[3]);
     p.k      = rows_strides(k->nb[1], k->nb[2], k->nb[3]);
     p.v      = rows_strides(v->nb[1], v->nb[2], v->nb[3]);
     p.g      = rows_strides(g->nb[1], g->nb[2], g->nb[3]);
     p.beta   = rows_strides(b->nb[1], b->nb[2], b->nb[3]);
     p.state_nb3  = (uint32_t) st->nb[3];
-    p.attn_elems = p.S_v * p.H * p.T * p.n_seqs;
-    p.snap_elems = p.S_v * p.S_v * p.H * p.n_seqs;
+    p.attn_elems = p.S_v * p.H * p.T * n_seqs;
+    p.snap_elems = p.S_v * p.S_v * p.H * n_seqs;
     p.tok_block  = l.tb;
     p.n_blocks   = (p.T + l.tb - 1) / l.tb;
     p.pitch      = l.pitch;
     p.g_pitch    = l.g_pitch;
 
     // Rows are (head, sequence) pairs; one pair at a time per thread, blocks of tokens pipelined.
-    const uint32_t pairs  = p.H * p.n_seqs;
+    const uint32_t pairs  = p.H * n_seqs;
     const uint32_t n_hvx  = std::max(1u, std::min(caps.n_hvx, 8u));
     uint32_t       n_thr  = std::min(n_hvx, pairs);
     const uint32_t rpt    = (pairs + n_thr - 1) / n_thr;
@@ -164,7 +161,7 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.split.total_rows      = pairs;
     p.split.rows_per_thread = rpt;
     p.split.rows_per_chunk  = 1;
-    p.split.n_bufs          = 2;
+    p.split.n_bufs          = kBufs;
     p.split.vtcm_per_thread = vtcm_budget(caps);
 
     uint32_t off  = 0;
@@ -177,13 +174,13 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.g_size      = l.g_size;
     p.beta_size   = l.beta_size;
     p.snap_size   = l.snap_size;
-    p.v_q         = off; off += 2 * p.q_size;
-    p.v_k         = off; off += 2 * p.k_size;
-    p.v_v         = off; off += 2 * p.v_size;
-    p.v_attn      = off; off += 2 * p.attn_size;
-    p.v_g         = off; off += 2 * p.g_size;
-    p.v_beta      = off; off += 2 * p.beta_size;
-    p.v_snap      = off; off += 2 * p.snap_size;
+    p.v_q         = off; off += kBufs * p.q_size;
+    p.v_k         = off; off += kBufs * p.k_size;
+    p.v_v         = off; off += kBufs * p.v_size;
+    p.v_attn      = off; off += kBufs * p.attn_size;
+    p.v_g         = off; off += kBufs * p.g_size;
+    p.v_beta      = off; off += kBufs * p.beta_size;
+    p.v_snap      = off; off += kBufs * p.snap_size;
 }
 
 }  // namespace

@@ -93,7 +93,6 @@ static void im2col_encode(const htp_device_caps & caps, const ggml_tensor * op, 
     plan_rows(caps, im2col_need(caps, op), p.split);
     p.dst_type = op->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_F32;
     p.is_2d    = g.is_2d ? 1 : 0;
-    p.K        = (uint32_t) op->ne[0];
     p.IC = g.IC; p.IH = g.IH; p.IW = g.IW; p.KH = g.KH; p.KW = g.KW;
     p.s0 = g.s0; p.s1 = g.s1; p.p0 = g.p0; p.p1 = g.p1; p.d0 = g.d0; p.d1 = g.d1;
     p.div_s0 = htp_fastdiv_init((uint32_t) g.s0);
@@ -107,7 +106,7 @@ static void im2col_encode(const htp_device_caps & caps, const ggml_tensor * op, 
     p.mode        = ic_ok && g.IC > p.split.rows_per_chunk ? HTP_IM2COL_GATHER_IC : HTP_IM2COL_GATHER_OW;
     p.shape       = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
     p.dst         = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
-    p.dst_row_bytes = p.K * (uint32_t) ggml_type_size(op->type);
+    p.dst_row_bytes = (uint32_t) op->ne[0] * (uint32_t) ggml_type_size(op->type);
     uint32_t off  = 0;
     p.vstage      = stream_at(off, p.split, stage_pitch(op), p.split.rows_per_chunk);
     p.vdst        = stream_at(off, p.split, dst_pitch(op), p.split.rows_per_chunk);

@@ -188,10 +188,8 @@ void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const h
     p.ne00              = (uint32_t) w->ne[0];
     p.ne01              = (uint32_t) w->ne[1];
     p.n_k_tiles         = pl.n_kt;
-    p.n_col_tiles       = pl.n_ct;
     p.tile_bytes        = tw.tile_bytes;
     p.tile_pitch        = pl.pitch;
-    p.blocks_per_tile   = tw.k_cols / 32;
     p.k_tiles_per_chunk = pl.kpc;
     p.n_kchunks         = pl.n_kchunks;
     p.div_kchunks       = htp_fastdiv_init(pl.n_kchunks);

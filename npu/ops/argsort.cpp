@@ -18,6 +18,11 @@ static inline uint32_t log2_u32(uint32_t x) {
     return l;
 }
 
+// m ? a : b per bit (m: all-ones or all-zero lanes).
+static inline HVX_Vector select(HVX_Vector m, HVX_Vector a, HVX_Vector b) {
+    return Q6_V_vxor_VV(b, Q6_V_vand_VV(Q6_V_vxor_VV(a, b), m));
+}
+
 struct argsort_op {
     const htp_op_context *     octx;
     const htp_argsort_params * p;
@@ -28,38 +33,57 @@ struct argsort_op {
         return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 
-    // One compare-exchange stage (block size k, distance d) over the row's n_vec vectors.
-    void stage(HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec, uint32_t k, uint32_t d, HVX_Vector lane) const {
-        if (d >= 32) {
-            const uint32_t dv = d / 32;
-            for (uint32_t i = 0; i < n_vec; i++) {
-                if (i & dv) {
-                    continue;
-                }
-                const uint32_t       j    = i + dv;
-                const bool           asc  = (((i * 32) & k) == 0) != (p->descending != 0);
-                const HVX_VectorPred swap = asc ? Q6_Q_vcmp_gt_VwVw(key[i], key[j]) : Q6_Q_vcmp_gt_VwVw(key[j], key[i]);
-                const HVX_Vector     ka = key[i], kb = key[j], ia = idx[i], ib = idx[j];
-                key[i]                    = Q6_V_vmux_QVV(swap, kb, ka);
-                key[j]                    = Q6_V_vmux_QVV(swap, ka, kb);
-                idx[i]                    = Q6_V_vmux_QVV(swap, ib, ia);
-                idx[j]                    = Q6_V_vmux_QVV(swap, ia, ib);
-            }
-            return;
+    // lane = 0, 1, ..., 31: an inclusive scan of ones, minus one (a few instructions; each
+    // pass makes its own, so no vector lives across the row loop's calls).
+    static HVX_Vector lane_index() {
+        HVX_Vector lane = Q6_V_vsplat_R(1);
+        for (int32_t s = 4; s < 128; s <<= 1) {
+            lane = Q6_Vw_vadd_VwVw(lane, Q6_V_vlalign_VVR(lane, Q6_V_vzero(), s));
         }
+        return Q6_Vw_vsub_VwVw(lane, Q6_V_vsplat_R(1));
+    }
+
+    // One compare-exchange stage with distance d >= 32 (block size k): whole vectors.
+    HTP_COMPUTE void compute_stage_vectors(HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec, uint32_t k,
+                                           uint32_t d) const {
+        const uint32_t dv   = d / 32;
+        const bool     desc = p->descending != 0;
+        for (uint32_t i = 0; i < n_vec; i++) {
+            if (i & dv) {
+                continue;
+            }
+            const uint32_t       j    = i + dv;
+            const bool           asc  = (((i * 32) & k) == 0) != desc;
+            const HVX_VectorPred swap = asc ? Q6_Q_vcmp_gt_VwVw(key[i], key[j]) : Q6_Q_vcmp_gt_VwVw(key[j], key[i]);
+            const HVX_Vector     ka = key[i], kb = key[j], ia = idx[i], ib = idx[j];
+            key[i]                    = Q6_V_vmux_QVV(swap, kb, ka);
+            key[j]                    = Q6_V_vmux_QVV(swap, ka, kb);
+            idx[i]                    = Q6_V_vmux_QVV(swap, ib, ia);
+            idx[j]                    = Q6_V_vmux_QVV(swap, ia, ib);
+        }
+    }
+
+    // One compare-exchange stage with distance d < 32: lane i against lane i ^ d by rotations.
+    HTP_COMPUTE void compute_stage_lanes(HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec, uint32_t k,
+                                         uint32_t d) const {
+        const HVX_Vector     lane = lane_index();
         const HVX_Vector     zero = Q6_V_vzero();
         const HVX_Vector     one  = Q6_V_vsplat_R(1);
         const uint32_t       ld = log2_u32(d), lk = log2_u32(k);
-        const HVX_VectorPred low  = Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lane, Q6_V_vsplat_R((int32_t) d)), zero);  // partner i + d
+        // Lanes whose partner is i + d, as an all-ones vector mask (not a predicate: the loop
+        // needs the 4 predicate registers for its compares).
+        const HVX_Vector     low  = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lane, Q6_V_vsplat_R((int32_t) d)), zero),
+                                                  Q6_V_vsplat_R(-1), zero);
         const HVX_Vector     want = Q6_V_vsplat_R(p->descending ? 1 : 0);
+        HTP_NO_UNROLL  // unrolled, the copies need more than the 4 predicate registers
         for (uint32_t i = 0; i < n_vec; i++) {
             // Lane i keeps the smaller key when bit d and bit k of its global index agree (ascending).
             const HVX_Vector     g    = Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (i * 32)));
             const HVX_Vector     x    = Q6_V_vand_VV(Q6_V_vxor_VV(Q6_Vuw_vlsr_VuwR(g, ld), Q6_Vuw_vlsr_VuwR(g, lk)), one);
             const HVX_VectorPred tmin = Q6_Q_vcmp_eq_VwVw(x, want);
             const HVX_Vector     kv = key[i], iv = idx[i];
-            const HVX_Vector     kp = Q6_V_vmux_QVV(low, Q6_V_valign_VVR(kv, kv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(kv, kv, (int32_t) (4 * d)));
-            const HVX_Vector     ip = Q6_V_vmux_QVV(low, Q6_V_valign_VVR(iv, iv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(iv, iv, (int32_t) (4 * d)));
+            const HVX_Vector     kp = select(low, Q6_V_valign_VVR(kv, kv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(kv, kv, (int32_t) (4 * d)));
+            const HVX_Vector     ip = select(low, Q6_V_valign_VVR(iv, iv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(iv, iv, (int32_t) (4 * d)));
             const HVX_VectorPred take = Q6_Q_or_QQ(Q6_Q_and_QQ(tmin, Q6_Q_vcmp_gt_VwVw(kv, kp)),
                                                    Q6_Q_and_QQ(Q6_Q_not_Q(tmin), Q6_Q_vcmp_gt_VwVw(kp, kv)));
             key[i] = Q6_V_vmux_QVV(take, kp, kv);
@@ -67,40 +91,53 @@ struct argsort_op {
         }
     }
 
-    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
-        HVX_Vector *   k0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
-        HVX_Vector *   i0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
-        const uint32_t n_vec = p->n_sort / 32;
-        const uint32_t n_val = (p->ne0 + 31) / 32;  // vectors holding src values
-        // lane = 0, 1, ..., 31: an inclusive scan of ones, minus one
-        HVX_Vector lane = Q6_V_vsplat_R(1);
-        for (int32_t s = 4; s < 128; s <<= 1) {
-            lane = Q6_Vw_vadd_VwVw(lane, Q6_V_vlalign_VVR(lane, Q6_V_vzero(), s));
+    // The row's values as order-preserving int32 keys (padding: keys that sort last), and
+    // the indices 0, 1, ...
+    HTP_COMPUTE void compute_keys(HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec) const {
+        const uint32_t   n_val = (p->ne0 + 31) / 32;  // vectors holding src values
+        const HVX_Vector lane  = lane_index();
+        const HVX_Vector pad   = Q6_V_vsplat_R(p->descending ? INT32_MIN : INT32_MAX);
+        const HVX_Vector mag   = Q6_V_vsplat_R(0x7fffffff);
+        for (uint32_t i = 0; i < n_vec; i++) {
+            idx[i] = Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (i * 32)));
+            if (i >= n_val) {
+                key[i] = pad;
+                continue;
+            }
+            const HVX_Vector b = key[i];
+            HVX_Vector       t = Q6_V_vxor_VV(b, Q6_V_vand_VV(Q6_Vw_vasr_VwR(b, 31), mag));
+            if (i == n_val - 1 && p->tail_bytes) {
+                t = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), t, pad);
+            }
+            key[i] = t;
         }
-        lane                     = Q6_Vw_vsub_VwVw(lane, Q6_V_vsplat_R(1));
-        const HVX_Vector pad     = Q6_V_vsplat_R(p->descending ? INT32_MIN : INT32_MAX);
-        const HVX_Vector mag     = Q6_V_vsplat_R(0x7fffffff);
+    }
+
+    // The bitonic network over one row: its stage loops only call the passes above, so they
+    // keep scalars alone across the calls.
+    HTP_COMPUTE void compute_network(HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec) const {
+        const uint32_t n_sort = n_vec * 32;
+        for (uint32_t k = 2; k <= n_sort; k <<= 1) {
+            for (uint32_t d = k / 2; d > 0; d >>= 1) {
+                if (d >= 32) {
+                    compute_stage_vectors(key, idx, n_vec, k, d);
+                } else {
+                    compute_stage_lanes(key, idx, n_vec, k, d);
+                }
+            }
+        }
+    }
+
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
+        HVX_Vector *   key   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *   idx   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t n_vec = p->n_sort / 32;
+        HTP_NO_UNROLL
         for (uint32_t j = 0; j < n; j++) {
-            HVX_Vector * key = k0 + j * n_vec;
-            HVX_Vector * idx = i0 + j * n_vec;
-            for (uint32_t i = 0; i < n_vec; i++) {
-                idx[i] = Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (i * 32)));
-                if (i >= n_val) {
-                    key[i] = pad;
-                    continue;
-                }
-                const HVX_Vector b = key[i];
-                HVX_Vector       t = Q6_V_vxor_VV(b, Q6_V_vand_VV(Q6_Vw_vasr_VwR(b, 31), mag));
-                if (i == n_val - 1 && p->tail_bytes) {
-                    t = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), t, pad);
-                }
-                key[i] = t;
-            }
-            for (uint32_t k = 2; k <= p->n_sort; k <<= 1) {
-                for (uint32_t d = k / 2; d > 0; d >>= 1) {
-                    stage(key, idx, n_vec, k, d, lane);
-                }
-            }
+            compute_keys(key, idx, n_vec);
+            compute_network(key, idx, n_vec);
+            key += n_vec;
+            idx += n_vec;
         }
     }
 

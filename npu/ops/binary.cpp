@@ -23,29 +23,35 @@ template <int kKind> inline HVX_Vector apply(HVX_Vector a, HVX_Vector b) {
     return div_sf(a, b);
 }
 
-template <int kKind> void compute_rows(HVX_Vector * dst, uint32_t dst_pitch_vec, const HVX_Vector * s0,
-                                       uint32_t s0_pitch_vec, const HVX_Vector * s1, uint32_t s1_step_vec,
-                                       uint32_t n_rows, uint32_t n_vec) {
+// n_rows rows of n_vec vectors: y = a op b, src1 rows s1_step_vec vectors apart (0: one row
+// serves all). The F32 rows without dim-0 broadcast run here in one call per chunk.
+template <int kKind>
+HTP_COMPUTE void compute_binary_rows(HVX_Vector * dst, uint32_t dst_pitch_vec, const HVX_Vector * s0,
+                                     uint32_t s0_pitch_vec, const HVX_Vector * s1, uint32_t s1_step_vec,
+                                     uint32_t n_rows, uint32_t n_vec) {
     for (uint32_t j = 0; j < n_rows; j++) {
-        const HVX_Vector * a = s0 + j * s0_pitch_vec;
-        const HVX_Vector * b = s1 + j * s1_step_vec;
-        HVX_Vector *       y = dst + j * dst_pitch_vec;
         for (uint32_t i = 0; i < n_vec; i++) {
-            y[i] = apply<kKind>(a[i], b[i]);
+            dst[i] = apply<kKind>(s0[i], s1[i]);
         }
+        dst += dst_pitch_vec;
+        s0 += s0_pitch_vec;
+        s1 += s1_step_vec;
     }
 }
 
 // Writes nr0 copies of a src1 row of ne10 floats back to back (unaligned stores; each
 // copy's over-written tail is rewritten by the next copy, the last one's lands in padding).
-void expand_row(HVX_Vector * out, const HVX_Vector * row, uint32_t ne10, uint32_t nr0) {
+inline void expand_row(HVX_Vector * out, const HVX_Vector * row, uint32_t ne10, uint32_t nr0) {
     const uint32_t n_vec = (ne10 + 31) / 32;
     uint8_t *      o     = (uint8_t *) out;
+    HTP_NO_UNROLL
     for (uint32_t r = 0; r < nr0; r++) {
-        HVX_UVector * u = (HVX_UVector *) (o + r * ne10 * 4);
+        HVX_UVector * u = (HVX_UVector *) o;
+        HTP_NO_UNROLL
         for (uint32_t i = 0; i < n_vec; i++) {
             u[i] = row[i];
         }
+        o += ne10 * 4;
     }
 }
 
@@ -81,50 +87,110 @@ struct binary_op {
         HVX_Vector *        y    = vptr(vtcm_slot(ctx, p->split, ith, p->vdst, slot));
         const HVX_Vector *  a    = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc0, slot));
         const HVX_Vector *  b    = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc1, slot));
-        const uint32_t      nvec = (p->ne0 + 31) / 32;
-        const uint32_t      pd   = p->vdst.row_pitch / 128;
-        const uint32_t      p0   = p->vsrc0.row_pitch / 128;
-        uint32_t            step = p->src1_vtcm_row_step / 128;
-        uint32_t            rows_per_call = n;
         if (p->nr0 > 1 || p->f16) {  // dim-0 broadcast or F16: one dst row at a time
-            rows_per_call = 1;
-        }
-        HVX_Vector * conv = p->f16 ? vptr(vtcm_at(ctx, p->split, ith, p->vconv)) : nullptr;
-        const uint32_t cv = p->conv_pitch / 128;
-        for (uint32_t j = 0; j < n; j += rows_per_call) {
-            const HVX_Vector * bj = b + j * step;
-            HVX_Vector *       yj = y + j * pd;
-            const HVX_Vector * aj = a + j * p0;
-            if (p->f16) {  // widen a and b into scratch rows 0 and 1, compute into row 2
-                f16_to_f32_vectors(conv, aj, (p->ne0 + 63) / 64);
-                f16_to_f32_vectors(conv + cv, bj, (p->ne10 + 63) / 64);
-                aj = conv;
-                bj = conv + cv;
-                yj = conv + 2 * cv;
-            }
-            if (p->nr0 > 1) {
-                HVX_Vector * e = vptr(vtcm_at(ctx, p->split, ith, p->vbcast));
-                expand_row(e, bj, p->ne10, p->nr0);
-                bj = e;
-            }
-            const uint32_t s1step = p->nr0 > 1 ? 0 : step;
             switch (p->kind) {
-                case HTP_BINARY_ADD:
-                    compute_rows<HTP_BINARY_ADD>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
-                    break;
-                case HTP_BINARY_SUB:
-                    compute_rows<HTP_BINARY_SUB>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
-                    break;
-                case HTP_BINARY_MUL:
-                    compute_rows<HTP_BINARY_MUL>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
-                    break;
-                default:
-                    compute_rows<HTP_BINARY_DIV>(yj, pd, aj, p0, bj, s1step, rows_per_call, nvec);
-                    break;
+                case HTP_BINARY_ADD: compute_rows_each<HTP_BINARY_ADD>(y, a, b, n); break;
+                case HTP_BINARY_SUB: compute_rows_each<HTP_BINARY_SUB>(y, a, b, n); break;
+                case HTP_BINARY_MUL: compute_rows_each<HTP_BINARY_MUL>(y, a, b, n); break;
+                default:             compute_rows_each<HTP_BINARY_DIV>(y, a, b, n); break;
             }
-            if (p->f16) {
-                f32_to_f16_vectors(y + j * pd, yj, (p->ne0 + 63) / 64);
+            return;
+        }
+        const uint32_t nvec = (p->ne0 + 31) / 32;
+        const uint32_t pd   = p->vdst.row_pitch / 128;
+        const uint32_t p0   = p->vsrc0.row_pitch / 128;
+        const uint32_t step = p->src1_vtcm_row_step / 128;
+        switch (p->kind) {
+            case HTP_BINARY_ADD: compute_binary_rows<HTP_BINARY_ADD>(y, pd, a, p0, b, step, n, nvec); break;
+            case HTP_BINARY_SUB: compute_binary_rows<HTP_BINARY_SUB>(y, pd, a, p0, b, step, n, nvec); break;
+            case HTP_BINARY_MUL: compute_binary_rows<HTP_BINARY_MUL>(y, pd, a, p0, b, step, n, nvec); break;
+            default:             compute_binary_rows<HTP_BINARY_DIV>(y, pd, a, p0, b, step, n, nvec); break;
+        }
+    }
+
+    template <int kKind> void compute_rows_each(HVX_Vector * y, const HVX_Vector * a, const HVX_Vector * b,
+                                                uint32_t n) {
+        if (p->f16) {
+            if (p->nr0 > 1) {
+                compute_rows_f16_bcast<kKind>(y, a, b, n);
+            } else {
+                compute_rows_f16<kKind>(y, a, b, n);
             }
+        } else {
+            compute_rows_bcast<kKind>(y, a, b, n);
+        }
+    }
+
+    // F16 rows, row by row: a and b widened into scratch rows 0 and 1, computed into row 2,
+    // narrowed into the dst slot.
+    template <int kKind> HTP_COMPUTE void compute_rows_f16(HVX_Vector * y, const HVX_Vector * a,
+                                                           const HVX_Vector * b, uint32_t n) {
+        const uint32_t nvec  = (p->ne0 + 31) / 32;
+        const uint32_t nh0   = (p->ne0 + 63) / 64;
+        const uint32_t pd    = p->vdst.row_pitch / 128;
+        const uint32_t p0    = p->vsrc0.row_pitch / 128;
+        const uint32_t bstep = p->src1_vtcm_row_step / 128;
+        const uint32_t cv    = p->conv_pitch / 128;
+        HVX_Vector *   ca    = vptr(vtcm_at(octx->ctx, p->split, ith, p->vconv));
+        HVX_Vector *   cb    = ca + cv;
+        HVX_Vector *   cy    = cb + cv;
+        for (uint32_t j = 0; j < n; j++) {
+            f16_to_f32_vectors(ca, a, nh0);
+            f16_to_f32_vectors(cb, b, nh0);  // ne10 == ne0 without dim-0 broadcast
+            for (uint32_t i = 0; i < nvec; i++) {
+                cy[i] = apply<kKind>(ca[i], cb[i]);
+            }
+            f32_to_f16_vectors(y, cy, nh0);
+            y += pd;
+            a += p0;
+            b += bstep;
+        }
+    }
+
+    // F16 rows with a dim-0 broadcast: b widened, expanded nr0 times.
+    template <int kKind> HTP_COMPUTE void compute_rows_f16_bcast(HVX_Vector * y, const HVX_Vector * a,
+                                                                 const HVX_Vector * b, uint32_t n) {
+        const uint32_t nvec  = (p->ne0 + 31) / 32;
+        const uint32_t nh0   = (p->ne0 + 63) / 64;
+        const uint32_t nh10  = (p->ne10 + 63) / 64;
+        const uint32_t pd    = p->vdst.row_pitch / 128;
+        const uint32_t p0    = p->vsrc0.row_pitch / 128;
+        const uint32_t bstep = p->src1_vtcm_row_step / 128;
+        const uint32_t cv    = p->conv_pitch / 128;
+        HVX_Vector *   ca    = vptr(vtcm_at(octx->ctx, p->split, ith, p->vconv));
+        HVX_Vector *   cb    = ca + cv;
+        HVX_Vector *   cy    = cb + cv;
+        HVX_Vector *   e     = vptr(vtcm_at(octx->ctx, p->split, ith, p->vbcast));
+        for (; n > 0; n--) {
+            f16_to_f32_vectors(ca, a, nh0);
+            f16_to_f32_vectors(cb, b, nh10);
+            expand_row(e, cb, p->ne10, p->nr0);
+            for (uint32_t i = 0; i < nvec; i++) {
+                cy[i] = apply<kKind>(ca[i], e[i]);
+            }
+            f32_to_f16_vectors(y, cy, nh0);
+            y += pd;
+            a += p0;
+            b += bstep;
+        }
+    }
+
+    // F32 rows with a dim-0 broadcast: the src1 row expanded nr0 times, then one row computed.
+    template <int kKind> HTP_COMPUTE void compute_rows_bcast(HVX_Vector * y, const HVX_Vector * a,
+                                                             const HVX_Vector * b, uint32_t n) {
+        const uint32_t nvec  = (p->ne0 + 31) / 32;
+        const uint32_t pd    = p->vdst.row_pitch / 128;
+        const uint32_t p0    = p->vsrc0.row_pitch / 128;
+        const uint32_t bstep = p->src1_vtcm_row_step / 128;
+        HVX_Vector *   e     = vptr(vtcm_at(octx->ctx, p->split, ith, p->vbcast));
+        for (uint32_t j = 0; j < n; j++) {
+            expand_row(e, b, p->ne10, p->nr0);
+            for (uint32_t i = 0; i < nvec; i++) {
+                y[i] = apply<kKind>(a[i], e[i]);
+            }
+            y += pd;
+            a += p0;
+            b += bstep;
         }
     }
 

@@ -16,21 +16,43 @@ constexpr float kGeluCoefA   = 0.044715f;
 constexpr float kSqrt2Inv    = 0.70710678118654752440084436210484f;
 constexpr float kGeluQuick   = 1.702f;
 
-// GELU, tanh form, with ggml's cut-offs: x <= -10 -> 0, x >= 10 -> x.
-inline HVX_Vector gelu_sf(HVX_Vector x) {
-    const HVX_Vector x2    = Q6_Vsf_vmpy_VsfVsf(x, x);
-    const HVX_Vector inner = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kSqrt2OverPi)),
-                                                Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), Q6_Vsf_vmpy_VsfVsf(x2, splat_f32(kGeluCoefA))));
-    const HVX_Vector hx    = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(0.5f));
-    HVX_Vector       y     = Q6_Vsf_vmpy_VsfVsf(hx, Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), tanh_sf(inner)));
+// GELU, tanh form, with ggml's cut-offs: x <= -10 -> 0, x >= 10 -> x. The activations with a
+// transcendental inside one (GELU, GELU_ERF, SOFTPLUS, HARDSIGMOID) also come in two halves,
+// *_a and *_b(x, a): the first ends with the exp (or divide), the second does the rest (see
+// ew_two_pass below); gelu_sf(x) is gelu_b(x, gelu_a(x)), the same operations either way.
+inline HVX_Vector gelu_inner(HVX_Vector x) {
+    const HVX_Vector x2 = Q6_Vsf_vmpy_VsfVsf(x, x);
+    return Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kSqrt2OverPi)),
+                              Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), Q6_Vsf_vmpy_VsfVsf(x2, splat_f32(kGeluCoefA))));
+}
+
+inline HVX_Vector gelu_a(HVX_Vector x) {
+    return tanh_sf_exp(gelu_inner(x));
+}
+
+inline HVX_Vector gelu_b(HVX_Vector x, HVX_Vector a) {
+    const HVX_Vector hx = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(0.5f));
+    HVX_Vector       y  = Q6_Vsf_vmpy_VsfVsf(hx, Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), tanh_sf_finish(gelu_inner(x), a)));
     y = Q6_V_vmux_QVV(sf_gt(x, splat_f32(9.99999905e0f)), x, y);                 // x >= 10
     y = Q6_V_vmux_QVV(sf_gt(splat_f32(-9.99999905e0f), x), Q6_V_vzero(), y);    // x <= -10
     return y;
 }
 
-inline HVX_Vector gelu_erf_sf(HVX_Vector x) {
+inline HVX_Vector gelu_sf(HVX_Vector x) {
+    return gelu_b(x, gelu_a(x));
+}
+
+inline HVX_Vector gelu_erf_a(HVX_Vector x) {
+    return erf_sf_exp(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kSqrt2Inv)));
+}
+
+inline HVX_Vector gelu_erf_b(HVX_Vector x, HVX_Vector a) {
     const HVX_Vector hx = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(0.5f));
-    return Q6_Vsf_vmpy_VsfVsf(hx, Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), erf_sf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kSqrt2Inv)))));
+    return Q6_Vsf_vmpy_VsfVsf(hx, Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), erf_sf_finish(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(kSqrt2Inv)), a)));
+}
+
+inline HVX_Vector gelu_erf_sf(HVX_Vector x) {
+    return gelu_erf_b(x, gelu_erf_a(x));
 }
 
 inline HVX_Vector gelu_quick_sf(HVX_Vector x) {
@@ -46,19 +68,43 @@ inline HVX_Vector relu_sf(HVX_Vector x) {
 }
 
 // x > 20 ? x : log(1 + e^x)
-inline HVX_Vector softplus_sf(HVX_Vector x) {
-    const HVX_Vector y = log_sf(Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), exp_sf(sf_min(x, splat_f32(20.0f)))));
+inline HVX_Vector softplus_c(HVX_Vector x, HVX_Vector y) {
     return Q6_V_vmux_QVV(sf_gt(x, splat_f32(20.0f)), x, y);
 }
 
-// min(1, max(0, (x + 3) / 6))
-inline HVX_Vector hardsigmoid_sf(HVX_Vector x) {
-    const HVX_Vector t = div_sf(Q6_Vsf_vadd_VsfVsf(x, splat_f32(3.0f)), splat_f32(6.0f));
-    return sf_min(sf_max(t, Q6_V_vzero()), splat_f32(1.0f));
+inline HVX_Vector softplus_a(HVX_Vector x) {
+    return exp_sf(sf_min(x, splat_f32(20.0f)));
 }
 
+inline HVX_Vector softplus_b(HVX_Vector x, HVX_Vector a) {
+    return softplus_c(x, log_sf_normal(Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), a)));
+}
+
+// min(1, max(0, (x + 3) / 6))
+inline HVX_Vector hardsigmoid_a(HVX_Vector x) {  // div_sf(x + 3, 6): 6 is normal, div_sf_normal applies
+    return div_sf_normal(Q6_Vsf_vadd_VsfVsf(x, splat_f32(3.0f)), splat_f32(6.0f), recip_sf(splat_f32(6.0f)));
+}
+
+inline HVX_Vector hardsigmoid_b(HVX_Vector a) {
+    return sf_min(sf_max(a, Q6_V_vzero()), splat_f32(1.0f));
+}
+
+inline HVX_Vector hardsigmoid_sf(HVX_Vector x) {
+    return hardsigmoid_b(hardsigmoid_a(x));
+}
+
+// What compute_rows needs besides the row pointers, by reference (the call has five register
+// arguments and nothing on the stack): the activation's parameters as vectors, the row
+// pitches in vectors, the row length; for F16 rows the fp32 scratch rows.
 struct ew_consts {
-    HVX_Vector p0, p1;
+    HVX_Vector   p0, p1;
+    uint32_t     py, px, pg;
+    uint32_t     n_vec;   // fp32 vectors per row
+    uint32_t     n_half;  // F16: fp16 vectors per row; 0: the rows are F32
+    uint32_t     two;     // F16: g is a second operand to widen
+    HVX_Vector * xs;      // F16: fp32 scratch rows of x, g and y
+    HVX_Vector * gs;
+    HVX_Vector * ys;
 };
 
 template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_consts & c) {
@@ -75,7 +121,7 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
         case HTP_EW_GELU:        return gelu_sf(x);
         case HTP_EW_GELU_ERF:    return gelu_erf_sf(x);
         case HTP_EW_GELU_QUICK:  return gelu_quick_sf(x);
-        case HTP_EW_SOFTPLUS:    return softplus_sf(x);
+        case HTP_EW_SOFTPLUS:    return softplus_b(x, softplus_a(x));
         case HTP_EW_RELU:        return relu_sf(x);
         case HTP_EW_CLAMP:       return sf_min(sf_max(x, c.p0), c.p1);
         case HTP_EW_REGLU:       return Q6_Vsf_vmpy_VsfVsf(relu_sf(x), g);
@@ -108,21 +154,156 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
     }
 }
 
-template <int K> void compute_rows(HVX_Vector * y0, uint32_t py, const HVX_Vector * x0, uint32_t px,
-                                   const HVX_Vector * g0, uint32_t pg, uint32_t n_rows, uint32_t n_vec,
-                                   const ew_consts & c) {
-    for (uint32_t j = 0; j < n_rows; j++) {
-        const HVX_Vector * x = x0 + j * px;
-        const HVX_Vector * g = g0 + j * pg;
-        HVX_Vector *       y = y0 + j * py;
-        for (uint32_t i = 0; i < n_vec; i++) {
-            y[i] = apply<K>(x[i], g[i], c);
-        }
+// The kinds whose one-pass loop needs more than the 32 vector registers (their constants, kept
+// in registers across the loop, spilled): two passes over the row instead, the first leaves
+// the exp / divide part (*_a, tanh_sf_exp) in y, the second finishes from x and y (same
+// operations per element, so the same results).
+template <int K> struct ew_two_pass {
+    static constexpr bool on = K == HTP_EW_TANH || K == HTP_EW_GELU || K == HTP_EW_GELU_ERF || K == HTP_EW_SOFTPLUS ||
+                               K == HTP_EW_GEGLU || K == HTP_EW_GEGLU_ERF || K == HTP_EW_HARDSWISH ||
+                               K == HTP_EW_HARDSIGMOID;
+};
+
+template <int K> inline HVX_Vector first_pass(HVX_Vector x) {
+    switch (K) {
+        case HTP_EW_TANH:      return tanh_sf_exp(x);
+        case HTP_EW_GELU:
+        case HTP_EW_GEGLU:     return gelu_a(x);
+        case HTP_EW_GELU_ERF:
+        case HTP_EW_GEGLU_ERF: return gelu_erf_a(x);
+        case HTP_EW_SOFTPLUS:  return softplus_a(x);
+        default:               return hardsigmoid_a(x);  // HARDSWISH, HARDSIGMOID
     }
 }
 
-typedef void (*compute_fn)(HVX_Vector *, uint32_t, const HVX_Vector *, uint32_t, const HVX_Vector *, uint32_t,
-                           uint32_t, uint32_t, const ew_consts &);
+template <int K> inline HVX_Vector second_pass(HVX_Vector x, HVX_Vector a, HVX_Vector g) {
+    switch (K) {
+        case HTP_EW_TANH:      return tanh_sf_finish(x, a);
+        case HTP_EW_GELU:      return gelu_b(x, a);
+        case HTP_EW_GEGLU:     return Q6_Vsf_vmpy_VsfVsf(gelu_b(x, a), g);
+        case HTP_EW_GELU_ERF:  return gelu_erf_b(x, a);
+        case HTP_EW_GEGLU_ERF: return Q6_Vsf_vmpy_VsfVsf(gelu_erf_b(x, a), g);
+        // 1 + e^min(x, 20) is normal, positive and finite, or NaN: log_sf_normal is log_sf there
+        case HTP_EW_SOFTPLUS:  return log_sf_normal(Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), a));  // then softplus_c
+        case HTP_EW_HARDSWISH: return Q6_Vsf_vmpy_VsfVsf(x, hardsigmoid_b(a));
+        default:               return hardsigmoid_b(a);  // HARDSIGMOID
+    }
+}
+
+// Out of line, one pass each: inlined into the row loop, both passes' constants were hoisted
+// above it together.
+template <int K> HTP_COMPUTE void compute_pass_a(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_vec; i++) {
+        y[i] = first_pass<K>(x[i]);
+    }
+}
+
+template <int K>
+HTP_COMPUTE void compute_pass_b(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_vec; i++) {
+        y[i] = second_pass<K>(x[i], y[i], g[i]);
+    }
+}
+
+// SOFTPLUS's last step (x > 20 ? x : y) as a pass of its own: with log's constants it spilled.
+HTP_COMPUTE void compute_pass_softplus_c(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_vec; i++) {
+        y[i] = softplus_c(x[i], y[i]);
+    }
+}
+
+template <int K> inline void apply_row(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec,
+                                       const ew_consts & c) {
+    if (ew_two_pass<K>::on) {
+        compute_pass_a<K>(y, x, n_vec);
+        compute_pass_b<K>(y, x, g, n_vec);
+        if (K == HTP_EW_SOFTPLUS) {
+            compute_pass_softplus_c(y, x, n_vec);
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < n_vec; i++) {
+        y[i] = apply<K>(x[i], g[i], c);
+    }
+}
+
+// One F16 row widened to fp32 scratch, and back (out of line: the F16 row loops call them).
+HTP_COMPUTE void compute_widen_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_half) {
+    f16_to_f32_vectors(dst, src, n_half);
+}
+
+HTP_COMPUTE void compute_narrow_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_half) {
+    f32_to_f16_vectors(dst, src, n_half);
+}
+
+// The F16 row loops of the two-pass kinds only call (their passes are calls); the others
+// convert inline (a call there would spill the activation's vector constants).
+template <int K> inline void widen_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_half) {
+    if (ew_two_pass<K>::on) {
+        compute_widen_row(dst, src, n_half);
+    } else {
+        f16_to_f32_vectors(dst, src, n_half);
+    }
+}
+
+template <int K> inline void narrow_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_half) {
+    if (ew_two_pass<K>::on) {
+        compute_narrow_row(dst, src, n_half);
+    } else {
+        f32_to_f16_vectors(dst, src, n_half);
+    }
+}
+
+// n_rows rows of op K; F16 rows are widened into the scratch rows, computed there and narrowed
+// back into y, one row at a time (here, so that the row loop makes no call).
+template <int K>
+HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_rows,
+                              const ew_consts & c) {
+    const uint32_t n_vec = c.n_vec;
+    const uint32_t py = c.py, px = c.px, pg = c.pg;
+    if (c.n_half == 0) {
+        HTP_NO_UNROLL
+        for (uint32_t j = 0; j < n_rows; j++) {
+            apply_row<K>(y, x, g, n_vec, c);
+            x += px;
+            g += pg;
+            y += py;
+        }
+        return;
+    }
+    // A loop each for one and two operands, calls only (the row conversions too): what they
+    // keep across the calls fits the callee-saved registers.
+    const uint32_t n_half = c.n_half;
+    HVX_Vector *   xs     = c.xs;
+    HVX_Vector *   ys     = c.ys;
+    if (!c.two) {
+        HTP_NO_UNROLL
+        for (; n_rows > 0; n_rows--) {
+            widen_row<K>(xs, x, n_half);
+            apply_row<K>(ys, xs, xs, 2 * n_half, c);
+            narrow_row<K>(y, ys, n_half);
+            x += px;
+            y += py;
+        }
+        return;
+    }
+    HVX_Vector * gs = c.gs;
+    HTP_NO_UNROLL
+    for (; n_rows > 0; n_rows--) {
+        widen_row<K>(xs, x, n_half);
+        widen_row<K>(gs, g, n_half);
+        apply_row<K>(ys, xs, gs, 2 * n_half, c);
+        narrow_row<K>(y, ys, n_half);
+        x += px;
+        g += pg;
+        y += py;
+    }
+}
+
+typedef void (*compute_fn)(HVX_Vector *, const HVX_Vector *, const HVX_Vector *, uint32_t, const ew_consts &);
 
 constexpr compute_fn kCompute[] = {
     compute_rows<HTP_EW_ABS>,         compute_rows<HTP_EW_NEG>,        compute_rows<HTP_EW_SQR>,
@@ -177,26 +358,20 @@ struct elementwise_op {
         const HVX_Vector *  x   = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc0, slot));
         const HVX_Vector *  g   = p->has_src1 ? vptr(vtcm_slot(ctx, p->split, ith, p->vsrc1, slot)) : x;
         HVX_Vector *        y   = vptr(vtcm_slot(ctx, p->split, ith, p->vdst, slot));
-        const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : p->vsrc0.row_pitch / 128;
-        const ew_consts     c   = { splat_f32(p->p0), splat_f32(p->p1) };
         const uint32_t      px  = p->vsrc0.row_pitch / 128;
+        const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : px;
         const uint32_t      py  = p->vdst.row_pitch / 128;
-        if (p->type == HTP_TYPE_F32) {
-            kCompute[p->kind](y, py, x, px, g, pg, n, (p->ne0 + 31) / 32, c);
-            return;
+        ew_consts c = { splat_f32(p->p0), splat_f32(p->p1), py, px, pg, (p->ne0 + 31) / 32, 0, 0,
+                        nullptr, nullptr, nullptr };
+        if (p->type != HTP_TYPE_F32) {  // F16
+            c.n_half = (p->ne0 + 63) / 64;
+            c.n_vec  = 2 * c.n_half;
+            c.two    = p->has_src1;
+            c.xs     = vptr(vtcm_at(ctx, p->split, ith, p->f16_scratch));
+            c.gs     = c.xs + 2 * c.n_half;
+            c.ys     = c.gs + 2 * c.n_half;
         }
-        const uint32_t n_in = (p->ne0 + 63) / 64;  // fp16 vectors per row
-        HVX_Vector *   xs   = vptr(vtcm_at(ctx, p->split, ith, p->f16_scratch));
-        HVX_Vector *   gs   = xs + 2 * n_in;
-        HVX_Vector *   ys   = gs + 2 * n_in;
-        for (uint32_t j = 0; j < n; j++) {
-            f16_to_f32_vectors(xs, x + j * px, n_in);
-            if (p->has_src1) {
-                f16_to_f32_vectors(gs, g + j * pg, n_in);
-            }
-            kCompute[p->kind](ys, 0, xs, 0, p->has_src1 ? gs : xs, 0, 1, 2 * n_in, c);
-            f32_to_f16_vectors(y + j * py, ys, n_in);
-        }
+        kCompute[p->kind](y, x, g, n, c);
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {

@@ -1,6 +1,6 @@
 // FLASH_ATTN_EXT (docs/flash-attn.md; params in htp-abi/params/attention.h). Per tile of q
 // rows sharing one K/V head: DMA the Q rows into VTCM, then stream the head's K / V rows
-// (and each q row's F16 mask) in chunks of kv_chunk rows through 2 slots. Per chunk the K and
+// (and each q row's F16 mask) in chunks of split.rows_per_chunk rows through split.n_bufs slots. Per chunk the K and
 // V rows become F32 rows once (shared by the tile's rows); per q row the chunk's scores are
 // dot products in HVX, scaled / soft-capped / masked as one or two vectors, and folded into
 // the row's accumulator by an online softmax (running max M, running sum S). At the end a
@@ -31,6 +31,9 @@ struct fa_thread {
     // The current tile.
     uint32_t ik2, ik3, iq3, j0, nr;
     float    M[kMaxTile], S[kMaxTile];
+    // The current chunk's V rows as F32 (vf_rows, vf_step vectors apart) for the row passes.
+    const HVX_Vector * vf_rows;
+    uint32_t           vf_step;
 
     dma_addr_t at(uint32_t off) const { return vtcm_at(octx->ctx, p->split, ith, off); }
 
@@ -41,8 +44,9 @@ struct fa_thread {
 
     // Pushes the DMA of chunk c (K, V, mask rows) into slot s; returns descriptors or -1.
     int fetch(uint32_t c, uint32_t s) {
-        const uint32_t ic0 = c * p->kv_chunk;
-        const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
+        const uint32_t rpc = p->split.rows_per_chunk;
+        const uint32_t ic0 = c * rpc;
+        const uint32_t n   = p->n_kv - ic0 < rpc ? p->n_kv - ic0 : rpc;
         int            k   = 0;
         const dma_addr_t ka = octx->src[1].data + ic0 * p->k.nb1 + ik2 * p->k.nb2 + ik3 * p->k.nb3;
         const dma_addr_t va = octx->src[2].data + ic0 * p->v.nb1 + ik2 * p->v.nb2 + ik3 * p->v.nb3;
@@ -110,30 +114,28 @@ struct fa_thread {
     // 2k + 1; B: their highs); a 64-byte rotate and mux pair makes block 2k = [A lo, B lo] and
     // 2k + 1 = [A hi, B hi]. Q5: bit e of the block's qh adds 16 to element e (lane e of the
     // block's vector: qh splat AND 1 << lane). Then (q - off) * d (+ m).
-    static void dequant_q4q5(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * mins,
-                             const HVX_Vector * qhv, const HVX_Vector * quants, uint32_t nb, float off) {
-        float                d[64] __attribute__((aligned(128)));
-        float                mn[64] __attribute__((aligned(128)));
-        uint32_t             qh[32] __attribute__((aligned(128)));
-        uint32_t             lb[32] __attribute__((aligned(128)));
-        for (uint32_t i = 0; i < 32; i++) {
-            lb[i] = 1u << i;
+    static HTP_COMPUTE void compute_dequant_q4q5(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * mins,
+                                                 const HVX_Vector * qhv, const HVX_Vector * quants, uint32_t nb,
+                                                 float off) {
+        // Scales, mins and high bits of the current groups stay in registers (vextract per
+        // block); lane_bit = 1 << lane, built by shifting the words in from the top.
+        HVX_Vector lane_bit = Q6_V_vzero();
+        for (int32_t l = 31; l >= 0; l--) {
+            lane_bit = Q6_V_valign_VVR(lane_bit, Q6_V_vsplat_R((int32_t) (1u << l)), 124);
         }
-        HVX_Vector lane_bit;
-        __builtin_memcpy(&lane_bit, lb, sizeof(lane_bit));
         const HVX_Vector     m4      = Q6_V_vsplat_R(0x0f0f0f0f);
         const HVX_Vector     voff    = splat_f32(off);
         const HVX_Vector     sixteen = splat_f32(16.0f);
         const HVX_VectorPred half    = Q6_Q_vsetq_R(64);
+        HVX_VectorPair       d       = f16_scales_f32(scales[0]);
+        HVX_VectorPair       mn      = mins ? f16_scales_f32(mins[0]) : d;
+        HTP_NO_UNROLL
         for (uint32_t b0 = 0; b0 < nb; b0 += 8) {
             if ((b0 & 63) == 0) {
-                f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+                d = f16_scales_f32(scales[b0 / 64]);
                 if (mins) {
-                    f16_to_f32_vectors((HVX_Vector *) mn, mins + b0 / 64, 1);
+                    mn = f16_scales_f32(mins[b0 / 64]);
                 }
-            }
-            if (qhv && (b0 & 31) == 0) {
-                __builtin_memcpy(qh, &qhv[b0 / 32], sizeof(qh));
             }
             const HVX_Vector qv = quants[b0 / 8];
             const HVX_Vector lo = Q6_V_vand_VV(qv, m4);
@@ -155,13 +157,14 @@ struct fa_thread {
                                          Q6_V_vmux_QVV(half, A[k / 2], Q6_V_vror_VR(B[k / 2], 64));
                 const uint32_t b = b0 + k;
                 if (qhv) {
-                    const HVX_Vector     bits = Q6_V_vand_VV(Q6_V_vsplat_R((int32_t) qh[b & 31]), lane_bit);
+                    const int32_t        qh   = Q6_R_vextract_VR(qhv[b0 / 32], (int32_t) (4 * (b & 31)));
+                    const HVX_Vector     bits = Q6_V_vand_VV(Q6_V_vsplat_R(qh), lane_bit);
                     const HVX_VectorPred zero = Q6_Q_vcmp_eq_VwVw(bits, Q6_V_vzero());
                     x = Q6_Vsf_vadd_VsfVsf(x, Q6_V_vmux_QVV(zero, Q6_V_vzero(), sixteen));
                 }
-                x = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(x, voff), splat_f32(d[b & 63]));
+                x = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(x, voff), block_scale(d, b));
                 if (mins) {
-                    x = Q6_Vsf_vadd_VsfVsf(x, splat_f32(mn[b & 63]));
+                    x = Q6_Vsf_vadd_VsfVsf(x, block_scale(mn, b));
                 }
                 y[b] = x;
             }
@@ -181,7 +184,7 @@ struct fa_thread {
 
     // The chunk's K or V rows as F32 rows; returns the first row and sets the pitch in vectors.
     // Lanes past d are zeroed when zero_tail (K: they meet zeroed Q lanes in the dot product).
-    const HVX_Vector * to_f32(dma_addr_t slot, dma_addr_t fbuf, uint32_t type, uint32_t d, uint32_t pitch,
+    const HVX_Vector * compute_kv_f32(dma_addr_t slot, dma_addr_t fbuf, uint32_t type, uint32_t d, uint32_t pitch,
                               uint32_t f_pitch, uint32_t blocks, uint32_t scales, uint32_t mins, uint32_t qh,
                               uint32_t quants, uint32_t n, bool zero_tail, uint32_t & vpitch) const {
         HVX_Vector * y;
@@ -207,7 +210,7 @@ struct fa_thread {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
             const float off = type == HTP_TYPE_Q4_0 ? 8.0f : type == HTP_TYPE_Q5_0 ? 16.0f : 0.0f;
-            dequant_q4q5(y, vptr(slot + scales), mins ? vptr(slot + mins) : nullptr, qh ? vptr(slot + qh) : nullptr,
+            compute_dequant_q4q5(y, vptr(slot + scales), mins ? vptr(slot + mins) : nullptr, qh ? vptr(slot + qh) : nullptr,
                          vptr(slot + quants), n * blocks, off);
         }
         if (zero_tail && d % 32) {
@@ -228,111 +231,152 @@ struct fa_thread {
                                     __builtin_powf(p->m1, (float) (2 * (h - p->n_head_log2) + 1));
     }
 
+    // Per chunk: K and V to F32 once, then per q row two out-of-line passes with the online
+    // softmax's rescale factor (expf, a call) taken between them, where no vector is live:
+    // compute_row_scores leaves the row's 64 scores in vscores, compute_row_update folds them
+    // into the row's accumulator.
     HTP_COMPUTE void compute_chunk(uint32_t c, uint32_t s) {
-        const uint32_t ic0 = c * p->kv_chunk;
-        const uint32_t n   = p->n_kv - ic0 < p->kv_chunk ? p->n_kv - ic0 : p->kv_chunk;
+        const uint32_t rpc = p->split.rows_per_chunk;
+        const uint32_t ic0 = c * rpc;
+        const uint32_t n   = p->n_kv - ic0 < rpc ? p->n_kv - ic0 : rpc;
         uint32_t       kp, vp;
-        const HVX_Vector * kf = to_f32(at(p->vk + s * p->k_slot), at(p->vkf), p->k_type, p->dk, p->k_pitch,
+        const HVX_Vector * kf = compute_kv_f32(at(p->vk + s * p->k_slot), at(p->vkf), p->k_type, p->dk, p->k_pitch,
                                        p->kf_pitch, p->k_blocks, p->k_scales, p->k_mins, p->k_qh, p->k_quants, n,
                                        true, kp);
-        const HVX_Vector * vf = to_f32(at(p->vv + s * p->v_slot), at(p->vvf), p->v_type, p->dv, p->v_pitch,
-                                       p->vf_pitch, p->v_blocks, p->v_scales, p->v_mins, p->v_qh, p->v_quants, n,
-                                       false, vp);
-        const uint32_t   nvk  = (p->dk + 31) / 32;
-        const uint32_t   nvv  = (p->dv + 31) / 32;
-        const HVX_Vector ninf = Q6_V_vsplat_R((int32_t) 0xff800000);
-        const HVX_Vector vscale = splat_f32(p->scale);
-        float sc[64] __attribute__((aligned(128)));
-
-        float mf[64] __attribute__((aligned(128)));
-
+        vf_rows = compute_kv_f32(at(p->vv + s * p->v_slot), at(p->vvf), p->v_type, p->dv, p->v_pitch, p->vf_pitch,
+                         p->v_blocks, p->v_scales, p->v_mins, p->v_qh, p->v_quants, n, false, vp);
+        vf_step = vp;
+        HTP_NO_UNROLL
         for (uint32_t r = 0; r < nr; r++) {
-            // Mask first (lanes past the chunk -inf): a row whose chunk is all -inf skips the
-            // chunk, and -inf entries skip their dot product (the CPU skips them too).
-            HVX_Vector mk[2];
-            if (p->has_mask) {
-                f16_to_f32_vectors(mk, vptr(at(p->vmask + s * p->mask_slot)) + r, 1);
-                for (uint32_t h = 0; h < 2; h++) {
-                    const uint32_t lo = h * 32;
-                    if (n <= lo) {
-                        mk[h] = ninf;
-                    } else if (n < lo + 32) {
-                        mk[h] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - lo) * 4)), mk[h], ninf);
-                    }
-                }
-                const float mmax = lane0_f32(reduce_max_sf(sf_max(mk[0], mk[1])));
-                if (!(mmax > -3.0e38f)) {
-                    continue;
-                }
-                __builtin_memcpy(mf, mk, sizeof(mk));
-            }
-            const HVX_Vector * qr = vptr(at(p->vq + r * p->q_pitch));
-            for (uint32_t i = 0; i < n; i++) {
-                if (p->has_mask && !(mf[i] > -3.0e38f)) {
-                    sc[i] = 0.0f;
-                    continue;
-                }
-                const HVX_Vector * kr  = kf + i * kp;
-                HVX_Vector         acc = Q6_Vsf_vmpy_VsfVsf(qr[0], kr[0]);
-                for (uint32_t t = 1; t < nvk; t++) {
-                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(qr[t], kr[t]));
-                }
-                sc[i] = lane0_f32(reduce_sum_sf(acc));
-            }
-            HVX_Vector sv[2];
-            __builtin_memcpy(sv, sc, sizeof(sv));
-            uint32_t iq1, iq2;
-            row_coords(j0 + r, iq1, iq2);
-            const HVX_Vector vslope = splat_f32(slope(iq2));
-            for (uint32_t h = 0; h < 2; h++) {
-                HVX_Vector x = Q6_Vsf_vmpy_VsfVsf(sv[h], vscale);
-                if (p->softcap != 0.0f) {
-                    x = Q6_Vsf_vmpy_VsfVsf(tanh_sf(x), splat_f32(p->softcap));
-                }
-                if (p->has_mask) {
-                    x = Q6_Vsf_vadd_VsfVsf(x, Q6_Vsf_vmpy_VsfVsf(mk[h], vslope));
-                }
-                const uint32_t lo = h * 32;  // lanes [lo, lo + 32) are kv rows ic0 + lo + lane
-                if (n <= lo) {
-                    x = ninf;
-                } else if (n < lo + 32) {
-                    x = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - lo) * 4)), x, ninf);
-                }
-                sv[h] = x;
-            }
-            const float cmax = lane0_f32(reduce_max_sf(sf_max(sv[0], sv[1])));
+            const float cmax = compute_row_scores(r, s, n, kf, kp);
             if (!(cmax > -3.0e38f)) {
                 continue;  // every kv row of the chunk masked out for this q row (or NaN)
             }
-            const float      mold = M[r];
-            const float      mnew = cmax > mold ? cmax : mold;
-            const HVX_Vector vmax = splat_f32(mnew);
-            sv[0]                 = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
-            sv[1]                 = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
-            const float psum      = lane0_f32(reduce_sum_sf(Q6_Vsf_vadd_VsfVsf(sv[0], sv[1])));
-            HVX_Vector * acc      = vptr(at(p->vacc + r * p->acc_pitch));
+            const float mold = M[r];
+            const float mnew = cmax > mold ? cmax : mold;
+            float       ms   = 1.0f;
             if (mnew > mold) {
-                const float ms = __builtin_expf(mold - mnew);  // 0 while M was -inf
-                S[r]           = S[r] * ms;
-                if (mold > -3.0e38f) {  // else acc is still 0
-                    const HVX_Vector vms = splat_f32(ms);
-                    for (uint32_t t = 0; t < nvv; t++) {
-                        acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], vms);
-                    }
-                }
-                M[r] = mnew;
+                ms = __builtin_expf(mold - mnew);  // 0 while M was -inf
             }
-            S[r] += psum;
-            __builtin_memcpy(sc, sv, sizeof(sv));
-            for (uint32_t i = 0; i < n; i++) {
-                if (sc[i] == 0.0f) {
-                    continue;
+            compute_row_update(r, n, mnew, ms);
+        }
+    }
+
+    // Scores x of kv rows lo .. lo + 31: * scale, soft-capped, + slope * mask, -inf past n.
+    HVX_Vector finish_scores(HVX_Vector x, HVX_Vector mk, HVX_Vector vscale, HVX_Vector vslope, uint32_t n,
+                             uint32_t lo) const {
+        x = Q6_Vsf_vmpy_VsfVsf(x, vscale);
+        if (p->softcap != 0.0f) {
+            x = Q6_Vsf_vmpy_VsfVsf(tanh_sf(x), splat_f32(p->softcap));
+        }
+        if (p->has_mask) {
+            x = Q6_Vsf_vadd_VsfVsf(x, Q6_Vsf_vmpy_VsfVsf(mk, vslope));
+        }
+        if (n <= lo) {
+            x = Q6_V_vsplat_R((int32_t) 0xff800000);
+        } else if (n < lo + 32) {
+            x = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - lo) * 4)), x, Q6_V_vsplat_R((int32_t) 0xff800000));
+        }
+        return x;
+    }
+
+    // Scores of q row r against the chunk's n K rows, scaled, soft-capped and masked, into
+    // vscores (lanes past n: -inf); returns their max (-inf: the row skips the chunk).
+    HTP_COMPUTE float compute_row_scores(uint32_t r, uint32_t s, uint32_t n, const HVX_Vector * kf, uint32_t kp) const {
+        const HVX_Vector ninf = Q6_V_vsplat_R((int32_t) 0xff800000);
+        const uint32_t   nvk  = (p->dk + 31) / 32;
+        // Mask first (lanes past the chunk -inf): a row whose chunk is all -inf skips the
+        // chunk, and -inf entries skip their dot product (the CPU skips them too).
+        HVX_Vector mk0 = Q6_V_vzero(), mk1 = Q6_V_vzero();
+        if (p->has_mask) {
+            const HVX_VectorPair m = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(vptr(at(p->vmask + s * p->mask_slot))[r]));
+            mk0                    = Q6_V_lo_W(m);
+            mk1                    = Q6_V_hi_W(m);
+            if (n < 32) {
+                mk0 = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (n * 4)), mk0, ninf);
+            }
+            if (n <= 32) {
+                mk1 = ninf;
+            } else if (n < 64) {
+                mk1 = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) ((n - 32) * 4)), mk1, ninf);
+            }
+            const float mmax = lane0_f32(reduce_max_sf(sf_max(mk0, mk1)));
+            if (!(mmax > -3.0e38f)) {
+                return -__builtin_inff();
+            }
+        }
+        // The n dot products, shifted into two vectors from the top lane (the 32nd lands in
+        // lane 0); a masked-out entry scores 0 (its -inf mask decides it below).
+        const HVX_Vector * qr  = vptr(at(p->vq + r * p->q_pitch));
+        HVX_Vector         sv0 = Q6_V_vzero(), sv1 = Q6_V_vzero();
+        const HVX_Vector * kr  = kf;
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < n; i++, kr += kp) {
+            float sc = 0.0f;
+            if (!p->has_mask || lane_f32(i < 32 ? mk0 : mk1, i % 32) > -3.0e38f) {
+                HVX_Vector acc = Q6_Vsf_vmpy_VsfVsf(qr[0], kr[0]);
+                HTP_NO_UNROLL
+                for (uint32_t t = 1; t < nvk; t++) {
+                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(qr[t], kr[t]));
                 }
-                const HVX_Vector   pv = splat_f32(sc[i]);
-                const HVX_Vector * vr = vf + i * vp;
+                sc = lane0_f32(reduce_sum_sf(acc));
+            }
+            if (i < 32) {
+                sv0 = Q6_V_valign_VVR(splat_f32(sc), sv0, 4);
+            } else {
+                sv1 = Q6_V_valign_VVR(splat_f32(sc), sv1, 4);
+            }
+        }
+        if (n < 32) {  // n scores sit in the top lanes: down to lanes 0 .. n - 1
+            sv0 = Q6_V_vror_VR(sv0, (int32_t) (4 * (32 - n)));
+        } else if (n < 64) {
+            sv1 = Q6_V_vror_VR(sv1, (int32_t) (4 * (64 - n)));
+        }
+        uint32_t iq1, iq2;
+        row_coords(j0 + r, iq1, iq2);
+        const HVX_Vector vslope = splat_f32(slope(iq2));
+        const HVX_Vector vscale = splat_f32(p->scale);
+        HVX_Vector *     out    = vptr(at(p->vscores));
+        out[0]                  = finish_scores(sv0, mk0, vscale, vslope, n, 0);  // straight code, no loop:
+        out[1]                  = finish_scores(sv1, mk1, vscale, vslope, n, 32); // tanh's constants stay put
+        return lane0_f32(reduce_max_sf(sf_max(out[0], out[1])));
+    }
+
+    // The online softmax step of q row r: p = e^(score - mnew), S = S * ms + sum p, the
+    // accumulator times ms (when the max grew) plus sum p * V.
+    HTP_COMPUTE void compute_row_update(uint32_t r, uint32_t n, float mnew, float ms) {
+        const uint32_t     vp = vf_step;
+        const uint32_t   nvv  = (p->dv + 31) / 32;
+        HVX_Vector *     sv   = vptr(at(p->vscores));
+        const HVX_Vector vmax = splat_f32(mnew);
+        const HVX_Vector p0   = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
+        const HVX_Vector p1   = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
+        const float      psum = lane0_f32(reduce_sum_sf(Q6_Vsf_vadd_VsfVsf(p0, p1)));
+        HVX_Vector *     acc  = vptr(at(p->vacc + r * p->acc_pitch));
+        const float      mold = M[r];
+        if (mnew > mold) {
+            S[r] = S[r] * ms;
+            if (mold > -3.0e38f) {  // else acc is still 0
+                const HVX_Vector vms = splat_f32(ms);
+                HTP_NO_UNROLL
                 for (uint32_t t = 0; t < nvv; t++) {
-                    acc[t] = Q6_Vsf_vadd_VsfVsf(acc[t], Q6_Vsf_vmpy_VsfVsf(vr[t], pv));
+                    acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], vms);
                 }
+            }
+            M[r] = mnew;
+        }
+        S[r] += psum;
+        const HVX_Vector * vr = vf_rows;
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < n; i++, vr += vp) {
+            const float pi = lane_f32(i < 32 ? p0 : p1, i % 32);
+            if (pi == 0.0f) {
+                continue;
+            }
+            const HVX_Vector pv = splat_f32(pi);
+            HTP_NO_UNROLL
+            for (uint32_t t = 0; t < nvv; t++) {
+                acc[t] = Q6_Vsf_vadd_VsfVsf(acc[t], Q6_Vsf_vmpy_VsfVsf(vr[t], pv));
             }
         }
     }
@@ -389,10 +433,11 @@ struct fa_thread {
                 return HTP_STATUS_DMA_ERROR;
             }
         }
-        // Prime both K/V slots.
+        // Prime the n_bufs K/V slots.
         const uint32_t n_chunks = p->n_kv_chunks;
-        uint32_t       fetched[2] = { 0, 0 };
-        for (uint32_t c = 0; c < 2 && c < n_chunks; c++) {
+        const uint32_t n_bufs   = p->split.n_bufs;
+        uint32_t       fetched[16];
+        for (uint32_t c = 0; c < n_bufs && c < n_chunks; c++) {
             const int k = fetch(c, c);
             if (k < 0) {
                 return HTP_STATUS_DMA_ERROR;
@@ -423,18 +468,20 @@ struct fa_thread {
         }
         htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
 
-        for (uint32_t c = 0; c < n_chunks; c++) {
-            const uint32_t s = c & 1;
+        for (uint32_t c = 0, s = 0; c < n_chunks; c++) {  // chunk c in slot s = c % n_bufs
             dma_pop_n(q, tr, fetched[s], info);
             htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
             compute_chunk(c, s);
             htp_trace_event_stop(tr, HTP_TRACE_EVT_HVX_COMP, info);
-            if (c + 2 < n_chunks) {
-                const int k = fetch(c + 2, s);
+            if (c + n_bufs < n_chunks) {
+                const int k = fetch(c + n_bufs, s);
                 if (k < 0) {
                     return HTP_STATUS_DMA_ERROR;
                 }
                 fetched[s] = (uint32_t) k;
+            }
+            if (++s == n_bufs) {
+                s = 0;
             }
         }
         htp_trace_event_start(tr, HTP_TRACE_EVT_HVX_COMP, info);
@@ -476,13 +523,13 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
 
 int htp_op_flash_attn_ext(struct htp_op_context * octx) {
     const htp_flash_attn_params & p = octx->params->flash_attn;
-    if (p.tile_rows == 0 || p.tile_rows > kMaxTile || p.kv_chunk == 0 || p.kv_chunk > 64 || p.n_kv == 0 ||
-        p.split.n_threads == 0) {
+    if (p.tile_rows == 0 || p.tile_rows > kMaxTile || p.split.rows_per_chunk == 0 || p.split.rows_per_chunk > 64 ||
+        p.split.n_bufs == 0 || p.split.n_bufs > 16 || p.n_kv == 0 || p.split.n_threads == 0) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    // DMA in flight at most: 2 tiles' rows (write-back, Q) + 2 chunks of K, V and mask rows.
+    // DMA in flight at most: 2 tiles' rows (write-back, Q) + n_bufs chunks of K, V and mask rows.
     const uint32_t kv_d = kv_descs(p.k_blocks, p.k_mins, p.k_qh) + kv_descs(p.v_blocks, p.v_mins, p.v_qh);
-    if (4 * p.tile_rows + 2 * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
+    if ((2 + p.split.n_bufs) * p.tile_rows + p.split.n_bufs * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
         return HTP_STATUS_BAD_PARAMS;
     }
     // Rows are query tiles (each writes only its own output rows, by DMA): a device group's

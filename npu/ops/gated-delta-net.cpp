@@ -9,7 +9,7 @@
 // (q, k, v, g, beta: one 2-D descriptor each per block, two slots: the next block loads while
 // this one computes); the states of the last K tokens are copied into snapshot buffers and
 // scattered to their dst slots after the block. k, q and the gates of a token are read as
-// scalars from a stack copy made with HVX stores (no scalar VTCM reads).
+// scalars by vextract from their vectors (no scalar VTCM reads, no stack copy).
 #include "dma-tickets.h"
 #include "hvx-math.h"
 #include "hvx-util.h"
@@ -19,8 +19,6 @@
 using namespace htp_ops;
 
 namespace {
-
-constexpr uint32_t kMaxVec = 8;  // S_v <= 256
 
 struct gdn_thread {
     const htp_op_context * octx;
@@ -71,76 +69,100 @@ struct gdn_thread {
         return last;
     }
 
+    // The block's tokens, one out-of-line compute_token each; the scalar gate's e^g (expf, a
+    // call) is taken here, where no vector is live. NV = vectors per state row, a template
+    // argument so that the per-row accumulators are registers, not a stack array.
     HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
-        const uint32_t     S     = p->S_v;
-        const uint32_t     nv    = p->pitch / 128;
-        HVX_Vector *       W     = vptr(at(p->v_state[u.state]));
-        const HVX_Vector * Q     = vptr(at(p->v_q + slot * p->q_size));
-        const HVX_Vector * Kv    = vptr(at(p->v_k + slot * p->k_size));
-        const HVX_Vector * V     = vptr(at(p->v_v + slot * p->v_size));
-        const HVX_Vector * G     = vptr(at(p->v_g + slot * p->g_size));
-        const HVX_Vector * Bt    = vptr(at(p->v_beta + slot * p->beta_size));
-        HVX_Vector *       O     = vptr(at(p->v_attn + slot * p->attn_size));
-        HVX_Vector *       snaps = vptr(at(p->v_snap + slot * p->snap_size));
-        const HVX_Vector   vscale = splat_f32(p->scale);
+        switch (p->pitch / 128) {
+            case 1: compute_tokens<1>(u, slot); break;
+            case 2: compute_tokens<2>(u, slot); break;
+            case 3: compute_tokens<3>(u, slot); break;
+            case 4: compute_tokens<4>(u, slot); break;
+            case 5: compute_tokens<5>(u, slot); break;
+            case 6: compute_tokens<6>(u, slot); break;
+            case 7: compute_tokens<7>(u, slot); break;
+            default: compute_tokens<8>(u, slot); break;
+        }
+    }
 
-        HVX_Vector    kbuf[kMaxVec], qbuf[kMaxVec], gbuf[kMaxVec];
-        const float * ks = (const float *) kbuf;
-        const float * qs = (const float *) qbuf;
-        const float * gs = (const float *) gbuf;
+    template <uint32_t NV> HTP_COMPUTE void compute_tokens(const unit & u, uint32_t slot) {
+        if (p->kda) {  // a loop each: a flag kept across the calls would be a predicate, spilled
+            HTP_NO_UNROLL
+            for (uint32_t tt = 0; tt < u.nt; tt++) {
+                compute_token<NV>(u, slot, tt, 1.0f);
+            }
+            return;
+        }
+        const HVX_Vector * G = vptr(at(p->v_g + slot * p->g_size));
+        HTP_NO_UNROLL
         for (uint32_t tt = 0; tt < u.nt; tt++) {
-            for (uint32_t m = 0; m < nv; m++) {
-                kbuf[m] = Kv[tt * nv + m];
-                qbuf[m] = Q[tt * nv + m];
+            compute_token<NV>(u, slot, tt, __builtin_expf(lane_f32(G[tt / 32], tt % 32)));
+        }
+    }
+
+    // Token tt: pass 1, pass 2, readout, snapshot. k[i], q[i] and the gates are vextract'ed
+    // from their VTCM vectors; KDA's e^g per row waits in the token's output row (free until
+    // the readout).
+    template <uint32_t NV> HTP_COMPUTE void compute_token(const unit & u, uint32_t slot, uint32_t tt, float eg) {
+        const uint32_t     S     = p->S_v;
+        HVX_Vector *       W     = vptr(at(p->v_state[u.state]));
+        const HVX_Vector * krow  = vptr(at(p->v_k + slot * p->k_size)) + tt * NV;
+        const HVX_Vector * qrow  = vptr(at(p->v_q + slot * p->q_size)) + tt * NV;
+        const HVX_Vector * vrow  = vptr(at(p->v_v + slot * p->v_size)) + tt * NV;
+        const HVX_Vector * Bt    = vptr(at(p->v_beta + slot * p->beta_size));
+        HVX_Vector *       orow  = vptr(at(p->v_attn + slot * p->attn_size)) + tt * NV;
+        const bool         kda   = p->kda != 0;
+        if (kda) {
+            const HVX_Vector * grow = vptr(at(p->v_g + slot * p->g_size)) + tt * NV;
+            for (uint32_t m = 0; m < NV; m++) {
+                orow[m] = exp_sf(grow[m]);
             }
-            float eg = 1.0f;
-            if (p->kda) {
-                for (uint32_t m = 0; m < nv; m++) {
-                    gbuf[m] = exp_sf(G[tt * nv + m]);
-                }
-            } else {
-                eg = __builtin_expf(lane0_f32(Q6_V_vror_VR(G[tt / 32], (tt % 32) * 4)));
+        }
+        const float beta = lane_f32(Bt[tt / 32], tt % 32);
+        HVX_Vector  acc[NV];
+        for (uint32_t m = 0; m < NV; m++) {
+            acc[m] = Q6_V_vzero();
+        }
+        // pass 1: decay and S^T k
+        HVX_Vector * w = W;
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < S; i++) {
+            const HVX_Vector e  = splat_f32(kda ? lane_f32(orow[i / 32], i % 32) : eg);
+            const HVX_Vector ki = splat_f32(lane_f32(krow[i / 32], i % 32));
+            for (uint32_t m = 0; m < NV; m++) {
+                const HVX_Vector x = Q6_Vsf_vmpy_VsfVsf(w[m], e);
+                w[m]               = x;
+                acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, ki));
             }
-            const float beta = lane0_f32(Q6_V_vror_VR(Bt[tt / 32], (tt % 32) * 4));
-            HVX_Vector   acc[kMaxVec];
-            for (uint32_t m = 0; m < nv; m++) {
-                acc[m] = Q6_V_vzero();
+            w += NV;
+        }
+        HVX_Vector       delta[NV];
+        const HVX_Vector vbeta = splat_f32(beta);
+        for (uint32_t m = 0; m < NV; m++) {
+            delta[m] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(vrow[m], acc[m]), vbeta);
+            acc[m]   = Q6_V_vzero();
+        }
+        // pass 2: rank-1 update and readout
+        w = W;
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < S; i++) {
+            const HVX_Vector ki = splat_f32(lane_f32(krow[i / 32], i % 32));
+            const HVX_Vector qi = splat_f32(lane_f32(qrow[i / 32], i % 32));
+            for (uint32_t m = 0; m < NV; m++) {
+                const HVX_Vector x = Q6_Vsf_vadd_VsfVsf(w[m], Q6_Vsf_vmpy_VsfVsf(ki, delta[m]));
+                w[m]               = x;
+                acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, qi));
             }
-            // pass 1: decay and S^T k
-            for (uint32_t i = 0; i < S; i++) {
-                const HVX_Vector e  = splat_f32(p->kda ? gs[i] : eg);
-                const HVX_Vector ki = splat_f32(ks[i]);
-                HVX_Vector *     w  = W + i * nv;
-                for (uint32_t m = 0; m < nv; m++) {
-                    const HVX_Vector x = Q6_Vsf_vmpy_VsfVsf(w[m], e);
-                    w[m]               = x;
-                    acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, ki));
-                }
-            }
-            HVX_Vector       delta[kMaxVec];
-            const HVX_Vector vbeta = splat_f32(beta);
-            for (uint32_t m = 0; m < nv; m++) {
-                delta[m] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(V[tt * nv + m], acc[m]), vbeta);
-                acc[m]   = Q6_V_vzero();
-            }
-            // pass 2: rank-1 update and readout
-            for (uint32_t i = 0; i < S; i++) {
-                const HVX_Vector ki = splat_f32(ks[i]);
-                const HVX_Vector qi = splat_f32(qs[i]);
-                HVX_Vector *     w  = W + i * nv;
-                for (uint32_t m = 0; m < nv; m++) {
-                    const HVX_Vector x = Q6_Vsf_vadd_VsfVsf(w[m], Q6_Vsf_vmpy_VsfVsf(ki, delta[m]));
-                    w[m]               = x;
-                    acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, qi));
-                }
-            }
-            for (uint32_t m = 0; m < nv; m++) {
-                O[tt * nv + m] = Q6_Vsf_vmpy_VsfVsf(acc[m], vscale);
-            }
-            const uint32_t target = p->T - 1 - (u.t0 + tt);  // snapshot slot: 0 = the last token
-            if (target < p->K) {
-                copy_vectors(snaps + target * S * nv, W, S * nv);
-            }
+            w += NV;
+        }
+        const HVX_Vector vscale = splat_f32(p->scale);
+        for (uint32_t m = 0; m < NV; m++) {
+            orow[m] = Q6_Vsf_vmpy_VsfVsf(acc[m], vscale);
+        }
+        const uint32_t target = p->T - 1 - (u.t0 + tt);  // snapshot slot: 0 = the last token
+        if (target < p->K) {
+            HVX_Vector * snaps = vptr(at(p->v_snap + slot * p->snap_size));
+            copy_vectors(snaps + target * S * NV, W, S * NV);
         }
     }
 
@@ -203,5 +225,10 @@ struct gdn_thread {
 }  // namespace
 
 int htp_op_gated_delta_net(struct htp_op_context * octx) {
+    // The block streams are a double buffer (slot = unit & 1): the host plans and lays out
+    // split.n_bufs = 2 slots, and a plan of any other depth is refused, not run on 2.
+    if (octx->params->gdn.split.n_bufs != 2) {
+        return HTP_STATUS_BAD_PARAMS;
+    }
     return run_ticket_threads<gdn_thread>(octx, &octx->params->gdn);
 }

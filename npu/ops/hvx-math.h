@@ -94,6 +94,18 @@ static inline HVX_Vector div_sf(HVX_Vector n, HVX_Vector d) {
     return res;
 }
 
+// n / d as div_sf(n, d) gives it, for a d whose every lane is normal with 2^-126 <= |d| <
+// 2^126 (none of div_sf's scalings or special cases apply) and x = recip_sf(d) made once:
+// with a constant divisor (HARDSIGMOID's 6) the loop keeps 3 vectors, not div_sf's dozen.
+static inline HVX_Vector div_sf_normal(HVX_Vector n, HVX_Vector d, HVX_Vector x) {
+    const HVX_Vector     q      = Q6_Vsf_vmpy_VsfVsf(n, x);
+    const HVX_Vector     r      = Q6_Vsf_vsub_VsfVsf(n, Q6_Vsf_vmpy_VsfVsf(d, q));  // residual n - d*q
+    const HVX_Vector     qc     = Q6_Vsf_vadd_VsfVsf(q, Q6_Vsf_vmpy_VsfVsf(r, x));
+    const HVX_Vector     aq     = Q6_V_vand_VV(q, splat_i32(0x7fffffff));
+    const HVX_VectorPred keep_q = Q6_Q_or_QQ(Q6_Q_vcmp_gt_VwVw(aq, splat_i32(0x7f7fffff)), Q6_Q_vcmp_eq_VwVw(aq, Q6_V_vzero()));
+    return Q6_V_vmux_QVV(keep_q, q, qc);
+}
+
 // Integer lanes n (|n| < 2^22) as floats: 1.5 * 2^23 + n has n in its low mantissa bits.
 static inline HVX_Vector int_to_sf_small(HVX_Vector n) {
     const HVX_Vector t = Q6_Vw_vadd_VwVw(n, splat_i32(0x4b400000));
@@ -147,11 +159,9 @@ static inline HVX_Vector expm1_sf(HVX_Vector x) {
 
 // ln x, ~2 ulp: x = 2^e * m with m in [sqrt(1/2), sqrt(2)), ln m by a polynomial in m - 1.
 // x < 0 or NaN: NaN; +-0: -inf; +inf: +inf; subnormals are scaled by 2^25 first.
-static inline HVX_Vector log_sf(HVX_Vector x) {
-    const HVX_VectorPred sub = Q6_Q_vcmp_gt_VwVw(splat_i32(0x00800000), x);  // also 0 and negatives
-    const HVX_Vector     xs  = Q6_V_vmux_QVV(sub, Q6_Vsf_vmpy_VsfVsf(x, splat_f32(33554432.0f)), x);
-    HVX_Vector           e   = Q6_Vw_vsub_VwVw(Q6_Vw_vasr_VwR(xs, 23), splat_i32(126));  // m in [0.5, 1)
-    e                        = Q6_V_vmux_QVV(sub, Q6_Vw_vsub_VwVw(e, splat_i32(25)), e);
+// log_sf's core for a positive normal xs and e = its biased exponent - 126 (minus 25 when
+// log_sf scaled a subnormal by 2^25): ln before log_sf's special cases.
+static inline HVX_Vector log_sf_core(HVX_Vector xs, HVX_Vector e) {
     HVX_Vector           m   = Q6_V_vor_VV(Q6_V_vand_VV(xs, splat_i32(0x007fffff)), splat_i32(0x3f000000));
     const HVX_VectorPred lo  = Q6_Q_vcmp_gt_VwVw(splat_i32(0x3f3504f3), m);  // m < sqrt(1/2)
     e                        = Q6_V_vmux_QVV(lo, Q6_Vw_vsub_VwVw(e, splat_i32(1)), e);
@@ -173,13 +183,28 @@ static inline HVX_Vector log_sf(HVX_Vector x) {
     y = Q6_Vsf_vadd_VsfVsf(y, Q6_Vsf_vmpy_VsfVsf(ef, splat_f32(-2.12194440e-4f)));
     y = Q6_Vsf_vsub_VsfVsf(y, Q6_Vsf_vmpy_VsfVsf(z, splat_f32(0.5f)));
     y = Q6_Vsf_vadd_VsfVsf(f, y);
-    y = Q6_Vsf_vadd_VsfVsf(y, Q6_Vsf_vmpy_VsfVsf(ef, splat_f32(0.693359375f)));
+    return Q6_Vsf_vadd_VsfVsf(y, Q6_Vsf_vmpy_VsfVsf(ef, splat_f32(0.693359375f)));
+}
 
+static inline HVX_Vector log_sf(HVX_Vector x) {
+    const HVX_VectorPred sub = Q6_Q_vcmp_gt_VwVw(splat_i32(0x00800000), x);  // also 0 and negatives
+    const HVX_Vector     xs  = Q6_V_vmux_QVV(sub, Q6_Vsf_vmpy_VsfVsf(x, splat_f32(33554432.0f)), x);
+    HVX_Vector           e   = Q6_Vw_vsub_VwVw(Q6_Vw_vasr_VwR(xs, 23), splat_i32(126));  // m in [0.5, 1)
+    e                        = Q6_V_vmux_QVV(sub, Q6_Vw_vsub_VwVw(e, splat_i32(25)), e);
+    HVX_Vector       y  = log_sf_core(xs, e);
     const HVX_Vector ax = sf_abs(x);
     y = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(x, splat_i32(0x7f800000)), x, y);                   // +inf
     y = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(Q6_V_vzero(), x), splat_i32(0x7fc00000), y);        // x < 0 (sign set)
     y = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(ax, Q6_V_vzero()), splat_i32(0xff800000), y);       // +-0
     return Q6_V_vmux_QVV(sf_isnan(x), x, y);
+}
+
+// log_sf(x) for lanes that are normal, positive and finite, or NaN (SOFTPLUS's 1 + e^x): the
+// same result without the subnormal scaling and the 0 / negative / +inf cases, which need
+// constants a loop may not have registers for.
+static inline HVX_Vector log_sf_normal(HVX_Vector x) {
+    const HVX_Vector e = Q6_Vw_vsub_VwVw(Q6_Vw_vasr_VwR(x, 23), splat_i32(126));
+    return Q6_V_vmux_QVV(sf_isnan(x), x, log_sf_core(x, e));
 }
 
 // sqrt x, ~1 ulp: y ~ 1/sqrt(x) by Newton steps, s = x * y, then one residual correction.
@@ -205,6 +230,53 @@ static inline HVX_Vector sqrt_sf(HVX_Vector x) {
     return Q6_V_vmux_QVV(sf_isnan(x), x, s);
 }
 
+// Scalar sqrt x, correctly rounded (what IEEE sqrtf returns), inline: x's mantissa, shifted
+// to an even exponent, gets its integer square root digit by digit, rounded to nearest (a tie
+// is impossible). The row loops of NORM / RMS_NORM call it per row: a call to the library's
+// sqrtf there made every vector the loop keeps (the zero accumulator, the tail mask) spill
+// around it. x = +-0, +inf and NaN come back as they are; x < 0 gives NaN (the norms never
+// pass one). test_hvx_math checks it against sqrtf on every mantissa of two exponents and
+// every subnormal.
+static inline float sqrt_f32(float x) {
+    uint32_t ix;
+    __builtin_memcpy(&ix, &x, 4);
+    if (ix - 1u >= 0x7f7fffffu) {  // +-0, +inf, NaN, negative
+        if ((ix & 0x7fffffffu) == 0 || ix == 0x7f800000u || (ix & 0x7fffffffu) > 0x7f800000u) {
+            return x + x;  // +-0 and +inf unchanged, NaN quietened
+        }
+        return __builtin_nanf("");
+    }
+    int32_t  e = (int32_t) (ix >> 23);
+    uint32_t m = ix & 0x7fffffu;
+    if (e == 0) {  // subnormal: leading 1 to bit 23
+        const int32_t sh = __builtin_clz(m) - 8;
+        m <<= sh;
+        e = 1 - sh;
+    } else {
+        m |= 0x800000u;
+    }
+    const int32_t ex = e - 127;  // x = m * 2^(ex - 23), m in [2^23, 2^24)
+    m <<= (ex & 1);              // x = m * 2^(ex - (ex & 1) - 23), an even power of two
+    uint64_t v   = (uint64_t) m << 23;
+    uint64_t q   = 0;
+    uint64_t bit = 1ull << 46;  // highest power of 4 <= v
+    HTP_NO_UNROLL
+    while (bit != 0) {
+        if (v >= q + bit) {
+            v -= q + bit;
+            q = (q >> 1) + bit;
+        } else {
+            q >>= 1;
+        }
+        bit >>= 2;
+    }
+    q += v > q ? 1 : 0;  // v is now the remainder: sqrt >= q + 1/2 iff remainder > q
+    const uint32_t r = ((uint32_t) ((ex - (ex & 1)) / 2 + 127) << 23) + (uint32_t) (q - 0x800000u);  // q = 2^24 carries
+    float          y;
+    __builtin_memcpy(&y, &r, 4);
+    return y;
+}
+
 // 1 / (1 + e^-x); e^-x is capped at e^87 so the reciprocal's argument stays below 2^126.
 static inline HVX_Vector sigmoid_sf(HVX_Vector x) {
     const HVX_Vector nx = Q6_V_vxor_VV(x, splat_i32(0x80000000));
@@ -213,10 +285,15 @@ static inline HVX_Vector sigmoid_sf(HVX_Vector x) {
 }
 
 // tanh x: an odd polynomial for |x| < 0.625, else 1 - 2 / (e^(2|x|) + 1) via t = e^-2|x|.
-static inline HVX_Vector tanh_sf(HVX_Vector x) {
+// In two halves for loops that cannot hold both halves' constants at once: tanh_sf_exp(x) is
+// t, tanh_sf_finish(x, t) the rest; tanh_sf is the two in a row.
+static inline HVX_Vector tanh_sf_exp(HVX_Vector x) {
+    return exp_sf(Q6_Vsf_vmpy_VsfVsf(sf_abs(x), splat_f32(-2.0f)));
+}
+
+static inline HVX_Vector tanh_sf_finish(HVX_Vector x, HVX_Vector t) {
     const HVX_Vector sign = Q6_V_vand_VV(x, splat_i32(0x80000000));
     const HVX_Vector ax   = sf_abs(x);
-    const HVX_Vector t    = exp_sf(Q6_Vsf_vmpy_VsfVsf(ax, splat_f32(-2.0f)));
     const HVX_Vector one  = splat_f32(1.0f);
     const HVX_Vector big  = Q6_Vsf_vsub_VsfVsf(  // 1 - 2t / (1 + t): exactly 1 once t underflows
         one, Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vadd_VsfVsf(t, t), recip_sf(Q6_Vsf_vadd_VsfVsf(one, t))));
@@ -233,9 +310,19 @@ static inline HVX_Vector tanh_sf(HVX_Vector x) {
     return Q6_V_vmux_QVV(sf_isnan(x), x, Q6_V_vor_VV(y, sign));
 }
 
+static inline HVX_Vector tanh_sf(HVX_Vector x) {
+    return tanh_sf_finish(x, tanh_sf_exp(x));
+}
+
 // erf x (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7, < 5e-7 with sf rounding):
-// 1 - (a1 t + ... + a5 t^5) e^(-x^2), t = 1 / (1 + 0.3275911 |x|), sign of x.
-static inline HVX_Vector erf_sf(HVX_Vector x) {
+// 1 - (a1 t + ... + a5 t^5) e^(-x^2), t = 1 / (1 + 0.3275911 |x|), sign of x. In two halves
+// as tanh: erf_sf_exp(x) is e^(-x^2) (|x| capped at 10), erf_sf_finish(x, e) the rest.
+static inline HVX_Vector erf_sf_exp(HVX_Vector x) {
+    const HVX_Vector ax = sf_min(sf_abs(x), splat_f32(10.0f));
+    return exp_sf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ax, ax), splat_f32(-1.0f)));
+}
+
+static inline HVX_Vector erf_sf_finish(HVX_Vector x, HVX_Vector e) {
     const HVX_Vector sign = Q6_V_vand_VV(x, splat_i32(0x80000000));
     const HVX_Vector ax   = sf_min(sf_abs(x), splat_f32(10.0f));
     const HVX_Vector t    = recip_sf(Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), Q6_Vsf_vmpy_VsfVsf(ax, splat_f32(0.3275911f))));
@@ -245,9 +332,12 @@ static inline HVX_Vector erf_sf(HVX_Vector x) {
     p = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(p, t), splat_f32(-0.284496736f));
     p = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(p, t), splat_f32(0.254829592f));
     p = Q6_Vsf_vmpy_VsfVsf(p, t);
-    const HVX_Vector e = exp_sf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ax, ax), splat_f32(-1.0f)));
     const HVX_Vector y = Q6_Vsf_vsub_VsfVsf(splat_f32(1.0f), Q6_Vsf_vmpy_VsfVsf(p, e));
     return Q6_V_vmux_QVV(sf_isnan(x), x, Q6_V_vor_VV(y, sign));
+}
+
+static inline HVX_Vector erf_sf(HVX_Vector x) {
+    return erf_sf_finish(x, erf_sf_exp(x));
 }
 
 }  // namespace htp_ops

@@ -7,6 +7,18 @@
 #include "htp/hvx.h"
 #include "htp/memory.h"
 
+// On a vector loop inside a row loop: no unrolling. Each unrolled copy of an inner loop keeps
+// its own trip counts, remainder count and pointers live across the row loop, which is what
+// ran the row loops of the compute functions out of the 32 scalar / 32 vector registers
+// (in-loop spills, docs/tools.md); an HVX hardware loop costs nothing per trip, and these
+// loops are bound by their vector work or by one accumulator's dependency chain anyway.
+// (The host build with gcc has no such pragma and needs none.)
+#if defined(__clang__)
+#    define HTP_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#    define HTP_NO_UNROLL
+#endif
+
 namespace htp_ops {
 
 static inline HVX_Vector splat_f32(float x) {
@@ -15,10 +27,20 @@ static inline HVX_Vector splat_f32(float x) {
     return Q6_V_vsplat_R(bits);
 }
 
-// Lane 0 of a vector as float (through a stack copy).
+// Lane 0 of a vector as float: vextract moves the word into a scalar register (a memcpy of the
+// vector went through a stack copy, a vector store and a scalar load in every loop using it).
 static inline float lane0_f32(HVX_Vector v) {
-    float f;
-    __builtin_memcpy(&f, &v, 4);
+    const int32_t bits = Q6_R_vextract_VR(v, 0);
+    float         f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+}
+
+// Lane l (0..31) of a vector as float, by vextract.
+static inline float lane_f32(HVX_Vector v, uint32_t l) {
+    const int32_t bits = Q6_R_vextract_VR(v, (int32_t) (4 * l));
+    float         f;
+    __builtin_memcpy(&f, &bits, 4);
     return f;
 }
 
@@ -51,8 +73,10 @@ static inline void copy_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32
     }
 }
 
+// The row conversions are not unrolled (HTP_NO_UNROLL): they run inside row loops.
 // fp32 -> fp16 for 64 * n_out elements: reads 2 * n_out vectors, writes n_out.
 static inline void f32_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_out) {
+    HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_out; i++) {
         dst[i] = Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(src[2 * i], src[2 * i + 1]));  // Vu -> even lanes
     }
@@ -60,6 +84,7 @@ static inline void f32_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, 
 
 // fp16 -> fp32 for 64 * n_in elements: reads n_in vectors, writes 2 * n_in.
 static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
+    HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_in; i++) {
         const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(src[i]));
         dst[2 * i]             = Q6_V_lo_W(w);
@@ -67,26 +92,38 @@ static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, 
     }
 }
 
+// Scale d[b & 63] of a block from the fp32 scales of its 64-block group (lo: blocks 0..31,
+// hi: 32..63, as f16_to_f32_vectors lays them out), splatted: vextract, no stack copy.
+static inline HVX_Vector block_scale(HVX_VectorPair d, uint32_t b) {
+    const HVX_Vector half = (b & 32) ? Q6_V_hi_W(d) : Q6_V_lo_W(d);
+    return Q6_V_vsplat_R(Q6_R_vextract_VR(half, (int32_t) (4 * (b & 31))));
+}
+
+// The 64 fp16 scales of one vector as fp32 (lo: scales 0..31, hi: 32..63).
+static inline HVX_VectorPair f16_scales_f32(HVX_Vector s) {
+    return Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(s));
+}
+
 // Q8_0 -> fp32 for n_blocks blocks of 32 as DMA'd apart into dense FP16 scales and dense
 // int8 quants (GET_ROWS, FLASH_ATTN_EXT's K / V). 4 blocks (128 quants) per step, so it
-// writes whole groups of 4 output vectors; scales convert 64 at a time into a stack copy.
+// writes whole groups of 4 output vectors; scales convert 64 at a time and stay in registers.
 // Quants widen b -> h (in order), convert h -> hf exactly (|q| <= 128), then hf -> sf in
 // order, times their block's scale.
 static inline void q8_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants,
                                        uint32_t n_blocks) {
-    float d[64] __attribute__((aligned(128)));
+    HVX_VectorPair d = f16_scales_f32(scales[0]);
+    HTP_NO_UNROLL
     for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
         if ((b0 & 63) == 0) {
-            f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
+            d = f16_scales_f32(scales[b0 / 64]);
         }
         const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
         const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
         const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-        const float *        db = d + (b0 & 63);
-        y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), splat_f32(db[0]));
-        y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), splat_f32(db[1]));
-        y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), splat_f32(db[2]));
-        y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), splat_f32(db[3]));
+        y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), block_scale(d, b0 + 0));
+        y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), block_scale(d, b0 + 1));
+        y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), block_scale(d, b0 + 2));
+        y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), block_scale(d, b0 + 3));
     }
 }
 

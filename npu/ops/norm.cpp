@@ -2,7 +2,7 @@
 // padding never enters a sum).
 //   NORM:    y = (x - mean) / sqrt(mean((x - mean)^2) + eps)
 //   L2_NORM: y = x / max(sqrt(sum(x^2)), eps)
-#include "hvx-util.h"
+#include "hvx-math.h"
 #include "op-table.h"
 #include "row-stream.h"
 
@@ -26,43 +26,70 @@ struct norm_op {
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
-        const HVX_Vector *   x0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
-        HVX_Vector *         y0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        if (p->kind == HTP_NORM_L2) {  // one row loop per kind: neither keeps the other's values
+            compute_l2(x0, y0, n);
+        } else {
+            compute_norm(x0, y0, n);
+        }
+    }
+
+    HTP_COMPUTE void compute_l2(const HVX_Vector * x, HVX_Vector * y, uint32_t n) {
         const uint32_t       n_full = p->ne0 / 32;
         const uint32_t       n_vec  = n_full + (p->tail_bytes ? 1 : 0);
         const HVX_VectorPred tail   = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
+        const uint32_t       px     = p->vsrc.row_pitch / 128;
+        const uint32_t       py     = p->vdst.row_pitch / 128;
+        const float          eps    = p->eps;
         for (uint32_t j = 0; j < n; j++) {
-            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
-            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
-            if (p->kind == HTP_NORM_L2) {
-                HVX_Vector acc = Q6_V_vzero();
-                for (uint32_t i = 0; i < n_vec; i++) {
-                    const HVX_Vector t = masked(x, i, n_full, tail);
-                    acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(t, t));
-                }
-                const float      s     = __builtin_sqrtf(lane0_f32(reduce_sum_sf(acc)));
-                const HVX_Vector scale = splat_f32(1.0f / __builtin_fmaxf(s, p->eps));
-                for (uint32_t i = 0; i < n_vec; i++) {
-                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
-                }
-                continue;
-            }
             HVX_Vector acc = Q6_V_vzero();
+            HTP_NO_UNROLL
+            for (uint32_t i = 0; i < n_vec; i++) {
+                const HVX_Vector t = masked(x, i, n_full, tail);
+                acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(t, t));
+            }
+            const float      s     = sqrt_f32(lane0_f32(reduce_sum_sf(acc)));
+            const HVX_Vector scale = splat_f32(1.0f / (s > eps ? s : eps));  // fmaxf(s, eps) (a NaN s gives eps), no call
+            HTP_NO_UNROLL
+            for (uint32_t i = 0; i < n_vec; i++) {
+                y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
+            }
+            x += px;
+            y += py;
+        }
+    }
+
+    HTP_COMPUTE void compute_norm(const HVX_Vector * x, HVX_Vector * y, uint32_t n) {
+        const uint32_t       n_full  = p->ne0 / 32;
+        const uint32_t       n_vec   = n_full + (p->tail_bytes ? 1 : 0);
+        const HVX_VectorPred tail    = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
+        const uint32_t       px      = p->vsrc.row_pitch / 128;
+        const uint32_t       py      = p->vdst.row_pitch / 128;
+        const float          eps     = p->eps;
+        const float          inv_ne0 = p->inv_ne0;
+        for (uint32_t j = 0; j < n; j++) {
+            HVX_Vector acc = Q6_V_vzero();
+            HTP_NO_UNROLL
             for (uint32_t i = 0; i < n_vec; i++) {
                 acc = Q6_Vsf_vadd_VsfVsf(acc, masked(x, i, n_full, tail));
             }
-            const HVX_Vector mean = splat_f32(lane0_f32(reduce_sum_sf(acc)) * p->inv_ne0);
+            const HVX_Vector mean = splat_f32(lane0_f32(reduce_sum_sf(acc)) * inv_ne0);
             HVX_Vector       acc2 = Q6_V_vzero();
+            HTP_NO_UNROLL
             for (uint32_t i = 0; i < n_vec; i++) {
                 y[i]               = Q6_Vsf_vsub_VsfVsf(x[i], mean);
                 const HVX_Vector t = masked(y, i, n_full, tail);
                 acc2               = Q6_Vsf_vadd_VsfVsf(acc2, Q6_Vsf_vmpy_VsfVsf(t, t));
             }
-            const float      var   = lane0_f32(reduce_sum_sf(acc2)) * p->inv_ne0;
-            const HVX_Vector scale = splat_f32(1.0f / __builtin_sqrtf(var + p->eps));
+            const float      var   = lane0_f32(reduce_sum_sf(acc2)) * inv_ne0;
+            const HVX_Vector scale = splat_f32(1.0f / sqrt_f32(var + eps));
+            HTP_NO_UNROLL
             for (uint32_t i = 0; i < n_vec; i++) {
                 y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], scale);
             }
+            x += px;
+            y += py;
         }
     }
 

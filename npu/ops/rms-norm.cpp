@@ -1,7 +1,7 @@
 // RMS_NORM F32: y = x / sqrt(mean(x^2) + eps) per row. The sum of squares accumulates in 32
 // sf lanes; the partial last vector is masked so padding never enters the sum.
 // Fused RMS_NORM+MUL (has_mul): y *= w, the norm weight row, fetched with the first chunk.
-#include "hvx-util.h"
+#include "hvx-math.h"
 #include "op-table.h"
 #include "row-stream.h"
 
@@ -38,6 +38,7 @@ struct rms_norm_op {
             const HVX_Vector * x   = x0 + j * (p->vsrc.row_pitch / 128);
             HVX_Vector *       y   = y0 + j * (p->vdst.row_pitch / 128);
             HVX_Vector         acc = Q6_V_vzero();
+            HTP_NO_UNROLL
             for (uint32_t i = 0; i < n_full; i++) {
                 acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(x[i], x[i]));
             }
@@ -46,14 +47,16 @@ struct rms_norm_op {
                 acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(t, t));
             }
             const float      mean  = lane0_f32(reduce_sum_sf(acc)) * p->inv_ne0;
-            const HVX_Vector scale = splat_f32(1.0f / __builtin_sqrtf(mean + p->eps));
+            const HVX_Vector scale = splat_f32(1.0f / sqrt_f32(mean + p->eps));
             const uint32_t   n_vec = n_full + (p->tail_bytes ? 1 : 0);
             if (p->has_mul) {
                 const HVX_Vector * w = vptr(vtcm_at(octx->ctx, p->split, ith, p->vmul));
+                HTP_NO_UNROLL
                 for (uint32_t i = 0; i < n_vec; i++) {
                     y[i] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], scale), w[i]);
                 }
             } else {
+                HTP_NO_UNROLL
                 for (uint32_t i = 0; i < n_vec; i++) {
                     y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
                 }

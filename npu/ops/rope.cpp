@@ -99,7 +99,9 @@ struct rope_op {
         }
     }
 
-    void build_tables(uint32_t i2) {
+    // Once per plane, out of line: the scalar core's cosf / sinf calls fill stack arrays,
+    // which the HVX compute below never touches (docs/tools.md, "Spills").
+    __attribute__((noinline)) void build_tables(uint32_t i2) {
         float cs[kMaxPairs], sn[kMaxPairs];
         pair_angles(i2, cs, sn);
         HVX_Vector *   ct   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
@@ -128,33 +130,33 @@ struct rope_op {
         }
     }
 
-    // y = x * C + partner * S over n_vec vectors.
-    void rotate_row(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * ct, const HVX_Vector * st) {
-        if (p->mode == HTP_ROPE_NEOX) {
-            const uint32_t hq = p->half_vec;
-            const uint32_t hr = p->half_shift;
-            const int32_t  h  = (int32_t) (p->n_dims / 2);
-            for (uint32_t v = 0; v < p->n_vec; v++) {
-                const int32_t t = h - (int32_t) (32 * v);  // lanes < t take x[i + h], the others x[i - h]
-                HVX_Vector    pa = Q6_V_vzero(), pb = Q6_V_vzero();
-                if (t > 0) {
-                    pa = hr ? Q6_V_valign_VVR(x[v + hq + 1], x[v + hq], (int32_t) hr) : x[v + hq];
-                }
-                if (t < 32) {
-                    const uint32_t j = v - hq;  // >= 0 here
-                    pb = hr ? Q6_V_valign_VVR(x[j], j ? x[j - 1] : x[j], (int32_t) (128 - hr)) : x[j];
-                }
-                const HVX_Vector pv = t >= 32 ? pa : t <= 0 ? pb : Q6_V_vmux_QVV(Q6_Q_vsetq_R(4 * t), pa, pb);
-                y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
+    // y = x * C + partner * S over n_vec vectors; neox: the partner is x[i +- n_dims / 2].
+    void rotate_row_neox(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * ct, const HVX_Vector * st,
+                         uint32_t n_vec, uint32_t hq, uint32_t hr, int32_t h) const {
+        HTP_NO_UNROLL
+        for (uint32_t v = 0; v < n_vec; v++) {
+            const int32_t t = h - (int32_t) (32 * v);  // lanes < t take x[i + h], the others x[i - h]
+            HVX_Vector    pa = Q6_V_vzero(), pb = Q6_V_vzero();
+            if (t > 0) {
+                pa = hr ? Q6_V_valign_VVR(x[v + hq + 1], x[v + hq], (int32_t) hr) : x[v + hq];
             }
-        } else {
-            const HVX_Vector even = Q6_Vh_vshuff_Vh(Q6_V_vsplat_R(0x0000ffff));  // all-ones in even words
-            const HVX_Vector odd  = Q6_V_vnot_V(even);
-            for (uint32_t v = 0; v < p->n_vec; v++) {
-                const HVX_Vector pv = Q6_V_vor_VV(Q6_V_vand_VV(Q6_V_vror_VR(x[v], 4), even),     // even i: x[i + 1]
-                                                  Q6_V_vand_VV(Q6_V_vror_VR(x[v], 124), odd));   // odd i:  x[i - 1]
-                y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
+            if (t < 32) {
+                const uint32_t j = v - hq;  // >= 0 here
+                pb = hr ? Q6_V_valign_VVR(x[j], j ? x[j - 1] : x[j], (int32_t) (128 - hr)) : x[j];
             }
+            const HVX_Vector pv = t >= 32 ? pa : t <= 0 ? pb : Q6_V_vmux_QVV(Q6_Q_vsetq_R(4 * t), pa, pb);
+            y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
+        }
+    }
+
+    // Normal mode: the partner of lane i is x[i ^ 1].
+    static void rotate_row_normal(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * ct, const HVX_Vector * st,
+                                  uint32_t n_vec, HVX_Vector even, HVX_Vector odd) {
+        HTP_NO_UNROLL
+        for (uint32_t v = 0; v < n_vec; v++) {
+            const HVX_Vector pv = Q6_V_vor_VV(Q6_V_vand_VV(Q6_V_vror_VR(x[v], 4), even),     // even i: x[i + 1]
+                                              Q6_V_vand_VV(Q6_V_vror_VR(x[v], 124), odd));   // odd i:  x[i - 1]
+            y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
         }
     }
 
@@ -164,23 +166,51 @@ struct rope_op {
             build_tables(i2);
             tables_i2 = i2;
         }
-        const HVX_Vector * ct = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
-        const HVX_Vector * st = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));
-        const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
-        HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const HVX_Vector * x = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const bool         f16 = p->type == HTP_TYPE_F16;
+        if (p->mode == HTP_ROPE_NEOX) {
+            f16 ? compute_rows<true, true>(x, y, n) : compute_rows<true, false>(x, y, n);
+        } else {
+            f16 ? compute_rows<false, true>(x, y, n) : compute_rows<false, false>(x, y, n);
+        }
+    }
+
+    // The chunk's rows, one row loop per mode and type; F16 rows are widened into the vx
+    // scratch row, rotated into vy and narrowed back.
+    template <bool kNeox, bool kF16> HTP_COMPUTE void compute_rows(const HVX_Vector * x, HVX_Vector * y, uint32_t n) {
+        const HVX_Vector * ct    = vptr(vtcm_at(octx->ctx, p->split, ith, p->vcos));
+        const HVX_Vector * st    = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));
+        HVX_Vector *       xf    = kF16 ? vptr(vtcm_at(octx->ctx, p->split, ith, p->vx)) : nullptr;
+        HVX_Vector *       yf    = kF16 ? vptr(vtcm_at(octx->ctx, p->split, ith, p->vy)) : nullptr;
+        const uint32_t     n_hv  = (p->ne0 + 63) / 64;
+        const uint32_t     n_vec = p->n_vec;
+        const uint32_t     px    = p->vsrc.row_pitch / 128;
+        const uint32_t     py    = p->vdst.row_pitch / 128;
+        const uint32_t     hq    = p->half_vec;
+        const uint32_t     hr    = p->half_shift;
+        const int32_t      h     = (int32_t) (p->n_dims / 2);
+        const HVX_Vector   even  = Q6_Vh_vshuff_Vh(Q6_V_vsplat_R(0x0000ffff));  // all-ones in even words
+        const HVX_Vector   odd   = Q6_V_vnot_V(even);
+        HTP_NO_UNROLL
         for (uint32_t j = 0; j < n; j++) {
-            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
-            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
-            if (p->type == HTP_TYPE_F16) {
-                HVX_Vector *   xf   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vx));
-                HVX_Vector *   yf   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vy));
-                const uint32_t n_hv = (p->ne0 + 63) / 64;
+            const HVX_Vector * xr = x;
+            HVX_Vector *       yr = y;
+            if (kF16) {
                 f16_to_f32_vectors(xf, x, n_hv);
-                rotate_row(yf, xf, ct, st);
-                f32_to_f16_vectors(y, yf, n_hv);
-            } else {
-                rotate_row(y, x, ct, st);
+                xr = xf;
+                yr = yf;
             }
+            if (kNeox) {
+                rotate_row_neox(yr, xr, ct, st, n_vec, hq, hr, h);
+            } else {
+                rotate_row_normal(yr, xr, ct, st, n_vec, even, odd);
+            }
+            if (kF16) {
+                f32_to_f16_vectors(y, yf, n_hv);
+            }
+            x += px;
+            y += py;
         }
     }
 

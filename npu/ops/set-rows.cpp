@@ -48,7 +48,7 @@ struct set_rows_op {
     }
 
     // ne0 values to n_blocks blocks: quants at y, fp16 scales and their fp32 scratch after them.
-    void quantize_row(const HVX_Vector * x, HVX_Vector * y) const {
+    HTP_COMPUTE void compute_q8_0_row(const HVX_Vector * x, HVX_Vector * y) const {
         const uint32_t nb     = p->n_blocks;
         HVX_Vector *   dtmp   = y + p->q8_dscratch_offset / 128;
         HVX_Vector     dacc   = Q6_V_vzero();
@@ -71,18 +71,31 @@ struct set_rows_op {
         f32_to_f16_vectors(y + p->q8_scale_offset / 128, dtmp, n_out);
     }
 
+    // One row loop per destination type (no type branch per row).
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
-        const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
-        HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
-        for (uint32_t j = 0; j < n; j++) {
-            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
-            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
-            if (p->dst_type == HTP_TYPE_Q8_0) {
-                quantize_row(x, y);
-            } else if (p->dst_type == HTP_TYPE_F16) {
-                f32_to_f16_vectors(y, x, (p->ne0 + 63) / 64);
-            } else {
-                copy_vectors(y, x, (p->ne0 + 31) / 32);
+        const HVX_Vector * x  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t     px = p->vsrc.row_pitch / 128;
+        const uint32_t     py = p->vdst.row_pitch / 128;
+        if (p->dst_type == HTP_TYPE_Q8_0) {
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < n; j++) {
+                compute_q8_0_row(x + j * px, y + j * py);
+            }
+        } else if (p->dst_type == HTP_TYPE_F16) {
+            const uint32_t n_out = (p->ne0 + 63) / 64;
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < n; j++) {
+                f32_to_f16_vectors(y + j * py, x + j * px, n_out);
+            }
+        } else {
+            const uint32_t n_vec = (p->ne0 + 31) / 32;
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < n; j++) {
+                HTP_NO_UNROLL
+                for (uint32_t i = 0; i < n_vec; i++) {
+                    y[j * py + i] = x[j * px + i];
+                }
             }
         }
     }

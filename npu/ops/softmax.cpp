@@ -50,60 +50,100 @@ struct soft_max_op {
         return slope_value;
     }
 
+    // The row loop calls one out-of-line function per pass and expf for a sink, so it keeps
+    // only scalars across calls; each pass makes its vector constants itself (per row, not
+    // per vector), where no call can make them spill.
     HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
-        const row_pos        c      = row_coords(p->shape, r);
-        const HVX_Vector     vscale = splat_f32(p->scale);
-        const HVX_Vector     vslope = splat_f32(slope(c.i2));
-        const HVX_Vector     ninf   = Q6_V_vsplat_R((int32_t) 0xff800000);
-        const uint32_t       nv     = p->n_vec;
-        const HVX_VectorPred tail   = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
-        const bool           sink   = octx->src[2].data != 0;
-        const float          sk     = sink ? *(const float *) htp_va(octx->src[2].data + c.i2 * 4) : 0.0f;
-        const HVX_Vector *   x0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
-        HVX_Vector *         y0     = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const row_pos c   = row_coords(p->shape, r);
+        const float   slp = slope(c.i2);
+        if (octx->src[2].data != 0) {
+            compute_rows<true>(n, slot, slp, *(const float *) htp_va(octx->src[2].data + c.i2 * 4));
+        } else {
+            compute_rows<false>(n, slot, slp, 0.0f);
+        }
+    }
+
+    // kSink: the row's max starts from the sink value sk and e^(sk - max) joins the sum.
+    template <bool kSink> HTP_COMPUTE void compute_rows(uint32_t n, uint32_t slot, float slp, float sk) {
+        HTP_NO_UNROLL
         for (uint32_t j = 0; j < n; j++) {
-            const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
-            HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
-            if (p->has_mask) {
-                const HVX_Vector * m = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vmask, slot)) + j * (p->vmask.row_pitch / 128);
-                if (p->mask_type == HTP_TYPE_F16) {
-                    HVX_Vector * mf = vptr(vtcm_at(octx->ctx, p->split, ith, p->vmask_f32));
-                    f16_to_f32_vectors(mf, m, (p->ne0 + 63) / 64);
-                    m = mf;
-                }
-                for (uint32_t i = 0; i < nv; i++) {
-                    y[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], vscale), Q6_Vsf_vmpy_VsfVsf(m[i], vslope));
-                }
-            } else {
-                for (uint32_t i = 0; i < nv; i++) {
-                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], vscale);
-                }
-            }
-            if (p->tail_bytes) {  // padding lanes never win the max and add 0 to the sum
-                y[nv - 1] = Q6_V_vmux_QVV(tail, y[nv - 1], ninf);
-            }
-            HVX_Vector mx = ninf;
-            for (uint32_t i = 0; i < nv; i++) {
-                mx = sf_max(mx, y[i]);
-            }
-            float max = lane0_f32(reduce_max_sf(mx));
-            if (sink && sk > max) {
+            float max = compute_row_max(slot, j, slp);
+            if (kSink && sk > max) {
                 max = sk;
             }
-            const HVX_Vector vmax = splat_f32(max);
-            HVX_Vector       acc  = Q6_V_vzero();
-            for (uint32_t i = 0; i < nv; i++) {
-                y[i] = exp_sf(Q6_Vsf_vsub_VsfVsf(y[i], vmax));
-                acc  = Q6_Vsf_vadd_VsfVsf(acc, y[i]);
-            }
-            float sum = lane0_f32(reduce_sum_sf(acc));
-            if (sink) {
+            float sum = compute_row_exp(dst_row(slot, j), max);
+            if (kSink) {
                 sum += __builtin_expf(sk - max);
             }
-            const HVX_Vector inv = splat_f32((float) (1.0 / (double) sum));
-            for (uint32_t i = 0; i < nv; i++) {
-                y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], inv);
+            compute_row_scale(dst_row(slot, j), (float) (1.0 / (double) sum));
+        }
+    }
+
+    // Row j of a stream's slot (the passes find their rows themselves: fewer values for the
+    // row loop to keep across its calls).
+    const HVX_Vector * row(const htp_vtcm_stream & st, uint32_t slot, uint32_t j) const {
+        return vptr(vtcm_slot(octx->ctx, p->split, ith, st, slot) + j * st.row_pitch);
+    }
+
+    HVX_Vector * dst_row(uint32_t slot, uint32_t j) const {
+        return vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot) + j * p->vdst.row_pitch);
+    }
+
+    // w = x * scale (+ slope * mask) into y, padding lanes -inf; returns the row's max.
+    HTP_COMPUTE float compute_row_max(uint32_t slot, uint32_t j, float slp) const {
+        const HVX_Vector * x      = row(p->vsrc, slot, j);
+        HVX_Vector *       y      = dst_row(slot, j);
+        const HVX_Vector vscale = splat_f32(p->scale);
+        const HVX_Vector ninf   = Q6_V_vsplat_R((int32_t) 0xff800000);
+        const uint32_t   nv     = p->n_vec;
+        if (p->has_mask) {
+            const HVX_Vector * m      = row(p->vmask, slot, j);
+            const HVX_Vector   vslope = splat_f32(slp);
+            if (p->mask_type == HTP_TYPE_F16) {
+                HVX_Vector * mf = vptr(vtcm_at(octx->ctx, p->split, ith, p->vmask_f32));
+                f16_to_f32_vectors(mf, m, (p->ne0 + 63) / 64);
+                m = mf;
             }
+            HTP_NO_UNROLL
+            for (uint32_t i = 0; i < nv; i++) {
+                y[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], vscale), Q6_Vsf_vmpy_VsfVsf(m[i], vslope));
+            }
+        } else {
+            HTP_NO_UNROLL
+            for (uint32_t i = 0; i < nv; i++) {
+                y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], vscale);
+            }
+        }
+        if (p->tail_bytes) {  // padding lanes never win the max and add 0 to the sum
+            y[nv - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), y[nv - 1], ninf);
+        }
+        HVX_Vector mx = ninf;
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < nv; i++) {
+            mx = sf_max(mx, y[i]);
+        }
+        return lane0_f32(reduce_max_sf(mx));
+    }
+
+    // y = e^(y - max); returns the row's sum.
+    HTP_COMPUTE float compute_row_exp(HVX_Vector * y, float max) const {
+        const HVX_Vector vmax = splat_f32(max);
+        const uint32_t   nv   = p->n_vec;
+        HVX_Vector       acc  = Q6_V_vzero();
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < nv; i++) {
+            y[i] = exp_sf(Q6_Vsf_vsub_VsfVsf(y[i], vmax));
+            acc  = Q6_Vsf_vadd_VsfVsf(acc, y[i]);
+        }
+        return lane0_f32(reduce_sum_sf(acc));
+    }
+
+    HTP_COMPUTE void compute_row_scale(HVX_Vector * y, float inv) const {
+        const HVX_Vector vinv = splat_f32(inv);
+        const uint32_t   nv   = p->n_vec;
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < nv; i++) {
+            y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], vinv);
         }
     }
 

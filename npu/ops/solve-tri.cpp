@@ -35,18 +35,20 @@ struct solve_tri_op {
         HVX_Vector *       X   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vx, slot));
         const uint32_t     nva = p->va.row_pitch / 128;
         const uint32_t     nvk = p->vb.row_pitch / 128;
-        HVX_Vector         arow_v[16];  // row i of A (n <= 512)
-        const float *      arow = (const float *) arow_v;
-        for (uint32_t i = 0; i < p->n; i++) {
-            const uint32_t used = i / 32 + 1;  // vectors holding A[i][0..i]
-            for (uint32_t m = 0; m < used; m++) {
-                arow_v[m] = A[i * nva + m];
-            }
-            const HVX_Vector inv = splat_f32(1.0f / arow[i]);
+        const uint32_t     n   = p->n;
+        // A[i][t] comes from its vector of row i by vextract (the lane index is 4 t mod 128),
+        // not from a stack copy of the row.
+        for (uint32_t i = 0; i < n; i++) {
+            const HVX_Vector * arow = A + i * nva;
+            const HVX_Vector   inv  = splat_f32(1.0f / lane_f32(arow[i / 32], i));
             for (uint32_t v = 0; v < nvk; v++) {
-                HVX_Vector sum = Q6_V_vzero();
+                const HVX_Vector * xt  = X + v;
+                HVX_Vector         sum = Q6_V_vzero();
+                HTP_NO_UNROLL
                 for (uint32_t t = 0; t < i; t++) {
-                    sum = Q6_Vsf_vadd_VsfVsf(sum, Q6_Vsf_vmpy_VsfVsf(splat_f32(arow[t]), X[t * nvk + v]));
+                    const HVX_Vector a = Q6_V_vsplat_R(Q6_R_vextract_VR(arow[t / 32], (int32_t) (4 * t)));
+                    sum                = Q6_Vsf_vadd_VsfVsf(sum, Q6_Vsf_vmpy_VsfVsf(a, *xt));
+                    xt += nvk;
                 }
                 X[i * nvk + v] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(B[i * nvk + v], sum), inv);
             }

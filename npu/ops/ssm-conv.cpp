@@ -34,14 +34,22 @@ struct ssm_conv_op {
         const HVX_Vector * cv = vptr(vtcm_at(octx->ctx, p->split, ith, p->vc_offset));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     nv = p->pitch / 128;
+        const uint32_t     dc = p->d_conv;
         for (uint32_t j = 0; j < n; j++) {
             for (uint32_t i = 0; i < nv; i++) {
-                HVX_Vector acc = Q6_V_vzero();
-                for (uint32_t k = 0; k < p->d_conv; k++) {
-                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(x0[(j + k) * nv + i], cv[k * nv + i]));
+                const HVX_Vector * xk  = x0 + i;
+                const HVX_Vector * ck  = cv + i;
+                HVX_Vector         acc = Q6_V_vzero();
+                HTP_NO_UNROLL  // d_conv is small (4)
+                for (uint32_t k = 0; k < dc; k++) {
+                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(*xk, *ck));
+                    xk += nv;
+                    ck += nv;
                 }
-                y0[j * nv + i] = acc;
+                y0[i] = acc;
             }
+            x0 += nv;
+            y0 += nv;
         }
     }
 

@@ -138,6 +138,34 @@ TEST(HvxMath, SqrtWithin1Ulp) {
     EXPECT_EQ(s[5], 2.0f);
 }
 
+// sqrt_f32 (scalar, inline for the norms' row loops) is sqrtf bit for bit: every mantissa of
+// an even and an odd exponent (the algorithm sees only the exponent's parity), every
+// subnormal, and the special values.
+TEST(HvxMath, ScalarSqrtIsSqrtf) {
+    uint32_t bad = 0, first = 0;
+    auto check = [&](uint32_t bits) {
+        float x;
+        std::memcpy(&x, &bits, 4);
+        const float a = sqrt_f32(x), b = std::sqrt(x);
+        if (std::memcmp(&a, &b, 4) != 0 && !(std::isnan(a) && std::isnan(b))) {
+            first = bad++ ? first : bits;
+        }
+    };
+    for (uint32_t m = 0; m < (1u << 23); m++) {
+        check((127u << 23) | m);  // [1, 2)
+        check((128u << 23) | m);  // [2, 4)
+        check(m);                 // 0 and the subnormals
+    }
+    for (uint32_t bits : { 0x00000000u, 0x80000000u, 0x7f800000u, 0x7f7fffffu, 0x00800000u, 0x7fc00000u,
+                           0x7f800001u, 0xff800000u, 0xbf800000u }) {
+        check(bits);
+    }
+    EXPECT_EQ(bad, 0u) << "first mismatch at bits 0x" << std::hex << first;
+    EXPECT_TRUE(std::isnan(sqrt_f32(-1.0f)));
+    EXPECT_EQ(sqrt_f32(-0.0f), -0.0f);
+    EXPECT_TRUE(std::signbit(sqrt_f32(-0.0f)));
+}
+
 TEST(HvxMath, ActivationsWithinAbsoluteBounds) {
     const auto xs = sweep(-30.0f, 30.0f, 60000);
     const auto th = run(tanh_sf, xs);

@@ -86,8 +86,11 @@ class NpuOps : public ::testing::Test {
 
     // The same with the encoder and the sources given (ops the host issues itself, whose
     // sources are not a ggml node's: ALLREDUCE).
+    // patch (optional) changes the encoded params before the kernel runs (a plan the host's
+    // encoder would not make, to see that the kernel follows what the params say).
     bool run_with(const htp_device_caps & caps, const htp_op_encoder * enc, ggml_tensor * op,
-                  const std::vector<const ggml_tensor *> & srcs) {
+                  const std::vector<const ggml_tensor *> & srcs,
+                  const std::function<void(htp_kernel_params &)> & patch = nullptr) {
         EXPECT_NE(enc, nullptr);
         if (!enc || !enc->supports(caps, op)) {
             return false;
@@ -124,6 +127,9 @@ class NpuOps : public ::testing::Test {
         EXPECT_LE((uint64_t) sp.vtcm_per_thread * sp.n_threads, caps.vtcm_size);
         EXPECT_GE(sp.n_bufs, 2u);
         EXPECT_LE(sp.n_bufs, 16u);
+        if (patch) {
+            patch(desc.params);
+        }
 
         htp_context hc;
         std::memset(&hc, 0, sizeof(hc));
@@ -568,6 +574,71 @@ TEST_F(NpuOps, SetRowsQ8_0) {
                     }
                 }
             }
+        }
+    }
+}
+
+// FLASH_ATTN_EXT streams K / V in the chunks and through the slots split says: the host plans
+// 64-row chunks in 2 slots; the same op run with 16-row chunks in 1 slot and 32-row chunks
+// in 2 slots (both fit the planned layout) gives the same attention (chunking changes the
+// online softmax's rounding only) and leaves no DMA unpopped (run_with checks).
+TEST_F(NpuOps, FlashAttnFollowsSplitChunksAndBuffers) {
+    const Caps &  c = kCaps[0];
+    ggml_tensor * q = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 64, 3, 4, 1);
+    ggml_tensor * k = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, 64, 150, 2, 1);
+    ggml_tensor * v = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, 64, 150, 2, 1);
+    fill_f32(q, -1, 1);
+    std::uniform_real_distribution<float> d(-1, 1);
+    for (ggml_tensor * t : { k, v }) {
+        for (int64_t i = 0; i < ggml_nelements(t); i++) {
+            ((ggml_fp16_t *) t->data)[i] = ggml_fp32_to_fp16(d(rng));
+        }
+    }
+    ggml_tensor * y = ggml_flash_attn_ext(ctx, q, k, v, nullptr, 0.125f, 0.0f, 0.0f);
+    std::vector<const ggml_tensor *> srcs = { q, k, v };
+    const htp_op_encoder *           enc  = htp_find_op_encoder(y);
+    ASSERT_TRUE(run_with(c.caps, enc, y, srcs)) << c.name;
+    const std::vector<float> want((const float *) y->data, (const float *) y->data + ggml_nelements(y));
+    // The planned run against attention in double (dst is [dv, head, q row]; q head h reads
+    // K/V head h / 2): chunks of 64, 64 and 22 rows, so also a chunk of fewer than 32.
+    for (int64_t h = 0; h < 4; h++) {
+        for (int64_t i = 0; i < 3; i++) {
+            std::vector<double> sc(150);
+            double              mx = -INFINITY, sum = 0;
+            for (int64_t j = 0; j < 150; j++) {
+                double dot = 0;
+                for (int64_t e = 0; e < 64; e++) {
+                    dot += (double) at<float>(q, e, i, h, 0) * ggml_fp16_to_fp32(at<ggml_fp16_t>(k, e, j, h / 2, 0));
+                }
+                sc[j] = dot * 0.125;
+                mx    = std::max(mx, sc[j]);
+            }
+            for (int64_t j = 0; j < 150; j++) {
+                sc[j] = std::exp(sc[j] - mx);
+                sum += sc[j];
+            }
+            for (int64_t e = 0; e < 64; e++) {
+                double o = 0;
+                for (int64_t j = 0; j < 150; j++) {
+                    o += sc[j] * ggml_fp16_to_fp32(at<ggml_fp16_t>(v, e, j, h / 2, 0));
+                }
+                ASSERT_NEAR(at<float>(y, e, h, i, 0), o / sum, 1e-4) << "head " << h << " row " << i << " elem " << e;
+            }
+        }
+    }
+    for (uint32_t rpc : { 16u, 32u }) {
+        const uint32_t n_bufs = rpc == 16 ? 1 : 2;
+        std::memset(y->data, 0, ggml_nbytes(y));
+        ASSERT_TRUE(run_with(c.caps, enc, y, srcs, [&](htp_kernel_params & kp) {
+            EXPECT_EQ(kp.flash_attn.split.rows_per_chunk, 64u);
+            EXPECT_EQ(kp.flash_attn.split.n_bufs, 2u);
+            kp.flash_attn.split.rows_per_chunk = rpc;
+            kp.flash_attn.split.n_bufs         = n_bufs;
+            kp.flash_attn.n_kv_chunks          = (kp.flash_attn.n_kv + rpc - 1) / rpc;
+        }));
+        const float * got = (const float *) y->data;
+        for (size_t i = 0; i < want.size(); i++) {
+            ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::fabs(want[i]))) << "rows_per_chunk " << rpc << " at " << i;
         }
     }
 }

@@ -130,6 +130,30 @@ class Inspect(unittest.TestCase):
         res = run("--lib", Fixture.libs["so"], "--divisions", "--func", "^helper_")
         self.assertEqual(set(findings(res.stdout)["divisions"]), {"helper_divide"})
 
+    def test_gate_selection(self):
+        # --exclude leaves functions out of the checks; --min-functions and --ops-dir make a
+        # gate that selects by name fail when the selection shrinks or misses a kernel.
+        base = ("--lib", Fixture.libs["so"], "--spills", "--strict", "--func", "^compute_")
+        res = run(*base, "--exclude", "^compute_spill_")
+        self.assertEqual(res.returncode, 0, res.stdout)
+        self.assertRegex(res.stdout, r"2 more left out by --exclude")
+        res = run(*base, "--exclude", "^compute_spill_", "--min-functions", "99")
+        self.assertEqual(res.returncode, 1)
+        self.assertIn("fewer than --min-functions 99", res.stdout)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "kernel.cpp"), "w") as f:
+                f.write('#include "kernel.h"\nint htp_op_kernel(struct htp_op_context * octx) { return 0; }\n')
+            with open(os.path.join(d, "kernel.h"), "w") as f:
+                f.write("// no compute function here\n")
+            res = run(*base, "--exclude", "^compute_spill_", "--ops-dir", d)
+            self.assertEqual(res.returncode, 1)
+            self.assertIn("kernel kernel.cpp has no function --func selects", res.stdout)
+            with open(os.path.join(d, "kernel.h"), "w") as f:  # now it includes the fixture's source
+                f.write('#include "' + os.path.basename(FIXTURE) + '"\n')
+            shutil.copy(FIXTURE, d)
+            res = run(*base, "--exclude", "^compute_spill_", "--ops-dir", d)
+            self.assertEqual(res.returncode, 0, res.stdout)
+
     def test_findings_have_source_lines(self):
         res = run("--lib", Fixture.libs["so"], "--divisions", "--func", "^compute_divide$")
         self.assertRegex(res.stdout, r"inspect-fixture\.c:\d+")

@@ -19,6 +19,14 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vsplat_R(int32_t Rt) {
     return hvx_emu_splat32(((uint32_t) Rt & 0xffu) * 0x01010101u);
 }
 
+// Rd = vextract(Vu, Rs): Rd = Vu.uw[(Rs & 127) >> 2], a word of a vector into a scalar register
+// (no trip through memory)
+HVX_EMU_INLINE int32_t Q6_R_vextract_VR(HVX_Vector Vu, int32_t Rs) {
+    int32_t w;
+    memcpy(&w, (const uint8_t *) &Vu + (((uint32_t) Rs & (HVX_EMU_VLEN - 1)) & ~3u), 4);
+    return w;
+}
+
 HVX_EMU_INLINE HVX_Vector Q6_V_lo_W(HVX_VectorPair Vss) { return hvx_emu_pair_lo(Vss); }
 HVX_EMU_INLINE HVX_Vector Q6_V_hi_W(HVX_VectorPair Vss) { return hvx_emu_pair_hi(Vss); }
 

@@ -12,16 +12,17 @@
 // iq3 = q volume); inside a group, row j = iq1 * rk2 + hl is q position iq1 of q head
 // iq2 = ik2 * rk2 + hl. A tile is tile_rows consecutive rows of one group; split.total_rows
 // counts tiles, split.rows_per_thread is tiles per thread, split.rows_per_chunk is K/V rows
-// per chunk (kv_chunk, at most 64: one vector of F16 mask). Per tile the kernel fetches the
-// tile's Q rows, then streams the group's K / V / mask chunks through split.n_bufs (2) slots
+// per chunk (at most 64: one vector of F16 mask). Per tile the kernel fetches the tile's Q
+// rows, then streams the group's K / V / mask chunks through split.n_bufs slots (the host
+// plans 2 and lays out that many; the kernel runs what split says)
 // with an online softmax per row (running max M and sum S), and writes the rows out.
 struct htp_flash_attn_params {
     struct htp_split_params split;
     uint32_t k_type, v_type;         // HTP_TYPE_F32 / F16 / Q8_0
     uint32_t dk, dv;                 // K and V head sizes (q row = dk, dst row = dv)
     uint32_t n_kv;                   // K / V rows
-    uint32_t kv_chunk;               // K / V rows per chunk (= split.rows_per_chunk)
-    uint32_t n_kv_chunks;            // ceil(n_kv / kv_chunk)
+    uint32_t n_kv_chunks;            // ceil(n_kv / split.rows_per_chunk): K / V chunks of
+                                     // split.rows_per_chunk (<= 64) rows through split.n_bufs slots
     uint32_t tile_rows;              // q rows per tile
     uint32_t rows_per_group;         // rk2 * n_q
     uint32_t tiles_per_group;        // ceil(rows_per_group / tile_rows)
@@ -45,7 +46,7 @@ struct htp_flash_attn_params {
     uint32_t k_blocks, v_blocks;                  // Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 blocks per row (else 0)
     // VTCM (offsets from the thread's base). Q tile rows and accumulators: tile_rows rows
     // of q_pitch / acc_pitch bytes. Mask: per slot tile_rows rows of 128 bytes. K / V: per
-    // slot kv_chunk rows of k_pitch / v_pitch raw bytes (quantized: a dense copy of the rows
+    // slot split.rows_per_chunk rows of k_pitch / v_pitch raw bytes (quantized: a dense copy of the rows
     // plus the scales, mins, high bits and quants split out by VTCM -> VTCM DMA at k_scales,
     // k_mins, k_qh, k_quants in the slot; k_mins / k_qh 0 when the type has none); kf / vf: the chunk as F32 rows of kf_pitch / vf_pitch bytes (F32 K / V use the
     // raw slot directly).
@@ -56,6 +57,7 @@ struct htp_flash_attn_params {
     uint32_t vv, v_slot, v_pitch, v_scales, v_mins, v_qh, v_quants;
     uint32_t vkf, kf_pitch;
     uint32_t vvf, vf_pitch;
+    uint32_t vscores;                // 2 vectors: the current q row's chunk scores between its passes
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_ATTENTION \

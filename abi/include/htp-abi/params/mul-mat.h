@@ -96,7 +96,7 @@ struct htp_mul_mat_params {
 
 // MUL_MAT_TILED: tiled weights (docs/tiled-formats.md), HVX path for few activation rows
 // (docs/mul-mat.md, "Tiled HVX path"). The weight is a grid of column tiles ct (32 output
-// rows) x K tiles kt; split.total_rows = n_col_tiles (threads own ranges of column tiles,
+// rows) x K tiles kt; split.total_rows = the column tiles (threads own ranges of them,
 // rows_per_thread a multiple of rows_per_chunk = cols_per_chunk).
 // Per pass of up to act_rows_per_pass activation rows of one plane (i2, i3):
 //   activation prep (HTP_TRACE_EVT_QUANT): each F32 row DMA'd into a staging slot (vstage,
@@ -127,9 +127,8 @@ struct htp_mul_mat_tiled_params {
     struct htp_split_params qsplit;  // shared activation prep: rows of one pass over threads
     uint32_t wtype;                  // tiled format (enum htp_type)
     uint32_t ne00, ne01;             // K, N (output columns; the last column tile may be partial)
-    uint32_t n_k_tiles, n_col_tiles;
+    uint32_t n_k_tiles;
     uint32_t tile_bytes, tile_pitch; // DDR bytes per tile; VTCM bytes per tile (multiple of 128)
-    uint32_t blocks_per_tile;        // 32-column activation blocks per tile (K_cols / 32)
     uint32_t k_tiles_per_chunk, n_kchunks;
     struct htp_fastdiv div_kchunks;  // work item -> (column group, K chunk)
     uint32_t cols_per_chunk;         // column tiles per work item (1 when n_kchunks > 1)

@@ -22,14 +22,13 @@ struct htp_im2col_params {
     uint32_t dst_type;               // HTP_TYPE_F32 / HTP_TYPE_F16
     uint32_t mode;                   // enum htp_im2col_mode
     uint32_t is_2d;
-    uint32_t K;                      // elements per dst row
     uint32_t IC, IH, IW, KH, KW;
     int32_t  s0, s1, p0, p1, d0, d1;
     struct htp_fastdiv div_s0;       // the kernel's ow bounds per kw: x / s0 for x in [0, 2^31)
     uint32_t nb_img, nb_ic, nb_ih;   // image strides (bytes) of src1
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides dst;
-    uint32_t dst_row_bytes;          // K * dst element size
+    uint32_t dst_row_bytes;          // elements per dst row (IC * KH * KW) * dst element size
     struct htp_vtcm_stream vstage;   // F32 rows, row_pitch a multiple of 256
     struct htp_vtcm_stream vdst;     // dst-typed rows (F16: vstage.row_pitch / 2)
 };
@@ -72,12 +71,10 @@ struct htp_solve_tri_params {
 // final one, or the last K snapshots) is scattered back transposed.
 struct htp_gdn_params {
     struct htp_split_params split;
-    uint32_t S_v, H, T, n_seqs;
+    uint32_t S_v, H, T;
     uint32_t K;                      // snapshot slots
     uint32_t kda;                    // 1: g has S_v gates per token, 0: one
     float scale;                     // 1 / sqrt(S_v)
-    uint32_t neq1, nek1;             // q / k heads (iq1 = iv1 % neq1)
-    uint32_t rq3, rk3;               // iq3 = iv3 / rq3
     struct htp_fastdiv div_H;        // pair -> (iv1 = pair % H, iv3 = pair / H)
     struct htp_fastdiv mod_neq1, mod_nek1;  // iq1 = iv1 % neq1, ik1 = iv1 % nek1
     struct htp_fastdiv div_rq3, div_rk3;    // iq3 = iv3 / rq3, ik3 = iv3 / rk3

@@ -190,6 +190,10 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
             std::fprintf(stderr, "vhtp: NPU %u session %u: no L2 model, stores are not checked: %s\n",
                          c->sinfo.device, c->sinfo.session, err);
         }
+    } else {
+        // A later group's fence buffer (llama-bench's next context makes a new communicator):
+        // its slots are shared memory too, not lines of this member's cache.
+        c->window.l2_coherent(addr);
     }
 }
 

@@ -73,12 +73,11 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     const row_range rr                 = thread_rows(all_rows(sp), ith);
     dma_tickets     dma;
     dma.init(ctx->dma[ith], &ctx->trace[ith]);
-    if (ith == 0) {
-        float * cp = (float *) htp_va(ctx->vtcm_base + p->colparam_offset);
-        for (uint32_t i = 0; i < kTileDim; i++) {
-            cp[i]            = 1.0f;
-            cp[kTileDim + i] = 0.0f;
-        }
+    if (ith == 0) {  // column params: 32 scales of 1, 32 biases of 0 (two vectors, no scalar VTCM stores)
+        static_assert(kTileDim * sizeof(float) == sizeof(HVX_Vector), "a column param row is one vector");
+        HVX_Vector * cp = vptr(ctx->vtcm_base + p->colparam_offset);
+        cp[0]           = splat_f32(1.0f);
+        cp[1]           = Q6_V_vzero();
     }
     if (rr.begin >= rr.end) {
         return;

@@ -273,9 +273,16 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
             w_spread  = rw[i].smax - rw[i].smin > w_spread ? rw[i].smax - rw[i].smin : w_spread;
             w_special = w_special || rw[i].special;
         }
-        for (int n = 0; n < D; n++) {
-            for (int k = 0; k < D; k++) {
-                wt[k][n / 4][n % 4] = rw[n].v[k / 4][k % 4];
+        for (int n0 = 0; n0 < D; n0 += 4) {  // 4x4 blocks of doubles, transposed in registers
+            for (int k0 = 0; k0 < D; k0 += 4) {
+                const __m256d r0 = (__m256d) rw[n0].v[k0 / 4], r1 = (__m256d) rw[n0 + 1].v[k0 / 4];
+                const __m256d r2 = (__m256d) rw[n0 + 2].v[k0 / 4], r3 = (__m256d) rw[n0 + 3].v[k0 / 4];
+                const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+                const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+                wt[k0][n0 / 4]     = (v4d) _mm256_permute2f128_pd(t0, t2, 0x20);
+                wt[k0 + 1][n0 / 4] = (v4d) _mm256_permute2f128_pd(t1, t3, 0x20);
+                wt[k0 + 2][n0 / 4] = (v4d) _mm256_permute2f128_pd(t0, t2, 0x31);
+                wt[k0 + 3][n0 / 4] = (v4d) _mm256_permute2f128_pd(t1, t3, 0x31);
             }
         }
         for (int m = 0; m < D; m++) {

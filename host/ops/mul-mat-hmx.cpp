@@ -76,7 +76,8 @@ bool htp_enc::mmh_plan_hmx(const htp_device_caps & caps, const ggml_tensor * op,
         for (pl.n_bufs = 3; pl.n_bufs >= 2; pl.n_bufs--) {
             const uint64_t thread = (uint64_t) pl.n_bufs * pl.vraw_slot + pl.vw_bytes + 2ull * pl.vout_slot + 4096 +
                                     2ull * pl.vstage_slot + pl.vconv_bytes + pl.vtiles_bytes;
-            const uint64_t shared = (uint64_t) pl.act_bytes + kTile;
+            // column params (one 2048-byte block), then a row-scale vector per activation row
+            const uint64_t shared = (uint64_t) pl.act_bytes + kTile + (uint64_t) pl.n_mb * 32 * 128;
             for (uint32_t t = n_hvx; t >= 1; t--) {
                 if (shared + t * thread <= caps.vtcm_size) {
                     pl.n_threads  = std::min<uint32_t>(t, tw.n_col_tiles);
@@ -157,9 +158,9 @@ void htp_enc::mmh_fill_hmx(const mmh_plan & pl, const ggml_tensor * op, const ht
     // Shared region after every thread's (HMX operands stay 2048-aligned: all sizes are).
     p.act_offset      = pl.max_threads * pl.per_thread;
     p.colparam_offset = p.act_offset + pl.act_bytes;
-    // Row scales share the column params' 2048-byte block (those take 256 bytes).
-    p.rowscale_offset = p.colparam_offset + 1024;
-    static_assert(HTP_MMH_MAX_ACT_ROWS * 4 <= kTile - 1024, "row scales fit the shared tail block");
+    // Row scales after the column params' 2048-byte block: one vector per row (2^k in every
+    // lane), so the kernel writes and reads them without scalar VTCM accesses.
+    p.rowscale_offset = p.colparam_offset + kTile;
 
     p.rt_repack        = tw.flat ? 1 : 0;
     p.w_nb1            = tw.flat ? (uint32_t) tw.flat_nb1 : 0;

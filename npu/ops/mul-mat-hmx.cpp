@@ -100,12 +100,12 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     }
     HVX_Vector * conv  = vptr(vtcm_at(ctx, p->split, ith, p->vconv_offset));
     uint8_t *    act   = (uint8_t *) htp_va(ctx->vtcm_base + p->act_offset);
-    float *      rowsc = (float *) htp_va(ctx->vtcm_base + p->rowscale_offset);
+    HVX_Vector * rowsc = vptr(ctx->vtcm_base + p->rowscale_offset);  // row r's 2^k in every lane
     for (uint32_t r = rr.begin; r < rr.end; r++) {
         dma.wait(ends[r & 1], (uint16_t) r);
         htp_trace_event_start(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot));
-        rowsc[r]         = fit_row_to_f16(src, p->n_k32);
+        rowsc[r]         = splat_f32(fit_row_to_f16(src, p->n_k32));
         f32_to_f16_vectors(conv, src, n64);
         // Row r is row r % 32 of the tiles of block r / 32; its K / 32 pieces go one per tile.
         uint8_t *       dst = act + (r / kTileDim) * p->n_k32 * HTP_HMX_TILE_BYTES + (r % kTileDim) * kF16RowBytes;
@@ -247,12 +247,12 @@ struct weight_worker {
     // Undoes fit_row_to_f16 on the output rows (F32 row r of block mb: vector mb * 32 + r).
     void unscale_rows(dma_addr_t out) const {
         const mm_act_rows & c        = *job->c;
-        const float *       rowsc    = (const float *) htp_va(ctx->vtcm_base + p->rowscale_offset);
+        const HVX_Vector *  rowsc    = vptr(ctx->vtcm_base + p->rowscale_offset);
         HVX_Vector *        out_rows = vptr(out);
-        for (uint32_t r = 0; r < c.n; r++) {
-            if (rowsc[r] != 1.0f) {
-                out_rows[r] = Q6_Vsf_vmpy_VsfVsf(out_rows[r], splat_f32(rowsc[r]));
-            }
+        const HVX_Vector    one      = splat_f32(1.0f);
+        for (uint32_t r = 0; r < c.n; r++) {  // rows left unscaled (2^0) keep their bits
+            const HVX_VectorPred keep = Q6_Q_vcmp_eq_VwVw(rowsc[r], one);
+            out_rows[r] = Q6_V_vmux_QVV(keep, out_rows[r], Q6_Vsf_vmpy_VsfVsf(out_rows[r], rowsc[r]));
         }
     }
 

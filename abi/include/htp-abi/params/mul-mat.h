@@ -220,9 +220,10 @@ struct htp_mul_mat_hmx_params {
     // Shared, from vtcm_base.
     uint32_t act_offset;             // FP16 activation tiles of the chunk
     uint32_t colparam_offset;        // HTP_HMX_COLPARAM_BYTES: scale 1.0 x 32, bias 0 x 32
-    uint32_t rowscale_offset;        // act_rows_per_chunk floats: the power of two each row's
-                                     // results are scaled by (phase 1 scales a row whose |max|
-                                     // reaches 2^15 down to fit FP16; 1.0 for most rows)
+    uint32_t rowscale_offset;        // act_rows_per_chunk vectors: the power of two each row's
+                                     // results are scaled by, in every lane (phase 1 scales a
+                                     // row whose |max| reaches 2^15 down to fit FP16; 1.0 for
+                                     // most rows)
     // Run-time repacking of a flat weight (0: the weight is tiled).
     uint32_t rt_repack;
     uint32_t w_nb1;                  // bytes between flat weight rows

@@ -40,6 +40,7 @@ expect_refused "OPQUEUE not a number" "GGML_HEXAGON_OPQUEUE=deep: expected a pos
 expect_refused "OPSTAGE not 0/1" "GGML_HEXAGON_OPSTAGE=3" GGML_HEXAGON_OPSTAGE=3
 expect_refused "DMA64 not 0/1" "GGML_HEXAGON_DMA64=64" GGML_HEXAGON_DMA64=64
 expect_refused "ALLREDUCE not 0/1" "GGML_HEXAGON_ALLREDUCE=yes" GGML_HEXAGON_ALLREDUCE=yes
+expect_refused "DMA_THREAD not 0/1" "GGML_HEXAGON_DMA_THREAD=yes" GGML_HEXAGON_DMA_THREAD=yes
 expect_refused "DMA64=1 below v81" "GGML_HEXAGON_DMA64=1: v79 has no 64-bit DMA bases" GGML_HEXAGON_DMA64=1
 expect_refused "MM_SELECT given a number" "GGML_HEXAGON_MM_SELECT=1: .*auto, hvx or hmx" GGML_HEXAGON_MM_SELECT=1
 

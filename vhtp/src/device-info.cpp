@@ -134,14 +134,11 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
         info->n_hvx = static_cast<uint32_t>(n);
     }
 
-    info->dma_thread = vhtp::default_dma_thread(info->n_hvx);
-    if (const char * s = getenv("GGML_HEXAGON_DMA_THREAD"); s && *s) {
-        if ((s[0] != '0' && s[0] != '1') || s[1]) {
-            vhtp::set_error(err, err_len, "GGML_HEXAGON_DMA_THREAD=%s: expected 0 or 1", s);
-            return -1;
-        }
-        info->dma_thread = s[0] == '1' ? 1 : 0;
+    if (const char * s = getenv("GGML_HEXAGON_DMA_THREAD"); s && *s && ((s[0] != '0' && s[0] != '1') || s[1])) {
+        vhtp::set_error(err, err_len, "GGML_HEXAGON_DMA_THREAD=%s: expected 0 or 1", s);
+        return -1;
     }
+    info->dma_thread = vhtp::default_dma_thread(info->n_hvx);  // the variable, else the host's cores
 
     if (const char * s = getenv("GGML_HEXAGON_VMEM"); s && *s) {
         // Up to the DDR area of the largest window the arch offers; a 32-bit session of a

@@ -31,8 +31,13 @@ struct act_op {
     HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t, uint32_t slot) {
         htp_trace * tr = &octx->ctx->trace[ith];
         htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
-        quantize_row(act + r * (p->act_row_pitch / 128), vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot)),
-                     p->ne00 / 32, p->act_order);
+        HVX_Vector *       dst = act + r * (p->act_row_pitch / 128);
+        const HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
+        if (p->act_order == HTP_MMT_ORDER_NIBBLE) {
+            quantize_row<true>(dst, src, p->ne00 / 32);
+        } else {
+            quantize_row<false>(dst, src, p->ne00 / 32);
+        }
         htp_trace_event_stop(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
     }
 

@@ -5,11 +5,13 @@
 // VTCM slots, dequantizes them into FP16 HMX tiles, multiplies them with all activation
 // blocks on HMX and sends the F32 results out (phase 2).
 // A flat weight (rt_repack) arrives as flat rows instead and is repacked into tiles in VTCM
-// first, by the same repacker the host uses at set_tensor (repack/, htp_repack_col_tile).
+// first: on HVX (mul-mat-hmx-repack.h) into the bytes the host's set_tensor repacker writes
+// (repack/, htp_repack_col_tile), which still does the types the HVX one does not take.
 #include "dma-tickets.h"
 #include "htp/hmx.h"
 #include "hvx-util.h"
 #include "mul-mat-hmx-pass.h"
+#include "mul-mat-hmx-repack.h"
 #include "op-table.h"
 #include "repack.h"
 #include "row-stream.h"
@@ -201,6 +203,20 @@ struct weight_worker {
         return push(v, s, bytes, bytes, bytes, 1, (uint16_t) f, ticket);
     }
 
+    // rt-repack: the fetch's flat rows (fb bytes each, rows of the matrix; the others get the
+    // tiling of zero rows) -> its n_tiles tiles, by HVX (mul-mat-hmx-repack.h: vector loads and
+    // stores only, the same bytes as the shared repacker) for the types it takes; the other
+    // tiled types still go through the scalar repacker (repack/, htp_repack_col_tile).
+    HTP_COMPUTE int compute_repack(uint8_t * flat, uint8_t * tiles, uint32_t fb, uint32_t rows, uint32_t n_tiles) {
+        if (rows < kTileDim) {
+            mmr::zero_bytes(flat + rows * fb, (kTileDim - rows) * fb);
+        }
+        if (mmr::repack_col_tile(p->wtype, tiles, flat, fb, n_tiles)) {
+            return HTP_STATUS_OK;
+        }
+        return htp_repack_col_tile((enum htp_type) p->wtype, tiles, flat, fb, n_tiles) ? HTP_STATUS_OK : HTP_STATUS_BAD_PARAMS;
+    }
+
     // Fetch f (arrived) -> FP16 weight tiles [t0 * out_per_tile, ...) of its column tile.
     HTP_COMPUTE int compute_dequant(uint32_t f) {
         const fetch_pos x   = pos(f);
@@ -208,15 +224,10 @@ struct weight_worker {
         HVX_Vector *    w   = vptr(vtcm_at(ctx, p->split, ith, p->vw_offset));
         float *         scratch = (float *) htp_va(vtcm_at(ctx, p->split, ith, p->vscratch_offset));
         if (p->rt_repack) {
-            // Flat rows -> this fetch's tiles; rows past the matrix get the tiling of zero rows.
-            const uint32_t fb = flat_bytes(x.kc), rows = col_tile_rows(x.ct);
-            uint8_t *      flat = (uint8_t *) raw;
-            if (rows < kTileDim) {
-                __builtin_memset(flat + rows * fb, 0, (kTileDim - rows) * fb);
-            }
             uint8_t * tiles = (uint8_t *) htp_va(vtcm_at(ctx, p->split, ith, p->vtiles_offset));
-            if (!htp_repack_col_tile((enum htp_type) p->wtype, tiles, flat, fb, x.n_tiles)) {
-                return HTP_STATUS_BAD_PARAMS;
+            const int st    = compute_repack((uint8_t *) raw, tiles, flat_bytes(x.kc), col_tile_rows(x.ct), x.n_tiles);
+            if (st != HTP_STATUS_OK) {
+                return st;
             }
             raw = tiles;
         }

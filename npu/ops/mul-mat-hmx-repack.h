@@ -26,6 +26,7 @@
 #include "htp-abi/htp-tile-formats.h"
 #include "htp-abi/htp-types.h"
 #include "hvx-util.h"
+#include "repack-internal.h"  // the scalar repacker's FP16 conversions (K-quant scale products)
 
 namespace htp_ops {
 namespace mmr {
@@ -263,6 +264,68 @@ static inline void repack_q2_k_tile(uint8_t * tile, const uint8_t * sb0, uint32_
     store_bytes(tile + HTP_TILE_Q2_K_DM, dm, 16);
 }
 
+// Q4_K / Q5_K: super-block { FP16 d, dmin, scales[12], (Q5: qh[32]), qs[128] } -> 8 tiles of
+// 640 / 768 B. Tile j: column k's low 4 bits (qs[32 (j / 2) + k] >> 4 (j & 1)) in the nibble
+// layout (byte 32 (k / 2) + r); Q5: the fifth bit (qh[k] >> j) in the Q5 plane at 640; at
+// 512 + 4r the FP16 pair (fl16(d * sc_j), fl16(-dmin * m_j)). The pair is the scalar
+// repacker's arithmetic on scalars read from registers (vextract of rotated vectors), not from
+// VTCM: the same bits on any input.
+template <bool kQ5> static inline void repack_q45_k_tile(uint8_t * tile, const uint8_t * sb0, uint32_t stride, uint32_t j) {
+    constexpr uint32_t QS  = kQ5 ? 48 : 16;
+    const uint32_t     qo  = QS + 32 * (j / 2);
+    const HVX_Vector   m0f = Q6_Vh_vsplat_R(0x000F);
+    const HVX_Vector   mf0 = Q6_Vh_vsplat_R(0x00F0);
+    const HVX_Vector   one = Q6_Vb_vsplat_R(1);
+    HVX_Vector         rec[4] = { Q6_V_vzero(), Q6_V_vzero(), Q6_V_vzero(), Q6_V_vzero() };
+    HVX_Vector         sv = Q6_V_vzero(), pl = Q6_V_vzero();
+    const uint8_t *    b  = sb0;
+#pragma GCC unroll 32
+    for (uint32_t r = 0; r < kRows; r++, b += stride) {
+        const HVX_Vector v = load_u(b);
+        // halfword h of x: qs[32 (j / 2) + 2h], [.. + 2h + 1] -> byte h of the record (a load
+        // of its own: the block is longer than a vector)
+        const HVX_Vector x  = load_u(b + qo);
+        const HVX_Vector xs = (j & 1) ? Q6_Vuh_vlsr_VuhR(x, 4) : x;
+        const HVX_Vector y  = Q6_V_vor_VV(Q6_V_vand_VV(xs, m0f), Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(xs, 4), mf0));
+        rec[r / 8] = Q6_V_vmux_QVV(byte_range(16 * (r % 8), 16), rotate_to(Q6_Vb_vpacke_VhVh(y, y), 16 * (r % 8)), rec[r / 8]);
+        if (kQ5) {
+            // byte k: bit j of qh[k]; folded into word 0, bit k (4 bytes -> a nibble, 8 nibbles)
+            HVX_Vector u = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(Q6_V_vror_VR(v, 16), (int32_t) j), one);
+            u            = Q6_V_vand_VV(Q6_V_vor_VV(u, Q6_Vuw_vlsr_VuwR(u, 7)), Q6_V_vsplat_R(0x00030003));
+            u            = Q6_V_vand_VV(Q6_V_vor_VV(u, Q6_Vuw_vlsr_VuwR(u, 14)), Q6_V_vsplat_R(0x0000000F));
+            u            = Q6_V_vor_VV(u, Q6_Vw_vasl_VwR(Q6_V_vror_VR(u, 4), 4));
+            u            = Q6_V_vor_VV(u, Q6_Vw_vasl_VwR(Q6_V_vror_VR(u, 8), 8));
+            u            = Q6_V_vor_VV(u, Q6_Vw_vasl_VwR(Q6_V_vror_VR(u, 16), 16));
+            pl           = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(q5_record(u), 4 * r), pl);
+        }
+        // (d, dmin) and the scale bytes s[j], s[j + 4] (and s[j - 4]) of the 12 at 4
+        const uint32_t dd = (uint32_t) Q6_R_vextract_VR(v, 0);
+        const uint32_t s0 = (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) (4 + j)), 0) & 0xff;
+        const uint32_t s4 = (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) (8 + j)), 0) & 0xff;
+        const uint32_t sm = (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) j), 0) & 0xff;  // s[j - 4], j >= 4
+        const int      sc = j < 4 ? (int) (s0 & 63) : (int) ((s4 & 0xf) | ((sm >> 6) << 4));
+        const int      m  = j < 4 ? (int) (s4 & 63) : (int) ((s4 >> 4) | ((s0 >> 6) << 4));
+        const float    d    = htp_repack::fp16_to_fp32((uint16_t) (dd & 0xffff));
+        const float    dmin = htp_repack::fp16_to_fp32((uint16_t) (dd >> 16));
+        const uint32_t pair = (uint32_t) htp_repack::fp32_to_fp16(d * (float) sc) |
+                              (uint32_t) htp_repack::fp32_to_fp16(-dmin * (float) m) << 16;
+        sv = Q6_V_vmux_QVV(byte_range(4 * r, 4), Q6_V_vsplat_R((int32_t) pair), sv);
+    }
+    pshuffle_n<4, false, 5>(rec);
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; u++) {
+        store_bytes(tile + 128 * u, rec[u], 128);
+    }
+    store_bytes(tile + HTP_TILE_Q4_K_SCALES, sv, 128);
+    if (kQ5) {
+#pragma GCC unroll 5
+        for (int k = 0; k < 5; k++) {
+            pl = Q6_Vb_vshuff_Vb(pl);
+        }
+        store_bytes(tile + HTP_TILE_Q5_K_QH, pl, 128);
+    }
+}
+
 static inline bool supported(uint32_t type) {
     switch (type) {
         case HTP_TYPE_Q4_0:
@@ -274,7 +337,9 @@ static inline bool supported(uint32_t type) {
         case HTP_TYPE_Q8_0:
         case HTP_TYPE_Q1_0:
         case HTP_TYPE_Q2_0:
-        case HTP_TYPE_Q2_K: return true;
+        case HTP_TYPE_Q2_K:
+        case HTP_TYPE_Q4_K:
+        case HTP_TYPE_Q5_K: return true;
         default: return false;
     }
 }
@@ -306,6 +371,17 @@ __attribute__((noinline)) static void compute_repack_q2_k_tiles(uint8_t * dst, c
     HTP_NO_UNROLL
     for (uint32_t t = 0; t < n_tiles; t++) {
         repack_q2_k_tile(dst + t * HTP_TENSOR_TILE_SIZE_Q2_K, flat + (t / 8) * 84, stride, t % 8);
+    }
+}
+
+template <bool kQ5>
+__attribute__((noinline)) static void compute_repack_q45_k_tiles(uint8_t * dst, const uint8_t * flat, uint32_t stride,
+                                                                 uint32_t n_tiles) {
+    constexpr uint32_t TB = kQ5 ? HTP_TENSOR_TILE_SIZE_Q5_K : HTP_TENSOR_TILE_SIZE_Q4_K;
+    constexpr uint32_t BB = kQ5 ? 176 : 144;
+    HTP_NO_UNROLL
+    for (uint32_t t = 0; t < n_tiles; t++) {
+        repack_q45_k_tile<kQ5>(dst + t * TB, flat + (t / 8) * BB, stride, t % 8);
     }
 }
 
@@ -349,6 +425,8 @@ static inline bool repack_col_tile(uint32_t type, uint8_t * dst, const uint8_t *
         case HTP_TYPE_Q1_0: compute_repack_lowbit_tiles<true>(dst, flat, stride, n_tiles); return true;
         case HTP_TYPE_Q2_0: compute_repack_lowbit_tiles<false>(dst, flat, stride, n_tiles); return true;
         case HTP_TYPE_Q2_K: compute_repack_q2_k_tiles(dst, flat, stride, n_tiles); return true;
+        case HTP_TYPE_Q4_K: compute_repack_q45_k_tiles<false>(dst, flat, stride, n_tiles); return true;
+        case HTP_TYPE_Q5_K: compute_repack_q45_k_tiles<true>(dst, flat, stride, n_tiles); return true;
         default: return false;
     }
 }

@@ -22,7 +22,8 @@ const htp_type kTiled[] = { HTP_TYPE_Q4_0, HTP_TYPE_Q4_1, HTP_TYPE_Q8_0, HTP_TYP
                             HTP_TYPE_Q3_K, HTP_TYPE_Q4_K, HTP_TYPE_Q5_K, HTP_TYPE_Q6_K };
 
 const htp_type kHvx[] = { HTP_TYPE_Q4_0, HTP_TYPE_Q4_1,   HTP_TYPE_Q8_0,  HTP_TYPE_Q5_0, HTP_TYPE_Q5_1,
-                          HTP_TYPE_IQ4_NL, HTP_TYPE_MXFP4, HTP_TYPE_Q1_0, HTP_TYPE_Q2_0, HTP_TYPE_Q2_K };
+                          HTP_TYPE_IQ4_NL, HTP_TYPE_MXFP4, HTP_TYPE_Q1_0, HTP_TYPE_Q2_0, HTP_TYPE_Q2_K,
+                          HTP_TYPE_Q4_K,   HTP_TYPE_Q5_K };
 
 const char * name_of(htp_type t) {
     switch (t) {
@@ -36,6 +37,8 @@ const char * name_of(htp_type t) {
         case HTP_TYPE_Q1_0: return "Q1_0";
         case HTP_TYPE_Q2_0: return "Q2_0";
         case HTP_TYPE_Q2_K: return "Q2_K";
+        case HTP_TYPE_Q4_K: return "Q4_K";
+        case HTP_TYPE_Q5_K: return "Q5_K";
         default: return "other";
     }
 }
@@ -66,7 +69,7 @@ TEST(HvxRepack, TypesItTakes) {
         EXPECT_EQ(htp_ops::mmr::supported(t), in_list) << "type " << t;
     }
     uint8_t dummy[256] __attribute__((aligned(128))) = {};
-    EXPECT_FALSE(htp_ops::mmr::repack_col_tile(HTP_TYPE_Q4_K, dummy, dummy, 144, 8));
+    EXPECT_FALSE(htp_ops::mmr::repack_col_tile(HTP_TYPE_Q6_K, dummy, dummy, 210, 8));
     EXPECT_FALSE(htp_ops::mmr::repack_col_tile(HTP_TYPE_F32, dummy, dummy, 4, 1));
 }
 

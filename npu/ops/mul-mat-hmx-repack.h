@@ -4,22 +4,20 @@
 // mmr::repack_col_tile from weight_worker::compute_repack (mul-mat-hmx.cpp); unit.test_hvx_repack
 // compares it with the scalar repacker on every type it takes.
 //
-// Types: the lossless formats with one ggml block per row and tile (docs/tiled-formats.md):
-// the block-32 formats Q4_0, IQ4_NL, Q4_1, MXFP4, Q5_0, Q5_1, Q8_0 and the wide Q1_0 (128
-// columns) and Q2_0 (64). Per tile:
-//   1. each row's block, one unaligned vector load, is turned into a row record in registers:
-//      nibble formats 16 bytes (column pair cp: low nibble column 2cp), Q8_0 32 bytes (its
-//      quants), Q5 4 bytes (its fifth bits in the plane's order), and muxed into place in
-//      record vectors (8 / 4 / 32 rows each); Q1_0 / Q2_0 words already in vrmpy bit order,
-//      muxed straight into word r of the tile's vectors; the scale fields into a scale vector;
+// Every tiled type (docs/tiled-formats.md). Per tile:
+//   1. each row's block (K-quants: its super-block, the tile's share of it) is read by
+//      unaligned vector loads and turned into a row record in registers: nibble formats 16
+//      bytes (column pair cp: low nibble column 2cp), Q8_0 32 bytes (its quants), Q5 planes 4
+//      bytes (2-bit 4 x 4 transposes), and muxed into record vectors (8 / 4 / 32 rows each);
+//      words already in vrmpy order (Q1_0 / Q2_0 / K-quant bit planes: bit transposes,
+//      shift-and-or) are muxed straight into word r of the tile's vectors; the scale fields go
+//      into a scale vector (the K-quants' FP16 products by the scalar repacker's own
+//      arithmetic, on scalars vextract'ed from registers: never a scalar VTCM access);
 //   2. the records are transposed ([row][i] -> [i][row], i = column pair, quant pair or plane
 //      byte) by perfect shuffles: a shuffle of the N vectors (element index bits rotated left
 //      by one) is one vror, one vmux and one vshuff per vector;
 //   3. the tile's vectors go out by read-modify-write of the aligned VTCM vectors they cover
 //      (tiles are 576, 640, ... bytes: not vector aligned).
-// The K-quants (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K: a super-block spans 8 tiles, and all but Q2_K
-// store FP16 products of their scales) are not done here yet: supported() says false and the
-// caller keeps the scalar repacker for them (docs/mul-mat.md).
 #pragma once
 #include <stdint.h>
 
@@ -101,17 +99,48 @@ template <int N, bool kHalf, int K> static inline void pshuffle_n(HVX_Vector * v
 }
 
 // Nibble-format row record from a vector whose bytes 0..15 are the block's qs (element j: low
-// nibble of qs[j], j + 16: high nibble): byte cp (column pair 2cp, 2cp + 1) = code(2cp) |
-// code(2cp + 1) << 4; per halfword h = qs[2h] | qs[2h+1] << 8 that is byte h = the low nibbles
-// of both, byte 8 + h = their high nibbles.
+// nibble of qs[j], j + 16: high nibble): record byte cp (column pair 2cp, 2cp + 1) = code(2cp)
+// | code(2cp + 1) << 4; per halfword h = qs[2h] | qs[2h+1] << 8 that is byte h = the low
+// nibbles of both, byte 8 + h = their high nibbles. Returned interleaved: halfword h = (byte h,
+// byte 8 + h) of the record; deal_records puts the bytes in order (once per record vector).
 static inline HVX_Vector nibble_record(HVX_Vector x) {
-    const HVX_Vector m0f  = Q6_Vh_vsplat_R(0x000F);
-    const HVX_Vector mf0  = Q6_Vh_vsplat_R(0x00F0);
-    const HVX_Vector x4   = Q6_Vuh_vlsr_VuhR(x, 4);
-    const HVX_Vector y_lo = Q6_V_vor_VV(Q6_V_vand_VV(x, m0f), Q6_V_vand_VV(x4, mf0));
-    const HVX_Vector y_hi = Q6_V_vor_VV(Q6_V_vand_VV(x4, m0f), Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 8), mf0));
-    const HVX_Vector pk   = Q6_Vb_vpacke_VhVh(y_hi, y_lo);  // bytes 0..63: y_lo, 64..127: y_hi
-    return Q6_V_vmux_QVV(Q6_Q_vsetq_R(8), pk, Q6_V_vror_VR(pk, 56));
+    return Q6_V_vor_VV(Q6_V_vand_VV(x, Q6_Vh_vsplat_R((int16_t) 0xF00F)),
+                       Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), Q6_Vh_vsplat_R(0x00F0)),
+                                   Q6_V_vand_VV(Q6_Vh_vasl_VhR(x, 4), Q6_Vh_vsplat_R(0x0F00))));
+}
+
+// vlut32 index of a byte permutation (byte p <- byte src(p)): vlut32 reads halfword idx % 64,
+// byte (Rt >> 1) & 1, when idx >> 5 == Rt & 7; for source byte S, Rt = m = (S >= 64) | (S % 2)
+// << 1 and idx = 32 m + (S / 2) % 32.
+struct byte_perm {
+    uint8_t v[128] __attribute__((aligned(128)));
+};
+
+// In every 16-byte record: byte q <- 2q (q < 8), 2 (q - 8) + 1 (the interleaved halves in order).
+static constexpr byte_perm make_deal16() {
+    byte_perm t{};
+    for (int p = 0; p < 128; p++) {
+        const int q = p % 16, src = 16 * (p / 16) + (q < 8 ? 2 * q : 2 * (q - 8) + 1);
+        const int m = (src >= 64 ? 1 : 0) | (src % 2) << 1;
+        t.v[p]      = (uint8_t) (32 * m + (src / 2) % 32);
+    }
+    return t;
+}
+
+alignas(128) static constexpr byte_perm kDeal16 = make_deal16();
+
+// Byte permutation by index idx (above): four vlut32, each the bytes of one source quarter.
+static inline HVX_Vector permute_bytes(HVX_Vector v, HVX_Vector idx) {
+    return Q6_V_vor_VV(Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 0), Q6_Vb_vlut32_VbVbR(idx, v, 1)),
+                       Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 2), Q6_Vb_vlut32_VbVbR(idx, v, 3)));
+}
+
+static inline void deal_records(HVX_Vector * rec) {
+    const HVX_Vector idx = *(const HVX_Vector *) kDeal16.v;
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; u++) {
+        rec[u] = permute_bytes(rec[u], idx);
+    }
 }
 
 // Q5 plane record from a vector whose word 0 is the block's qh (bit k: column k's fifth bit):
@@ -144,6 +173,7 @@ static inline void repack_nibble_tile(uint8_t * tile, const uint8_t * blk0, uint
     }
     // rec byte 128 (r / 8) + 16 (r % 8) + cp = [r | cp] -> tile byte 32 cp + r = [cp | r]: the
     // 9 index bits rotated left by 5 (the row's 5 bits to the bottom).
+    deal_records(rec);
     pshuffle_n<4, false, 5>(rec);
 #pragma GCC unroll 4
     for (int u = 0; u < 4; u++) {
@@ -287,7 +317,9 @@ template <bool kQ5> static inline void repack_q45_k_tile(uint8_t * tile, const u
         const HVX_Vector x  = load_u(b + qo);
         const HVX_Vector xs = (j & 1) ? Q6_Vuh_vlsr_VuhR(x, 4) : x;
         const HVX_Vector y  = Q6_V_vor_VV(Q6_V_vand_VV(xs, m0f), Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(xs, 4), mf0));
-        rec[r / 8] = Q6_V_vmux_QVV(byte_range(16 * (r % 8), 16), rotate_to(Q6_Vb_vpacke_VhVh(y, y), 16 * (r % 8)), rec[r / 8]);
+        // halfword h = (record byte h, byte 8 + h), as nibble_record's
+        const HVX_Vector yi = Q6_V_vor_VV(y, Q6_Vh_vasl_VhR(Q6_V_vror_VR(y, 16), 8));
+        rec[r / 8]          = Q6_V_vmux_QVV(byte_range(16 * (r % 8), 16), rotate_to(yi, 16 * (r % 8)), rec[r / 8]);
         if (kQ5) {
             // byte k: bit j of qh[k]; folded into word 0, bit k (4 bytes -> a nibble, 8 nibbles)
             HVX_Vector u = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(Q6_V_vror_VR(v, 16), (int32_t) j), one);
@@ -311,6 +343,7 @@ template <bool kQ5> static inline void repack_q45_k_tile(uint8_t * tile, const u
                               (uint32_t) htp_repack::fp32_to_fp16(-dmin * (float) m) << 16;
         sv = Q6_V_vmux_QVV(byte_range(4 * r, 4), Q6_V_vsplat_R((int32_t) pair), sv);
     }
+    deal_records(rec);
     pshuffle_n<4, false, 5>(rec);
 #pragma GCC unroll 4
     for (int u = 0; u < 4; u++) {
@@ -326,6 +359,96 @@ template <bool kQ5> static inline void repack_q45_k_tile(uint8_t * tile, const u
     }
 }
 
+// 2-bit codes (qs[k] >> sh) & 3 of the 32 bytes at q (k = 0..31) -> words 0 and 4: the row's
+// words of the two vrmpy-order vectors (byte 4r + k % 4 of vector k / 16, bits 2 ((k / 4) % 4)).
+static inline HVX_Vector vrmpy_codes2(HVX_Vector q, uint32_t sh) {
+    const HVX_Vector y = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(q, (int32_t) sh), Q6_V_vsplat_R(0x03030303));
+    return Q6_V_vor_VV(Q6_V_vor_VV(y, Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 4), 2)),
+                       Q6_V_vor_VV(Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 8), 4), Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 12), 6)));
+}
+
+// Q6_K: super-block { ql[128], qh[64], int8 scales[16], FP16 d } -> 8 tiles of 896 B. Tile j:
+// column k's low 4 bits (ql[64 (j / 4) + 32 (j & 1) + k] >> 4 ((j % 4) / 2)) at vector k / 8,
+// byte 4r + k % 4, nibble (k / 4) % 2; its high 2 bits (qh[32 (j / 4) + k] >> 2 (j % 4)) in
+// two vrmpy-order vectors at 512; FP16 fl16(d * scales[2j + h]) at 768 + 2 (32 h + r).
+static inline void repack_q6_k_tile(uint8_t * tile, const uint8_t * sb0, uint32_t stride, uint32_t j) {
+    const uint32_t   lo_off = 64 * (j / 4) + 32 * (j & 1), lo_sh = 4 * ((j % 4) / 2);
+    const uint32_t   hi_off = 128 + 32 * (j / 4), hi_sh = 2 * (j % 4);
+    const HVX_Vector m4     = Q6_V_vsplat_R(0x0F0F0F0F);
+    HVX_Vector       lo[4]  = { Q6_V_vzero(), Q6_V_vzero(), Q6_V_vzero(), Q6_V_vzero() };
+    HVX_Vector       hi0 = Q6_V_vzero(), hi1 = Q6_V_vzero(), sv = Q6_V_vzero();
+    const uint8_t *  b   = sb0;
+#pragma GCC unroll 32
+    for (uint32_t r = 0; r < kRows; r++, b += stride) {
+        // byte k of y: column k's low 4 bits; word 2v of z: vector v's word of the row
+        const HVX_Vector y = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(load_u(b + lo_off), (int32_t) lo_sh), m4);
+        const HVX_Vector z = Q6_V_vor_VV(y, Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 4), 4));
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) {
+            lo[v] = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(Q6_V_vror_VR(z, 8 * v), 4 * r), lo[v]);
+        }
+        const HVX_Vector h = vrmpy_codes2(load_u(b + hi_off), hi_sh);
+        hi0                = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(h, 4 * r), hi0);
+        hi1                = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(Q6_V_vror_VR(h, 16), 4 * r), hi1);
+        // scales[2j], scales[2j + 1] and d, from registers (vextract of rotated vectors)
+        const HVX_Vector x  = load_u(b + 192);
+        const uint32_t   sp = (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(x, (int32_t) (2 * j)), 0);
+        const float      d  = htp_repack::fp16_to_fp32((uint16_t) Q6_R_vextract_VR(Q6_V_vror_VR(x, 16), 0));
+        const uint16_t   p0 = htp_repack::fp32_to_fp16(d * (float) (int8_t) (sp & 0xff));
+        const uint16_t   p1 = htp_repack::fp32_to_fp16(d * (float) (int8_t) ((sp >> 8) & 0xff));
+        sv                  = Q6_V_vmux_QVV(byte_range(2 * r, 2), Q6_Vh_vsplat_R((int16_t) p0), sv);
+        sv                  = Q6_V_vmux_QVV(byte_range(64 + 2 * r, 2), Q6_Vh_vsplat_R((int16_t) p1), sv);
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; v++) {
+        store_bytes(tile + 128 * v, lo[v], 128);
+    }
+    store_bytes(tile + HTP_TILE_Q6_K_QH, hi0, 128);
+    store_bytes(tile + HTP_TILE_Q6_K_QH + 128, hi1, 128);
+    store_bytes(tile + HTP_TILE_Q6_K_SCALES, sv, 128);
+}
+
+// Q3_K: super-block { hmask[32], qs[64], scales[12] (6-bit, packed), FP16 d } -> 8 tiles of
+// 512 B. Tile j: column k's low 2 bits (qs[32 (j / 4) + k] >> 2 (j % 4)) as Q2_K's; the sign
+// plane at 256 (byte 4r + k % 4, bit k / 4: set when hmask[k] bit j is clear); FP16
+// fl16(d * (scale_{2j + h} - 32)) at 384 + 2 (32 h + r).
+static inline void repack_q3_k_tile(uint8_t * tile, const uint8_t * sb0, uint32_t stride, uint32_t j) {
+    const uint32_t   qoff = 32 + 32 * (j / 4), sh = 2 * (j % 4);
+    const HVX_Vector one  = Q6_Vb_vsplat_R(1);
+    HVX_Vector       c0 = Q6_V_vzero(), c1 = Q6_V_vzero(), sg = Q6_V_vzero(), sv = Q6_V_vzero();
+    const uint8_t *  b  = sb0;
+#pragma GCC unroll 32
+    for (uint32_t r = 0; r < kRows; r++, b += stride) {
+        const HVX_Vector v = load_u(b);
+        const HVX_Vector z = vrmpy_codes2(Q6_V_vror_VR(v, (int32_t) qoff), sh);
+        c0                 = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(z, 4 * r), c0);
+        c1                 = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(Q6_V_vror_VR(z, 16), 4 * r), c1);
+        // byte k of y: column k's sign bit; word 0 of s: bit 8i + g = column 4g + i
+        const HVX_Vector y = Q6_V_vxor_VV(Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(v, (int32_t) j), one), one);
+        HVX_Vector       s = Q6_V_vor_VV(y, Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 4), 1));
+        s                  = Q6_V_vor_VV(s, Q6_Vw_vasl_VwR(Q6_V_vror_VR(s, 8), 2));
+        s                  = Q6_V_vor_VV(s, Q6_Vw_vasl_VwR(Q6_V_vror_VR(s, 16), 4));
+        sg                 = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(s, 4 * r), sg);
+        // scales 2j + h: low 4 bits in byte (2j + h) % 8's nibble (2j + h) / 8, high 2 bits in
+        // byte 8 + (2j + h) % 4 >> 2 ((2j + h) / 4); from registers (vextract of rotated vectors)
+        const HVX_Vector x  = Q6_V_vror_VR(v, 96);
+        const uint32_t   lw = (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(x, (int32_t) ((2 * j) % 8)), 0);
+        const uint32_t   hw = (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(x, (int32_t) (8 + (2 * j) % 4)), 0);
+        const float      d  = htp_repack::fp16_to_fp32((uint16_t) Q6_R_vextract_VR(Q6_V_vror_VR(x, 12), 0));
+        const uint32_t   ls = j < 4 ? 0 : 4, hs = 2 * (j / 2);
+        const int        a0 = (int) (((lw >> ls) & 0xf) | (((hw >> hs) & 3) << 4));
+        const int        a1 = (int) (((lw >> (8 + ls)) & 0xf) | (((hw >> (8 + hs)) & 3) << 4));
+        const uint16_t   p0 = htp_repack::fp32_to_fp16(d * (float) (a0 - 32));
+        const uint16_t   p1 = htp_repack::fp32_to_fp16(d * (float) (a1 - 32));
+        sv                  = Q6_V_vmux_QVV(byte_range(2 * r, 2), Q6_Vh_vsplat_R((int16_t) p0), sv);
+        sv                  = Q6_V_vmux_QVV(byte_range(64 + 2 * r, 2), Q6_Vh_vsplat_R((int16_t) p1), sv);
+    }
+    store_bytes(tile, c0, 128);
+    store_bytes(tile + 128, c1, 128);
+    store_bytes(tile + HTP_TILE_Q3_K_SIGNS, sg, 128);
+    store_bytes(tile + HTP_TILE_Q3_K_SCALES, sv, 128);
+}
+
 static inline bool supported(uint32_t type) {
     switch (type) {
         case HTP_TYPE_Q4_0:
@@ -339,7 +462,9 @@ static inline bool supported(uint32_t type) {
         case HTP_TYPE_Q2_0:
         case HTP_TYPE_Q2_K:
         case HTP_TYPE_Q4_K:
-        case HTP_TYPE_Q5_K: return true;
+        case HTP_TYPE_Q5_K:
+        case HTP_TYPE_Q6_K:
+        case HTP_TYPE_Q3_K: return true;
         default: return false;
     }
 }
@@ -385,6 +510,22 @@ __attribute__((noinline)) static void compute_repack_q45_k_tiles(uint8_t * dst, 
     }
 }
 
+__attribute__((noinline)) static void compute_repack_q6_k_tiles(uint8_t * dst, const uint8_t * flat, uint32_t stride,
+                                                                uint32_t n_tiles) {
+    HTP_NO_UNROLL
+    for (uint32_t t = 0; t < n_tiles; t++) {
+        repack_q6_k_tile(dst + t * HTP_TENSOR_TILE_SIZE_Q6_K, flat + (t / 8) * 210, stride, t % 8);
+    }
+}
+
+__attribute__((noinline)) static void compute_repack_q3_k_tiles(uint8_t * dst, const uint8_t * flat, uint32_t stride,
+                                                                uint32_t n_tiles) {
+    HTP_NO_UNROLL
+    for (uint32_t t = 0; t < n_tiles; t++) {
+        repack_q3_k_tile(dst + t * HTP_TENSOR_TILE_SIZE_Q3_K, flat + (t / 8) * 110, stride, t % 8);
+    }
+}
+
 __attribute__((noinline)) static void compute_repack_q8_0_tiles(uint8_t * dst, const uint8_t * flat, uint32_t stride,
                                                                 uint32_t n_tiles) {
     HTP_NO_UNROLL
@@ -427,6 +568,8 @@ static inline bool repack_col_tile(uint32_t type, uint8_t * dst, const uint8_t *
         case HTP_TYPE_Q2_K: compute_repack_q2_k_tiles(dst, flat, stride, n_tiles); return true;
         case HTP_TYPE_Q4_K: compute_repack_q45_k_tiles<false>(dst, flat, stride, n_tiles); return true;
         case HTP_TYPE_Q5_K: compute_repack_q45_k_tiles<true>(dst, flat, stride, n_tiles); return true;
+        case HTP_TYPE_Q6_K: compute_repack_q6_k_tiles(dst, flat, stride, n_tiles); return true;
+        case HTP_TYPE_Q3_K: compute_repack_q3_k_tiles(dst, flat, stride, n_tiles); return true;
         default: return false;
     }
 }

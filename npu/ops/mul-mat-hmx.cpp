@@ -5,15 +5,14 @@
 // VTCM slots, dequantizes them into FP16 HMX tiles, multiplies them with all activation
 // blocks on HMX and sends the F32 results out (phase 2).
 // A flat weight (rt_repack) arrives as flat rows instead and is repacked into tiles in VTCM
-// first: on HVX (mul-mat-hmx-repack.h) into the bytes the host's set_tensor repacker writes
-// (repack/, htp_repack_col_tile), which still does the types the HVX one does not take.
+// first, on HVX (mul-mat-hmx-repack.h), into the bytes the host's set_tensor repacker writes
+// (repack/, htp_repack_col_tile).
 #include "dma-tickets.h"
 #include "htp/hmx.h"
 #include "hvx-util.h"
 #include "mul-mat-hmx-pass.h"
 #include "mul-mat-hmx-repack.h"
 #include "op-table.h"
-#include "repack.h"
 #include "row-stream.h"
 #include "tile-dequant.h"
 
@@ -204,17 +203,13 @@ struct weight_worker {
     }
 
     // rt-repack: the fetch's flat rows (fb bytes each, rows of the matrix; the others get the
-    // tiling of zero rows) -> its n_tiles tiles, by HVX (mul-mat-hmx-repack.h: vector loads and
-    // stores only, the same bytes as the shared repacker) for the types it takes; the other
-    // tiled types still go through the scalar repacker (repack/, htp_repack_col_tile).
+    // tiling of zero rows) -> its n_tiles tiles, on HVX (mul-mat-hmx-repack.h: vector loads and
+    // stores only, the bytes the shared scalar repacker htp_repack_col_tile writes).
     HTP_COMPUTE int compute_repack(uint8_t * flat, uint8_t * tiles, uint32_t fb, uint32_t rows, uint32_t n_tiles) {
         if (rows < kTileDim) {
             mmr::zero_bytes(flat + rows * fb, (kTileDim - rows) * fb);
         }
-        if (mmr::repack_col_tile(p->wtype, tiles, flat, fb, n_tiles)) {
-            return HTP_STATUS_OK;
-        }
-        return htp_repack_col_tile((enum htp_type) p->wtype, tiles, flat, fb, n_tiles) ? HTP_STATUS_OK : HTP_STATUS_BAD_PARAMS;
+        return mmr::repack_col_tile(p->wtype, tiles, flat, fb, n_tiles) ? HTP_STATUS_OK : HTP_STATUS_BAD_PARAMS;
     }
 
     // Fetch f (arrived) -> FP16 weight tiles [t0 * out_per_tile, ...) of its column tile.

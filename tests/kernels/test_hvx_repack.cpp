@@ -1,10 +1,9 @@
 // npu/ops/mul-mat-hmx-repack.h (rt-repack on HVX) against the shared scalar repacker
-// htp_repack_col_tile (repack/), byte for byte: for every type the HVX repacker takes, 32 rows
-// of random bytes (every format it takes is lossless: the repack only moves bits, so any bytes
-// are a valid input) at several strides, alignments and tile counts, into destination buffers
-// holding the same random bytes: the whole buffers must be equal afterwards (the tiles, and
-// every byte around them left as it was). The set of types it takes is pinned, so a type
-// added there without a case here fails too.
+// htp_repack_col_tile (repack/), byte for byte: for every tiled type, 32 rows of random bytes
+// (any bytes: the repack moves bits, and the K-quants' FP16 scale products, NaN and infinity
+// included, are the same scalar arithmetic) at several strides, alignments and tile counts,
+// into destination buffers holding the same random bytes: the whole buffers must be equal
+// afterwards (the tiles, and every byte around them left as it was).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,9 +20,8 @@ const htp_type kTiled[] = { HTP_TYPE_Q4_0, HTP_TYPE_Q4_1, HTP_TYPE_Q8_0, HTP_TYP
                             HTP_TYPE_IQ4_NL, HTP_TYPE_MXFP4, HTP_TYPE_Q1_0, HTP_TYPE_Q2_0, HTP_TYPE_Q2_K,
                             HTP_TYPE_Q3_K, HTP_TYPE_Q4_K, HTP_TYPE_Q5_K, HTP_TYPE_Q6_K };
 
-const htp_type kHvx[] = { HTP_TYPE_Q4_0, HTP_TYPE_Q4_1,   HTP_TYPE_Q8_0,  HTP_TYPE_Q5_0, HTP_TYPE_Q5_1,
-                          HTP_TYPE_IQ4_NL, HTP_TYPE_MXFP4, HTP_TYPE_Q1_0, HTP_TYPE_Q2_0, HTP_TYPE_Q2_K,
-                          HTP_TYPE_Q4_K,   HTP_TYPE_Q5_K };
+// Every tiled type (the HMX path's rt-repack has no scalar fallback).
+const htp_type (&kHvx)[14] = kTiled;
 
 const char * name_of(htp_type t) {
     switch (t) {
@@ -37,8 +35,10 @@ const char * name_of(htp_type t) {
         case HTP_TYPE_Q1_0: return "Q1_0";
         case HTP_TYPE_Q2_0: return "Q2_0";
         case HTP_TYPE_Q2_K: return "Q2_K";
+        case HTP_TYPE_Q3_K: return "Q3_K";
         case HTP_TYPE_Q4_K: return "Q4_K";
         case HTP_TYPE_Q5_K: return "Q5_K";
+        case HTP_TYPE_Q6_K: return "Q6_K";
         default: return "other";
     }
 }
@@ -62,15 +62,13 @@ void fill(std::mt19937 & rng, uint8_t * p, size_t n) {
 
 TEST(HvxRepack, TypesItTakes) {
     for (htp_type t : kTiled) {
-        bool in_list = false;
-        for (htp_type h : kHvx) {
-            in_list |= h == t;
-        }
-        EXPECT_EQ(htp_ops::mmr::supported(t), in_list) << "type " << t;
+        EXPECT_TRUE(htp_ops::mmr::supported(t)) << name_of(t);
+        EXPECT_TRUE(htp_repack_supported(t)) << name_of(t);
     }
     uint8_t dummy[256] __attribute__((aligned(128))) = {};
-    EXPECT_FALSE(htp_ops::mmr::repack_col_tile(HTP_TYPE_Q6_K, dummy, dummy, 210, 8));
+    EXPECT_FALSE(htp_ops::mmr::supported(HTP_TYPE_F32));
     EXPECT_FALSE(htp_ops::mmr::repack_col_tile(HTP_TYPE_F32, dummy, dummy, 4, 1));
+    EXPECT_FALSE(htp_ops::mmr::repack_col_tile(HTP_TYPE_F16, dummy, dummy, 4, 1));
 }
 
 class HvxRepackType : public ::testing::TestWithParam<htp_type> {};

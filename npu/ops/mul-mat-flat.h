@@ -221,7 +221,8 @@ struct mm_dot_op {
         prep_weight(raw_i, w);
         htp_trace_event_stop(tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) row);
         const uint32_t       step = p->vout.row_pitch / 128;
-        const HVX_VectorPred lane = Q6_Q_and_QQ(Q6_Q_vsetq2_R((int32_t) (4 * i + 4)), Q6_Q_not_Q(Q6_Q_vsetq_R((int32_t) (4 * i))));
+        const HVX_VectorPred lane = Q6_Q_and_QQ(Q6_Q_vsetq2_R((int32_t) (4 * i + 4)),
+                                                Q6_Q_not_Q(Q6_Q_vsetq_R((int32_t) (4 * i))));
         HVX_Vector *         o    = out;
         if (p->path == HTP_MM_PATH_HVX_Q8) {
             HTP_NO_UNROLL

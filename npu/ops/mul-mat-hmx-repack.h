@@ -275,7 +275,8 @@ static inline void repack_q2_k_tile(uint8_t * tile, const uint8_t * sb0, uint32_
         // byte k of y: column k's code; word 4v of z: vector v's word of the row
         const HVX_Vector y = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(Q6_V_vror_VR(v, (int32_t) qoff), (int32_t) sh), m2);
         const HVX_Vector z = Q6_V_vor_VV(Q6_V_vor_VV(y, Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 4), 2)),
-                                         Q6_V_vor_VV(Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 8), 4), Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 12), 6)));
+                                         Q6_V_vor_VV(Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 8), 4),
+                                                     Q6_Vw_vasl_VwR(Q6_V_vror_VR(y, 12), 6)));
         c0                 = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(z, 4 * r), c0);
         c1                 = Q6_V_vmux_QVV(byte_range(4 * r, 4), rotate_to(Q6_V_vror_VR(z, 16), 4 * r), c1);
         const HVX_Vector w = Q6_V_vror_VR(v, (int32_t) (2 * j));  // bytes 0, 1: scales[2j], scales[2j + 1]
@@ -542,25 +543,28 @@ __attribute__((noinline)) static void compute_repack_q8_0_tiles(uint8_t * dst, c
 static inline bool repack_col_tile(uint32_t type, uint8_t * dst, const uint8_t * flat, uint32_t stride, uint32_t n_tiles) {
     switch (type) {
         case HTP_TYPE_Q4_0:
-            compute_repack_nibble_tiles<18, 2, 2, HTP_TILE_Q4_0_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_Q4_0>(dst, flat, stride, n_tiles);
+            compute_repack_nibble_tiles<18, 2, 2, HTP_TILE_Q4_0_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_Q4_0>(
+                dst, flat, stride, n_tiles);
             return true;
         case HTP_TYPE_IQ4_NL:
-            compute_repack_nibble_tiles<18, 2, 2, HTP_TILE_IQ4_NL_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_IQ4_NL>(dst, flat, stride,
-                                                                                                     n_tiles);
+            compute_repack_nibble_tiles<18, 2, 2, HTP_TILE_IQ4_NL_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_IQ4_NL>(
+                dst, flat, stride, n_tiles);
             return true;
         case HTP_TYPE_Q4_1:
-            compute_repack_nibble_tiles<20, 4, 4, HTP_TILE_Q4_1_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_Q4_1>(dst, flat, stride, n_tiles);
+            compute_repack_nibble_tiles<20, 4, 4, HTP_TILE_Q4_1_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_Q4_1>(
+                dst, flat, stride, n_tiles);
             return true;
         case HTP_TYPE_MXFP4:
-            compute_repack_nibble_tiles<17, 1, 1, HTP_TILE_MXFP4_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_MXFP4>(dst, flat, stride, n_tiles);
+            compute_repack_nibble_tiles<17, 1, 1, HTP_TILE_MXFP4_SCALES, -1, 0, HTP_TENSOR_TILE_SIZE_MXFP4>(
+                dst, flat, stride, n_tiles);
             return true;
         case HTP_TYPE_Q5_0:
-            compute_repack_nibble_tiles<22, 6, 2, HTP_TILE_Q5_0_SCALES, 2, HTP_TILE_Q5_0_QH, HTP_TENSOR_TILE_SIZE_Q5_0>(dst, flat, stride,
-                                                                                                           n_tiles);
+            compute_repack_nibble_tiles<22, 6, 2, HTP_TILE_Q5_0_SCALES, 2, HTP_TILE_Q5_0_QH, HTP_TENSOR_TILE_SIZE_Q5_0>(
+                dst, flat, stride, n_tiles);
             return true;
         case HTP_TYPE_Q5_1:
-            compute_repack_nibble_tiles<24, 8, 4, HTP_TILE_Q5_1_SCALES, 4, HTP_TILE_Q5_1_QH, HTP_TENSOR_TILE_SIZE_Q5_1>(dst, flat, stride,
-                                                                                                           n_tiles);
+            compute_repack_nibble_tiles<24, 8, 4, HTP_TILE_Q5_1_SCALES, 4, HTP_TILE_Q5_1_QH, HTP_TENSOR_TILE_SIZE_Q5_1>(
+                dst, flat, stride, n_tiles);
             return true;
         case HTP_TYPE_Q8_0: compute_repack_q8_0_tiles(dst, flat, stride, n_tiles); return true;
         case HTP_TYPE_Q1_0: compute_repack_lowbit_tiles<true>(dst, flat, stride, n_tiles); return true;

@@ -69,7 +69,8 @@ static inline HVX_Vector mm_quantize_q8_blocks4(const HVX_Vector * src, uint32_t
         const HVX_Vector     qi   = mm_sf_to_int(Q6_Vsf_vmpy_VsfVsf(src[b], splat_f32(id)));
         // the block's 32 quants (low bytes of the lanes) in every quarter
         const HVX_Vector     rep  = Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(lowb, qi, 0), Q6_Vb_vlut32_VbVbR(lowb, qi, 1));
-        const HVX_VectorPred in   = Q6_Q_and_QQ(Q6_Q_vsetq2_R((int32_t) (32 * b + 32)), Q6_Q_not_Q(Q6_Q_vsetq_R((int32_t) (32 * b))));
+        const HVX_VectorPred in   = Q6_Q_and_QQ(Q6_Q_vsetq2_R((int32_t) (32 * b + 32)),
+                                                Q6_Q_not_Q(Q6_Q_vsetq_R((int32_t) (32 * b))));
         q                         = Q6_V_vmux_QVV(in, rep, q);
         d                         = Q6_V_vmux_QVV(in, splat_f32(amax / 127.0f), d);
     }

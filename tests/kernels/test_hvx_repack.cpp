@@ -102,10 +102,10 @@ TEST_P(HvxRepackType, SameBytesAsScalarRepacker) {
                     ASSERT_TRUE(htp_ops::mmr::repack_col_tile(t, got.p, src.p, stride, n_tiles));
                     ASSERT_NE(0, memcmp(before.data(), want.p, n_tiles * (size_t) tb));  // the tiles were written
                     for (size_t i = 0; i < region + 128 + dst_off; i++) {
-                        ASSERT_EQ(want.p[(ptrdiff_t) i - (ptrdiff_t) dst_off], got.p[(ptrdiff_t) i - (ptrdiff_t) dst_off])
-                            << "byte " << (ptrdiff_t) i - (ptrdiff_t) dst_off << " of the tiles (tile " << ((ptrdiff_t) i - (ptrdiff_t) dst_off) / tb
-                            << "), " << n_tiles << " tiles, stride " << stride << ", src +" << src_off << ", dst +"
-                            << dst_off;
+                        const ptrdiff_t o = (ptrdiff_t) i - (ptrdiff_t) dst_off;  // from the tiles' start
+                        ASSERT_EQ(want.p[o], got.p[o]) << "byte " << o << " of the tiles (tile " << o / (ptrdiff_t) tb
+                                                       << "), " << n_tiles << " tiles, stride " << stride << ", src +"
+                                                       << src_off << ", dst +" << dst_off;
                     }
                     cases++;
                 }

@@ -73,6 +73,10 @@ NOVEC void s_vlsr_uh(int r) {
     for (int v = 0; v < kVecs; v++)
         for (int i = 0; i < 64; i++) lanes<uint16_t>(g_out[v])[i] = (uint16_t) (lanes<uint16_t>(g_a[v])[i] >> (r & 15));
 }
+NOVEC void s_vror(int r) {
+    for (int v = 0; v < kVecs; v++)
+        for (int i = 0; i < 128; i++) g_out[v][i] = g_a[v][(i + r) & 127];
+}
 NOVEC void s_vadd_h() {
     for (int v = 0; v < kVecs; v++)
         for (int i = 0; i < 64; i++)
@@ -165,7 +169,7 @@ int main(int argc, char ** argv) {
             std::memcpy(g_b[v] + 4 * i, &fb, 4);
         }
     }
-    static volatile int shift = 5;
+    static volatile int shift = 5, rot64 = 64, rot4 = 4;  // a whole-chunk and a byte-level rotation
     const Row rows[] = {
         { "multiply", "Q6_Vh_vmpyi_VhVh", time_per_vector(EMU2(Q6_Vh_vmpyi_VhVh), iters), time_per_vector(s_vmpyi_h, iters) },
         { "multiply", "Q6_Ww_vmpy_VhVh", time_per_vector(EMU2W(Q6_Ww_vmpy_VhVh), iters), time_per_vector(s_vmpy_hh_w, iters) },
@@ -175,6 +179,10 @@ int main(int argc, char ** argv) {
           time_per_vector([] { s_vasr_w(shift); }, iters) },
         { "shift", "Q6_Vuh_vlsr_VuhR", time_per_vector(EMUR(Q6_Vuh_vlsr_VuhR, shift), iters),
           time_per_vector([] { s_vlsr_uh(shift); }, iters) },
+        { "permute", "Q6_V_vror_VR (64)", time_per_vector(EMUR(Q6_V_vror_VR, rot64), iters),
+          time_per_vector([] { s_vror(rot64); }, iters) },
+        { "permute", "Q6_V_vror_VR (4)", time_per_vector(EMUR(Q6_V_vror_VR, rot4), iters),
+          time_per_vector([] { s_vror(rot4); }, iters) },
         { "arithmetic", "Q6_Vh_vadd_VhVh", time_per_vector(EMU2(Q6_Vh_vadd_VhVh), iters), time_per_vector(s_vadd_h, iters) },
         { "arithmetic", "Q6_Vw_vadd_VwVw_sat", time_per_vector(EMU2(Q6_Vw_vadd_VwVw_sat), iters),
           time_per_vector(s_vadd_w_sat, iters) },

@@ -151,7 +151,7 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     pl.vvf = off;
     off += pl.v.f_bytes;
     pl.vscores = off;
-    off += 2 * 128;
+    off += HTP_FA_SCORE_VECS * 128;
     pl.bytes = off;
     return off <= pl.budget;
 }

@@ -305,40 +305,38 @@ struct fa_thread {
                 return -__builtin_inff();
             }
         }
-        // The n dot products, shifted into two vectors from the top lane (the 32nd lands in
-        // lane 0); a masked-out entry scores 0 (its -inf mask decides it below).
+        // The n dot products, 32 per vector, their lane sums formed by the fold tree
+        // (hvx-util.h): vscores[2 + l] holds the tree's pending operand of step l, vscores[7 + l]
+        // its mask. A masked-out entry, and any past n, scores 0 (the mask or n decides it below).
         const HVX_Vector * qr  = vptr(at(p->vq + r * p->q_pitch));
-        HVX_Vector         sv0 = Q6_V_vzero(), sv1 = Q6_V_vzero();
-        const HVX_Vector * kr  = kf;
-        HTP_NO_UNROLL
-        for (uint32_t i = 0; i < n; i++, kr += kp) {
-            float sc = 0.0f;
-            if (!p->has_mask || lane_f32(i < 32 ? mk0 : mk1, i % 32) > -3.0e38f) {
-                HVX_Vector acc = Q6_Vsf_vmpy_VsfVsf(qr[0], kr[0]);
-                HTP_NO_UNROLL
-                for (uint32_t t = 1; t < nvk; t++) {
-                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(qr[t], kr[t]));
+        HVX_Vector *       out = vptr(at(p->vscores));
+        for (uint32_t h = 0; h < 2; h++) {
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < 32 && n > 32 * h; j++) {
+                const uint32_t i = 32 * h + (__builtin_bitreverse32(j) >> 27);
+                HVX_Vector     d = Q6_V_vzero();
+                if (i < n && (!p->has_mask || lane_f32(h ? mk1 : mk0, i % 32) > -3.0e38f)) {
+                    const HVX_Vector * kr = kf + i * kp;
+                    d                     = Q6_Vsf_vmpy_VsfVsf(qr[0], kr[0]);
+                    HTP_NO_UNROLL
+                    for (uint32_t t = 1; t < nvk; t++) {
+                        d = Q6_Vsf_vadd_VsfVsf(d, Q6_Vsf_vmpy_VsfVsf(qr[t], kr[t]));
+                    }
                 }
-                sc = lane0_f32(reduce_sum_sf(acc));
+                uint32_t l = 0;
+                HTP_NO_UNROLL
+                for (; j & (1u << l); l++) {
+                    d = fold_pair_sf(out[2 + l], d, out[7 + l], (int32_t) (64u >> l));
+                }
+                out[l < 5 ? 2 + l : h] = d;
             }
-            if (i < 32) {
-                sv0 = Q6_V_valign_VVR(splat_f32(sc), sv0, 4);
-            } else {
-                sv1 = Q6_V_valign_VVR(splat_f32(sc), sv1, 4);
-            }
-        }
-        if (n < 32) {  // n scores sit in the top lanes: down to lanes 0 .. n - 1
-            sv0 = Q6_V_vror_VR(sv0, (int32_t) (4 * (32 - n)));
-        } else if (n < 64) {
-            sv1 = Q6_V_vror_VR(sv1, (int32_t) (4 * (64 - n)));
         }
         uint32_t iq1, iq2;
         row_coords(j0 + r, iq1, iq2);
         const HVX_Vector vslope = splat_f32(slope(iq2));
         const HVX_Vector vscale = splat_f32(p->scale);
-        HVX_Vector *     out    = vptr(at(p->vscores));
-        out[0]                  = finish_scores(sv0, mk0, vscale, vslope, n, 0);  // straight code, no loop:
-        out[1]                  = finish_scores(sv1, mk1, vscale, vslope, n, 32); // tanh's constants stay put
+        out[0]                  = finish_scores(out[0], mk0, vscale, vslope, n, 0);  // straight code, no loop:
+        out[1]                  = finish_scores(out[1], mk1, vscale, vslope, n, 32); // tanh's constants stay put
         return lane0_f32(reduce_max_sf(sf_max(out[0], out[1])));
     }
 
@@ -507,6 +505,7 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
     th.tr   = &ctx->trace[ith];
     const row_range mine    = thread_rows(tiles, ith);
     uint32_t        pending = 0;
+    fold_masks(vptr(th.at(p->vscores)) + 7);  // compute_row_scores' fold tree masks
     int             st      = HTP_STATUS_OK;
     for (uint32_t t = mine.begin; t < mine.end && st == HTP_STATUS_OK; t++) {
         st = th.run_tile(t, pending);

@@ -52,6 +52,29 @@ static inline HVX_Vector reduce_sum_sf(HVX_Vector v) {
     return v;
 }
 
+// Lane sums of 32 vectors at once, one lane each: a tree of 31 fold_pair_sf steps in place of
+// 32 reduce_sum_sf (5 rotate-and-add steps each). Vectors 0..31 are fed in bit-reversed order
+// (__builtin_bitreverse32(j) >> 27 is the j-th); step l (0..4) folds two operands, x fed before
+// y, in blocks of 64 >> l bytes: where mask l is all-ones the result block is the sum of x's two
+// half-blocks, elsewhere of y's. After 5 steps lane i is the sum of vector i's lanes.
+// fold_masks writes the 5 masks (mask l: bytes k with k & (64 >> l) == 0) to m[0..4].
+static inline void fold_masks(HVX_Vector * m) {
+    const HVX_Vector ones = Q6_V_vsplat_R(-1);
+    HVX_Vector       x    = Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), ones, Q6_V_vzero());
+    m[0]                  = x;
+    for (int l = 1; l < 5; l++) {  // halve the blocks: ~(m ^ m rotated by the new block size)
+        x    = Q6_V_vxor_VV(Q6_V_vxor_VV(x, Q6_V_vror_VR(x, 64 >> l)), ones);
+        m[l] = x;
+    }
+}
+
+static inline HVX_Vector fold_pair_sf(HVX_Vector x, HVX_Vector y, HVX_Vector mask, int32_t block) {
+    const HVX_Vector xr = Q6_V_vror_VR(x, block), yr = Q6_V_vror_VR(y, 128 - block);
+    const HVX_Vector a  = Q6_V_vxor_VV(y, Q6_V_vand_VV(Q6_V_vxor_VV(x, y), mask));     // x where mask, else y
+    const HVX_Vector b  = Q6_V_vxor_VV(yr, Q6_V_vand_VV(Q6_V_vxor_VV(xr, yr), mask));  // their other halves
+    return Q6_Vsf_vadd_VsfVsf(a, b);
+}
+
 // Largest |x| over the sf lanes of n vectors. With the sign cleared, float bits order like
 // non-negative int32, so an integer max tree is exact (a NaN lane wins).
 static inline float max_abs_sf(const HVX_Vector * v, uint32_t n) {

@@ -219,6 +219,54 @@ TEST_F(HmxUnit, RowsOnTheVectorAndThePairPathsMatchReference) {
     }
 }
 
+// A kernel multiplies the same weight tiles with one activation block after another, and the
+// unit keeps their decoded form between calls. Each call must still see the bytes in VTCM now:
+// a weight rewritten by one ulp in one tile, a tile moved to another address, a call with
+// fewer tiles, and rows summed pair by pair over kept tiles.
+TEST_F(HmxUnit, KeptWeightTilesFollowTheirBytes) {
+    std::mt19937     rng(13);
+    const uint32_t   n_k = 4;
+    const dma_addr_t act = 0, w = 64 * 1024, w2 = 96 * 1024, params = 128 * 1024, out32 = 140 * 1024;
+    Reference        ref = fill(*this, half_at(act), half_at(w), float_at(params), n_k, rng);
+    // Weight row 0 of tile 0 spans subnormals to 65504: that tile's pairs are summed pair by
+    // pair, from its rows decoded again when the tile comes from what the unit kept.
+    for (int k = 0; k < D; k++) {
+        half_at(w)[k] = k % 2 ? (uint16_t) (1 + rng() % 1023) : (uint16_t) 0x7bff;
+    }
+    ref = Reference();
+    ref.mma(half_at(act), half_at(w), n_k);
+    auto run = [&](dma_addr_t wa, uint32_t k) {
+        EXPECT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
+        EXPECT_EQ(htp_hmx_mma(hmx, act, wa, k), HTP_STATUS_OK);
+        EXPECT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
+        EXPECT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+        return f32_mismatches(ref, float_at(out32), float_at(params));
+    };
+    EXPECT_EQ(run(w, n_k), 0) << "first call";
+    EXPECT_EQ(run(w, n_k), 0) << "same tiles again";
+    for (int round = 0; round < 8; round++) {  // one halfword of one tile up by one ulp
+        uint16_t & h = half_at(w)[(rng() % n_k) * D * D + rng() % (D * D)];
+        h            = (uint16_t) (h + 1);
+        ref          = Reference();
+        ref.mma(half_at(act), half_at(w), n_k);
+        EXPECT_EQ(run(w, n_k), 0) << "changed weight, round " << round;
+    }
+    std::memcpy(half_at(w2), half_at(w), n_k * HTP_HMX_TILE_BYTES);  // same bytes elsewhere...
+    half_at(w2)[5] ^= 0x0200;  // ...but one of them differs
+    ref = Reference();
+    ref.mma(half_at(act), half_at(w2), n_k);
+    EXPECT_EQ(run(w2, n_k), 0) << "moved tiles";
+    ref = Reference();
+    ref.mma(half_at(act), half_at(w2), 2);
+    EXPECT_EQ(run(w2, 2), 0) << "fewer tiles";
+    for (int k = 0; k < D; k++) {  // activation row 6: subnormals next to 65504, the pair path
+        half_at(act)[6 * D + k] = k % 2 ? (uint16_t) (1 + rng() % 1023) : (uint16_t) 0x7bff;
+    }
+    ref = Reference();
+    ref.mma(half_at(act), half_at(w2), n_k);
+    EXPECT_EQ(run(w2, n_k), 0) << "pair-path row over kept tiles";
+}
+
 // Large terms that cancel (+-65504 in two K positions) next to subnormal ones: the result is
 // the small terms' sum, which any summation that is not exact over the whole range loses.
 TEST_F(HmxUnit, CancellingLargeTermsKeepTheSmallOnes) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "htp-abi/htp-status.h"
 
@@ -180,6 +181,81 @@ float tile_dot(const fp16_row & a, const fp16_row & w, const uint16_t * ah, cons
     return (float) (neg ? -d : d);
 }
 
+// A weight tile ready for the side-by-side row sums: wt[k][n / 4][n % 4] = w[n][k] as doubles,
+// the largest binade spread of its rows and whether any value is inf/NaN.
+struct weight_tile {
+    v4d        wt[D][D / 4];
+    int        spread;
+    bool       special;
+    bool       rows_decoded;  // the caller's rw[] holds this tile's rows (a fresh decode)
+    bool       valid;         // raw and addr describe the tile decoded above
+    dma_addr_t addr;
+    uint16_t   raw[D * D];    // the tile's bytes when it was decoded
+};
+
+// Decodes weight tile b into rw (its rows) and wt (transposed, in 4x4 blocks of doubles in
+// registers).
+void decode_weight_tile(const uint16_t * b, fp16_row * rw, weight_tile & wt) {
+    wt.spread  = 0;
+    wt.special = false;
+    for (int i = 0; i < D; i++) {
+        decode_row(b + i * D, rw[i]);
+        wt.spread  = rw[i].smax - rw[i].smin > wt.spread ? rw[i].smax - rw[i].smin : wt.spread;
+        wt.special = wt.special || rw[i].special;
+    }
+    for (int n0 = 0; n0 < D; n0 += 4) {
+        for (int k0 = 0; k0 < D; k0 += 4) {
+            const __m256d r0 = (__m256d) rw[n0].v[k0 / 4], r1 = (__m256d) rw[n0 + 1].v[k0 / 4];
+            const __m256d r2 = (__m256d) rw[n0 + 2].v[k0 / 4], r3 = (__m256d) rw[n0 + 3].v[k0 / 4];
+            const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+            const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+            wt.wt[k0][n0 / 4]     = (v4d) _mm256_permute2f128_pd(t0, t2, 0x20);
+            wt.wt[k0 + 1][n0 / 4] = (v4d) _mm256_permute2f128_pd(t1, t3, 0x20);
+            wt.wt[k0 + 2][n0 / 4] = (v4d) _mm256_permute2f128_pd(t0, t2, 0x31);
+            wt.wt[k0 + 3][n0 / 4] = (v4d) _mm256_permute2f128_pd(t1, t3, 0x31);
+        }
+    }
+}
+
+}  // namespace
+
+namespace vhtp {
+
+// Tile t of an mma call keeps slot t (one column tile's weights: slot t meets the same tile at
+// every activation block). A slot is used again only when the tile's address and all of its
+// 2 KiB are unchanged since it was decoded; anything else decodes afresh.
+struct hmx_weight_cache {
+    static constexpr uint32_t kMaxTiles = 128;  // K up to 4096 cached (~1.3 MiB); tiles past it decode each call
+    std::vector<weight_tile>  slots;
+    weight_tile               scratch;  // tiles past kMaxTiles
+
+    const weight_tile & get(uint32_t t, dma_addr_t addr, const uint16_t * b, fp16_row * rw) {
+        if (t >= kMaxTiles) {
+            decode_weight_tile(b, rw, scratch);
+            scratch.rows_decoded = true;
+            return scratch;
+        }
+        if (t >= slots.size()) {
+            slots.resize(t + 1);  // value-initialized: not valid
+        }
+        weight_tile & s = slots[t];
+        if (s.valid && s.addr == addr && std::memcmp(s.raw, b, sizeof s.raw) == 0) {
+            s.rows_decoded = false;
+            return s;
+        }
+        decode_weight_tile(b, rw, s);
+        std::memcpy(s.raw, b, sizeof s.raw);
+        s.addr         = addr;
+        s.valid        = true;
+        s.rows_decoded = true;
+        return s;
+    }
+};
+
+}  // namespace vhtp
+
+namespace {
+
 int check(htp_hmx * h, dma_addr_t addr, uint32_t bytes, uint32_t align) {
     if (addr % align || addr < h->vtcm_base || addr - h->vtcm_base > h->vtcm_size ||
         bytes > h->vtcm_size - (addr - h->vtcm_base)) {
@@ -203,6 +279,7 @@ htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_
     h->vtcm_base    = vtcm_base;
     h->vtcm_size    = vtcm_size;
     h->lock         = lock ? lock : &h->own_lock;
+    h->wcache.reset(new hmx_weight_cache);
     std::memset(h->acc, 0, sizeof h->acc);
     return h;
 }
@@ -212,6 +289,8 @@ void hmx_destroy(htp_hmx * hmx) {
 }
 
 }  // namespace vhtp
+
+htp_hmx::~htp_hmx() = default;  // here, where hmx_weight_cache is complete
 
 extern "C" {
 
@@ -260,33 +339,18 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
         check(h, w, (uint32_t) bytes, HTP_HMX_TILE_ALIGN)) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    fp16_row ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
-    v4d      wt[D][D / 4];  // the weight tile transposed, wt[k][n / 4][n % 4] = w[n][k] (doubles)
+    vhtp::hmx_weight_cache & cache = *h->wcache;
+    fp16_row                 ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
     for (uint32_t t = 0; t < n_k; t++) {
         const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);
         const uint16_t * b = reinterpret_cast<const uint16_t *>(h->window_base + w + t * HTP_HMX_TILE_BYTES);
-        int  w_spread  = 0;
-        bool w_special = false;
         for (int i = 0; i < D; i++) {
             decode_row(a + i * D, ra[i]);
-            decode_row(b + i * D, rw[i]);
-            w_spread  = rw[i].smax - rw[i].smin > w_spread ? rw[i].smax - rw[i].smin : w_spread;
-            w_special = w_special || rw[i].special;
         }
-        for (int n0 = 0; n0 < D; n0 += 4) {  // 4x4 blocks of doubles, transposed in registers
-            for (int k0 = 0; k0 < D; k0 += 4) {
-                const __m256d r0 = (__m256d) rw[n0].v[k0 / 4], r1 = (__m256d) rw[n0 + 1].v[k0 / 4];
-                const __m256d r2 = (__m256d) rw[n0 + 2].v[k0 / 4], r3 = (__m256d) rw[n0 + 3].v[k0 / 4];
-                const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-                const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-                wt[k0][n0 / 4]     = (v4d) _mm256_permute2f128_pd(t0, t2, 0x20);
-                wt[k0 + 1][n0 / 4] = (v4d) _mm256_permute2f128_pd(t1, t3, 0x20);
-                wt[k0 + 2][n0 / 4] = (v4d) _mm256_permute2f128_pd(t0, t2, 0x31);
-                wt[k0 + 3][n0 / 4] = (v4d) _mm256_permute2f128_pd(t1, t3, 0x31);
-            }
-        }
+        const weight_tile & wtile   = cache.get(t, w + t * HTP_HMX_TILE_BYTES, b, rw);
+        bool                rw_full = wtile.rows_decoded;  // rw holds this tile's rows
         for (int m = 0; m < D; m++) {
-            if (!w_special && !ra[m].special && (ra[m].smax - ra[m].smin) + w_spread <= 26) {
+            if (!wtile.special && !ra[m].special && (ra[m].smax - ra[m].smin) + wtile.spread <= 26) {
                 // Every pair of row m is on tile_dot's exact double path, so its 32 sums may be
                 // formed side by side, 4 columns per vector: same sums, same roundings.
                 v4d s[D / 4] = {};
@@ -294,7 +358,7 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
                     const double x  = ra[m].v[k / 4][k % 4];
                     const v4d    xv = { x, x, x, x };
                     for (int j = 0; j < D / 4; j++) {
-                        s[j] += xv * wt[k][j];
+                        s[j] += xv * wtile.wt[k][j];
                     }
                 }
                 for (int j = 0; j < D / 4; j++) {
@@ -303,6 +367,12 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
                     }
                 }
                 continue;
+            }
+            if (!rw_full) {  // a tile taken from the cache: its rows are decoded again for tile_dot
+                for (int i = 0; i < D; i++) {
+                    decode_row(b + i * D, rw[i]);
+                }
+                rw_full = true;
             }
             for (int n = 0; n < D; n++) {
                 h->acc[m][n] += tile_dot(ra[m], rw[n], a + m * D, b + n * D);

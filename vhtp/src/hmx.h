@@ -4,6 +4,7 @@
 #pragma once
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -20,6 +21,8 @@ struct hmx_lock {
     const htp_hmx *         holder = nullptr;  // the session's unit it was acquired through
 };
 
+struct hmx_weight_cache;  // hmx.cpp: decoded weight tiles, reused while their bytes are unchanged
+
 }  // namespace vhtp
 
 struct htp_hmx {
@@ -29,6 +32,12 @@ struct htp_hmx {
     vhtp::hmx_lock * lock;        // the NPU's, or own_lock for a unit of its own
     vhtp::hmx_lock  own_lock;
     float           acc[HTP_HMX_TILE_DIM][HTP_HMX_TILE_DIM];  // only the owner touches it
+    // A kernel multiplies one column tile's weights with every activation block in turn, so
+    // the same weight tiles come back call after call: their decoded, transposed form is kept
+    // and used again only while the tile's 2 KiB in VTCM still equal the copy taken when it
+    // was decoded (so a rewritten tile is always decoded afresh). Only the owner touches it.
+    std::unique_ptr<vhtp::hmx_weight_cache> wcache;
+    ~htp_hmx();
 };
 
 namespace vhtp {

@@ -46,6 +46,12 @@ HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
     } U, D;
     U.v                = Vu;
     const uint32_t r   = (uint32_t) Rt & (HVX_EMU_VLEN - 1), q = r >> 4;
+    if ((r & 15) == 0) {  // whole 16-byte chunks (the first steps of every reduction tree): moves only
+        for (uint32_t i = 0; i < 8; i++) {
+            D.x[i] = U.x[(i + q) & 7];
+        }
+        return D.v;
+    }
     const __m128i  b   = _mm_add_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                       _mm_set1_epi8((char) (r & 15)));
     const __m128i  ilo = _mm_or_si128(b, _mm_cmpgt_epi8(b, _mm_set1_epi8(15)));  // > 15: zero

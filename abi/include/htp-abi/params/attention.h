@@ -57,8 +57,11 @@ struct htp_flash_attn_params {
     uint32_t vv, v_slot, v_pitch, v_scales, v_mins, v_qh, v_quants;
     uint32_t vkf, kf_pitch;
     uint32_t vvf, vf_pitch;
-    uint32_t vscores;                // 2 vectors: the current q row's chunk scores between its passes
+    uint32_t vscores;                // HTP_FA_SCORE_VECS vectors: the current q row's chunk scores (2)
+                                     // between its passes, then the score fold tree's 5 pending
+                                     // operands and its 5 masks (npu/ops/hvx-util.h, fold_pair_sf)
 };
+#define HTP_FA_SCORE_VECS 12u
 
 #define HTP_KERNEL_PARAMS_MEMBERS_ATTENTION \
     struct htp_flash_attn_params flash_attn;

@@ -14,6 +14,7 @@ namespace {
 constexpr uint32_t kTile  = 2048;  // HTP_HMX_TILE_BYTES / alignment
 constexpr uint32_t kOut   = 4096;  // one F32 32 x 32 output tile
 constexpr uint32_t kMaxMb = HTP_MMH_MAX_ACT_ROWS / 32;  // activation blocks of 32 rows per chunk (at most)
+constexpr uint32_t kActBufs = 2;  // phase-1 staging slots (asplit.n_bufs): one row DMA'd while the previous converts
 
 }  // namespace
 
@@ -75,7 +76,7 @@ bool htp_enc::mmh_plan_hmx(const htp_device_caps & caps, const ggml_tensor * op,
         pl.act_bytes = pl.n_mb * (K / 32) * kTile;
         for (pl.n_bufs = 3; pl.n_bufs >= 2; pl.n_bufs--) {
             const uint64_t thread = (uint64_t) pl.n_bufs * pl.vraw_slot + pl.vw_bytes + 2ull * pl.vout_slot + 4096 +
-                                    2ull * pl.vstage_slot + pl.vconv_bytes + pl.vtiles_bytes;
+                                    (uint64_t) kActBufs * pl.vstage_slot + pl.vconv_bytes + pl.vtiles_bytes;
             // column params (one 2048-byte block), then a row-scale vector per activation row
             const uint64_t shared = (uint64_t) pl.act_bytes + kTile + (uint64_t) pl.n_mb * 32 * 128;
             for (uint32_t t = n_hvx; t >= 1; t--) {
@@ -111,7 +112,7 @@ void htp_enc::mmh_fill_hmx(const mmh_plan & pl, const ggml_tensor * op, const ht
     p.asplit.n_threads      = pl.a_threads;
     p.asplit.total_rows     = act_rows;
     p.asplit.rows_per_thread = (act_rows + pl.a_threads - 1) / pl.a_threads;
-    p.asplit.n_bufs         = 2;
+    p.asplit.n_bufs         = kActBufs;  // staging slots of phase 1 (vstage)
 
     p.wtype        = tw.format;
     p.ne00         = (uint32_t) w->ne[0];
@@ -151,7 +152,7 @@ void htp_enc::mmh_fill_hmx(const mmh_plan & pl, const ggml_tensor * op, const ht
     off += 4096;
     p.vstage_offset = off;
     p.vstage_slot   = pl.vstage_slot;
-    off += 2 * pl.vstage_slot;
+    off += p.asplit.n_bufs * pl.vstage_slot;
     p.vconv_offset = off;
     off += pl.vconv_bytes;
     p.vtiles_offset = off;  // rt-repack only (vtiles_bytes 0 otherwise)

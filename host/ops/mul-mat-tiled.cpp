@@ -176,9 +176,11 @@ bool mm_tiled_hvx_encode_bias(const htp_device_caps & caps, const ggml_tensor * 
 
 void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const htp_tiled_weight & tw,
                              const ggml_tensor * a, const ggml_tensor * op, htp_mul_mat_tiled_params & p) {
+    // The dot phase's rows are (column tile, K chunk) units, K chunk fastest; a pipeline step
+    // is one work item: cols_per_chunk column tiles of one K chunk (cpc is 1 when n_kchunks > 1).
     p.split.n_threads        = pl.n_threads;
-    p.split.total_rows       = pl.n_ct;
-    p.split.rows_per_thread  = pl.rpt;
+    p.split.total_rows       = pl.n_ct * pl.n_kchunks;
+    p.split.rows_per_thread  = pl.rpt * pl.n_kchunks;
     p.split.rows_per_chunk   = pl.cpc;
     p.split.n_bufs           = pl.n_bufs;
     p.split.vtcm_per_thread  = pl.per_thread;
@@ -214,9 +216,7 @@ void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const h
     uint32_t off = 0;
     p.vw         = stream_at(off, p.split, pl.vw_slot, 1);
     p.vout       = stream_at(off, p.split, pl.vout_pitch, pl.n_act);
-    htp_split_params two = p.split;
-    two.n_bufs           = 2;
-    p.vstage             = stream_at(off, two, pl.stage, 1);
+    p.vstage     = stream_at(off, p.qsplit, pl.stage, 1);  // qsplit.n_bufs staging slots
     p.vacc               = off;
     off += pl.vacc_bytes;
     // No fusion: the MUL_MAT+ADD fuser sets has_bias and the strides, htp_mm_act_reuse act_ready.

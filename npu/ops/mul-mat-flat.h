@@ -185,60 +185,89 @@ struct mm_dot_op {
         }
     }
 
-    float dot_q(const HVX_Vector * w, uint32_t j) {
+    // Dot of the prepared weight row w with prepared activation row j, in every lane.
+    HVX_Vector dot_q(const HVX_Vector * w, uint32_t j) const {
         const uint32_t     parts = p->wprep_bytes / 128;
         const HVX_Vector * aq    = mm_act_part(octx->ctx, p, j, 0);
         const HVX_Vector * as    = mm_act_part(octx->ctx, p, j, 1);
         const HVX_Vector * ax    = mm_act_part(octx->ctx, p, j, 2);
         HVX_Vector         acc   = Q6_V_vzero();
+        HTP_NO_UNROLL
         for (uint32_t g = 0; g < p->k_vecs; g++) {
             const HVX_Vector f = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(w[g], aq[g])), as[g]);
             acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(f, w[parts + g]));
             acc                = Q6_Vsf_vsub_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[2 * parts + g], ax[g]));
         }
-        return lane0_f32(reduce_sum_sf(acc));
+        return reduce_sum_sf(acc);
     }
 
-    float dot_fp(const HVX_Vector * w, uint32_t j) {
+    HVX_Vector dot_fp(const HVX_Vector * w, uint32_t j) const {
         const HVX_Vector * a   = mm_act_part(octx->ctx, p, j, 0);
         HVX_Vector         acc = Q6_V_vzero();
+        HTP_NO_UNROLL
         for (uint32_t v = 0; v < p->k_vecs; v++) {
             acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[v], a[v]));
         }
-        return lane0_f32(reduce_sum_sf(acc));
+        return reduce_sum_sf(acc);
     }
 
-    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
-        htp_trace *     tr   = &octx->ctx->trace[ith];
-        const uint8_t * raw  = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
-        HVX_Vector *    w    = vptr(vtcm_at(octx->ctx, p->split, ith, p->wprep_offset));
-        HVX_Vector *    out  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vout, slot));
-        const uint32_t  step = p->vout.row_pitch / 128;
-        // Results collect in a register-file copy, one vector (32 weight rows) per act row.
-        float res[HTP_MM_MAX_ACT_ROWS][32] __attribute__((aligned(128)));
-        for (uint32_t i = 0; i < n; i++) {
-            htp_trace_event_start(tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) (r + i));
-            prep_weight(raw + i * p->vw.row_pitch, w);
-            htp_trace_event_stop(tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) (r + i));
-            for (uint32_t j = 0; j < c.n; j++) {
-                res[j][i] = p->path == HTP_MM_PATH_HVX_Q8 ? dot_q(w, j) : dot_fp(w, j);
-            }
-        }
-        htp_trace_event_start(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
-        if (p->has_bias) {
-            const HVX_Vector b = *vptr(vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot));
-            for (uint32_t j = 0; j < c.n; j++) {
-                out[j * step] = Q6_Vsf_vadd_VsfVsf(*(const HVX_Vector *) res[j], b);
+    // Weight row i of the chunk: prepared into w, dotted with every activation row; result j
+    // goes into lane i of out row j (a mux into the VTCM vector: no stack copy, no scalar
+    // store). Its own function, so that the chunk's row loop keeps no vector live across the
+    // calls (prep_weight, the trace) and this one's loops make none.
+    HTP_COMPUTE void compute_weight_row(const uint8_t * raw_i, HVX_Vector * w, HVX_Vector * out, uint32_t i, uint32_t row) {
+        htp_trace * tr = &octx->ctx->trace[ith];
+        htp_trace_event_start(tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) row);
+        prep_weight(raw_i, w);
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_DEQUANT, (uint16_t) row);
+        const uint32_t       step = p->vout.row_pitch / 128;
+        const HVX_VectorPred lane = Q6_Q_and_QQ(Q6_Q_vsetq2_R((int32_t) (4 * i + 4)),
+                                                Q6_Q_not_Q(Q6_Q_vsetq_R((int32_t) (4 * i))));
+        HVX_Vector *         o    = out;
+        if (p->path == HTP_MM_PATH_HVX_Q8) {
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < c.n; j++, o += step) {
+                *o = Q6_V_vmux_QVV(lane, dot_q(w, j), *o);
             }
         } else {
-            for (uint32_t j = 0; j < c.n; j++) {
-                out[j * step] = *(const HVX_Vector *) res[j];
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < c.n; j++, o += step) {
+                *o = Q6_V_vmux_QVV(lane, dot_fp(w, j), *o);
             }
         }
-        htp_trace_event_stop(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
     }
 
+    // Results [act row j][weight row i] collect in the out slot, lane i of row j's vector
+    // (lanes past n keep stale bytes the store never sends).
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
+        const uint8_t * raw = (const uint8_t *) htp_va(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot));
+        HVX_Vector *    w   = vptr(vtcm_at(octx->ctx, p->split, ith, p->wprep_offset));
+        HVX_Vector *    out = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vout, slot));
+        for (uint32_t i = 0; i < n; i++) {
+            compute_weight_row(raw + i * p->vw.row_pitch, w, out, i, r + i);
+        }
+        if (p->has_bias) {  // MUL_MAT+ADD: the chunk's bias slice on every result row
+            const HVX_Vector b    = *vptr(vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot));
+            const uint32_t   step = p->vout.row_pitch / 128;
+            HVX_Vector *     o    = out;
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < c.n; j++, o += step) {
+                *o = Q6_Vsf_vadd_VsfVsf(*o, b);
+            }
+        }
+    }
+
+    // Output phase (HTP_TRACE_EVT_OUTPUT, info: the chunk's first weight row): the results
+    // leave for dst.
     int store(uint32_t r, uint32_t n, uint32_t slot) {
+        htp_trace * tr = &octx->ctx->trace[ith];
+        htp_trace_event_start(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
+        const int k = store_out(r, n, slot);
+        htp_trace_event_stop(tr, HTP_TRACE_EVT_OUTPUT, (uint16_t) r);
+        return k;
+    }
+
+    int store_out(uint32_t r, uint32_t n, uint32_t slot) {
         if (c.dst_off) {
             const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vout, slot);
             for (uint32_t j = 0; j < c.n; j++) {

@@ -5,13 +5,14 @@
 // VTCM slots, dequantizes them into FP16 HMX tiles, multiplies them with all activation
 // blocks on HMX and sends the F32 results out (phase 2).
 // A flat weight (rt_repack) arrives as flat rows instead and is repacked into tiles in VTCM
-// first, by the same repacker the host uses at set_tensor (repack/, htp_repack_col_tile).
+// first, on HVX (mul-mat-hmx-repack.h), into the bytes the host's set_tensor repacker writes
+// (repack/, htp_repack_col_tile).
 #include "dma-tickets.h"
 #include "htp/hmx.h"
 #include "hvx-util.h"
 #include "mul-mat-hmx-pass.h"
+#include "mul-mat-hmx-repack.h"
 #include "op-table.h"
-#include "repack.h"
 #include "row-stream.h"
 #include "tile-dequant.h"
 
@@ -27,6 +28,7 @@ constexpr uint32_t kOutRowBytes  = kTileDim * 4;
 constexpr uint32_t kOutTileBytes = kTileDim * kOutRowBytes;
 constexpr uint32_t kTileVecs     = HTP_HMX_TILE_BYTES / 128;  // HVX vectors per FP16 tile
 constexpr uint32_t kMaxRawSlots  = 16;      // check_params bounds split.n_bufs
+constexpr uint32_t kMaxStageSlots = 16;     // and asplit.n_bufs
 
 struct hmx_job {
     htp_op_context *               octx;
@@ -82,18 +84,21 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     if (rr.begin >= rr.end) {
         return;
     }
-    const uint32_t      n64     = (p->ne00 + 63) / 64;
-    uint32_t            ends[2] = { 0, 0 };
-    const mm_act_rows & c       = *job->c;
-    auto fetch = [&](uint32_t r) -> bool {
+    // One row per step (asplit.rows_per_chunk 1, check_params) through asplit.n_bufs staging
+    // slots: row rr.begin + i in slot i % n_bufs.
+    const uint32_t      n64    = (p->ne00 + 63) / 64;
+    const uint32_t      nb     = sp.n_bufs;
+    uint32_t            ends[kMaxStageSlots];
+    const mm_act_rows & c      = *job->c;
+    auto fetch = [&](uint32_t r, uint32_t slot) -> bool {
         const dma_addr_t s = job->octx->src[1].data +
                              (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
-        const dma_addr_t v = vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot);
-        ends[r & 1]        = dma.push(v, s, p->act_row_bytes, p->act_row_bytes, p->act_row_bytes, 1);
+        const dma_addr_t v = vtcm_at(ctx, p->split, ith, p->vstage_offset + slot * p->vstage_slot);
+        ends[slot]         = dma.push(v, s, p->act_row_bytes, p->act_row_bytes, p->act_row_bytes, 1);
         return !dma.failed;
     };
-    for (uint32_t r = rr.begin; r < rr.end && r < rr.begin + 2; r++) {
-        if (!fetch(r)) {
+    for (uint32_t i = 0; i < nb && rr.begin + i < rr.end; i++) {
+        if (!fetch(rr.begin + i, i)) {
             job->status[ith] = HTP_STATUS_DMA_ERROR;
             return;
         }
@@ -101,10 +106,11 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     HVX_Vector * conv  = vptr(vtcm_at(ctx, p->split, ith, p->vconv_offset));
     uint8_t *    act   = (uint8_t *) htp_va(ctx->vtcm_base + p->act_offset);
     HVX_Vector * rowsc = vptr(ctx->vtcm_base + p->rowscale_offset);  // row r's 2^k in every lane
+    uint32_t     slot  = 0;
     for (uint32_t r = rr.begin; r < rr.end; r++) {
-        dma.wait(ends[r & 1], (uint16_t) r);
+        dma.wait(ends[slot], (uint16_t) r);
         htp_trace_event_start(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
-        HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + (r & 1) * p->vstage_slot));
+        HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + slot * p->vstage_slot));
         rowsc[r]         = splat_f32(fit_row_to_f16(src, p->n_k32));
         f32_to_f16_vectors(conv, src, n64);
         // Row r is row r % 32 of the tiles of block r / 32; its K / 32 pieces go one per tile.
@@ -114,10 +120,13 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
             __builtin_memcpy(dst + kk * HTP_HMX_TILE_BYTES, row + kk * kF16RowBytes, kF16RowBytes);
         }
         htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
-        if (r + 2 < rr.end && !fetch(r + 2)) {
+        if (r + nb < rr.end && !fetch(r + nb, slot)) {
             job->status[ith] = HTP_STATUS_DMA_ERROR;
             dma.drain((uint16_t) r);
             return;
+        }
+        if (++slot == nb) {
+            slot = 0;
         }
     }
     dma.drain((uint16_t) (rr.end - 1));  // info: activation row, as the waits above
@@ -193,6 +202,16 @@ struct weight_worker {
         return push(v, s, bytes, bytes, bytes, 1, (uint16_t) f, ticket);
     }
 
+    // rt-repack: the fetch's flat rows (fb bytes each, rows of the matrix; the others get the
+    // tiling of zero rows) -> its n_tiles tiles, on HVX (mul-mat-hmx-repack.h: vector loads and
+    // stores only, the bytes the shared scalar repacker htp_repack_col_tile writes).
+    HTP_COMPUTE int compute_repack(uint8_t * flat, uint8_t * tiles, uint32_t fb, uint32_t rows, uint32_t n_tiles) {
+        if (rows < kTileDim) {
+            mmr::zero_bytes(flat + rows * fb, (kTileDim - rows) * fb);
+        }
+        return mmr::repack_col_tile(p->wtype, tiles, flat, fb, n_tiles) ? HTP_STATUS_OK : HTP_STATUS_BAD_PARAMS;
+    }
+
     // Fetch f (arrived) -> FP16 weight tiles [t0 * out_per_tile, ...) of its column tile.
     HTP_COMPUTE int compute_dequant(uint32_t f) {
         const fetch_pos x   = pos(f);
@@ -200,15 +219,10 @@ struct weight_worker {
         HVX_Vector *    w   = vptr(vtcm_at(ctx, p->split, ith, p->vw_offset));
         float *         scratch = (float *) htp_va(vtcm_at(ctx, p->split, ith, p->vscratch_offset));
         if (p->rt_repack) {
-            // Flat rows -> this fetch's tiles; rows past the matrix get the tiling of zero rows.
-            const uint32_t fb = flat_bytes(x.kc), rows = col_tile_rows(x.ct);
-            uint8_t *      flat = (uint8_t *) raw;
-            if (rows < kTileDim) {
-                __builtin_memset(flat + rows * fb, 0, (kTileDim - rows) * fb);
-            }
             uint8_t * tiles = (uint8_t *) htp_va(vtcm_at(ctx, p->split, ith, p->vtiles_offset));
-            if (!htp_repack_col_tile((enum htp_type) p->wtype, tiles, flat, fb, x.n_tiles)) {
-                return HTP_STATUS_BAD_PARAMS;
+            const int st    = compute_repack((uint8_t *) raw, tiles, flat_bytes(x.kc), col_tile_rows(x.ct), x.n_tiles);
+            if (st != HTP_STATUS_OK) {
+                return st;
             }
             raw = tiles;
         }
@@ -391,7 +405,10 @@ int mmh::run_pass(htp_op_context * octx, const htp_mul_mat_hmx_params & p, const
 // A weight (tiled, or flat for rt-repack: never both) and HMX parameters the kernel can run.
 int mmh::check_params(const htp_op_context * octx, const htp_mul_mat_hmx_params & p) {
     const bool tiled = (octx->src[0].flags & HTP_TENSOR_TILED) != 0;
-    if (tiled == (p.rt_repack != 0) || !octx->ctx->info->hmx || p.split.n_bufs > kMaxRawSlots || p.split.n_bufs < 2) {
+    // One column tile / one activation row per step (rows_per_chunk 1 in both splits).
+    if (tiled == (p.rt_repack != 0) || !octx->ctx->info->hmx || p.split.n_bufs > kMaxRawSlots || p.split.n_bufs < 2 ||
+        p.asplit.n_bufs > kMaxStageSlots || p.asplit.n_bufs < 1 || p.split.rows_per_chunk != 1 ||
+        p.asplit.rows_per_chunk != 1) {
         return HTP_STATUS_BAD_PARAMS;
     }
     return HTP_STATUS_OK;

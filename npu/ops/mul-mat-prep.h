@@ -34,35 +34,61 @@ static inline HVX_Vector mm_lanes_from_blocks32(const float * d4) {
     return *(const HVX_Vector *) e;
 }
 
+// vlut32 index: byte p <- byte 4 (p % 32), the low bytes of the 32 int32 lanes in every
+// quarter (vlut32 reads byte 2 (idx % 64) when idx >> 5 == Rt: Rt 0 for sources below 64, 1
+// above). A byte gather of one vector: no vpacke (which the host emulation runs byte by byte).
+struct mm_byte_idx {
+    uint8_t v[128] __attribute__((aligned(128)));
+};
+
+static constexpr mm_byte_idx mm_make_low_bytes_idx() {
+    mm_byte_idx t{};
+    for (int p = 0; p < 128; p++) {
+        const int src = 4 * (p % 32);
+        t.v[p]        = (uint8_t) (src >= 64 ? 32 + (src / 2) % 32 : src / 2);
+    }
+    return t;
+}
+
+alignas(128) static constexpr mm_byte_idx kMmLowBytes = mm_make_low_bytes_idx();
+
 // Q8 activation quantization, shared by the flat path (mm_quantize_act_row) and the tiled
 // HVX path (mmt::quantize_row): blocks src[0..n_blocks) of 32 floats (n_blocks <= 4; missing
 // blocks get quants 0 and d = 0); per block d = amax / 127 and q = round-to-nearest-even(x *
-// 127 / amax). Returns the 128 int8 quants, block b in bytes [32 b, 32 b + 32).
-static inline HVX_Vector mm_quantize_q8_blocks4(const HVX_Vector * src, uint32_t n_blocks, float d[4]) {
-    HVX_Vector qi[4];
-    for (uint32_t b = 0; b < 4; b++) {
-        if (b >= n_blocks) {
-            qi[b] = Q6_V_vzero();
-            d[b]  = 0.0f;
-            continue;
-        }
-        const float amax = max_abs_sf(src + b, 1);
-        d[b]             = amax / 127.0f;
-        const float id   = amax > 0.0f ? 127.0f / amax : 0.0f;
-        qi[b]            = mm_sf_to_int(Q6_Vsf_vmpy_VsfVsf(src[b], splat_f32(id)));
+// 127 / amax). Returns the 128 int8 quants, block b in bytes [32 b, 32 b + 32); dl: the
+// blocks' d, block b in lanes 8b..8b+7 (the lanes of its elements). One block per trip, not
+// unrolled, each muxed into place as it is made: no stack array, and no block's scalars live
+// while the next is made (the callers' row loops keep no stack traffic).
+static inline HVX_Vector mm_quantize_q8_blocks4(const HVX_Vector * src, uint32_t n_blocks, HVX_Vector & dl) {
+    const HVX_Vector lowb = *(const HVX_Vector *) kMmLowBytes.v;
+    HVX_Vector       q = Q6_V_vzero(), d = Q6_V_vzero();
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < n_blocks; b++) {
+        const float          amax = max_abs_sf(src + b, 1);
+        const float          id   = amax > 0.0f ? 127.0f / amax : 0.0f;
+        const HVX_Vector     qi   = mm_sf_to_int(Q6_Vsf_vmpy_VsfVsf(src[b], splat_f32(id)));
+        // the block's 32 quants (low bytes of the lanes) in every quarter
+        const HVX_Vector     rep  = Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(lowb, qi, 0), Q6_Vb_vlut32_VbVbR(lowb, qi, 1));
+        const HVX_VectorPred in   = Q6_Q_and_QQ(Q6_Q_vsetq2_R((int32_t) (32 * b + 32)),
+                                                Q6_Q_not_Q(Q6_Q_vsetq_R((int32_t) (32 * b))));
+        q                         = Q6_V_vmux_QVV(in, rep, q);
+        d                         = Q6_V_vmux_QVV(in, splat_f32(amax / 127.0f), d);
     }
-    return Q6_Vb_vpacke_VhVh(Q6_Vh_vpacke_VwVw(qi[3], qi[2]), Q6_Vh_vpacke_VwVw(qi[1], qi[0]));
+    dl = d;
+    return q;
 }
 
 // Quantizes one F32 activation row (k_vecs * 4 vectors, zero past K) into q/s/x parts.
 static inline void mm_quantize_act_row(HVX_Vector * q, HVX_Vector * s, HVX_Vector * x, const HVX_Vector * src,
                                        uint32_t k_vecs) {
     const HVX_Vector ones = Q6_V_vsplat_R(0x01010101);
+    HTP_NO_UNROLL
     for (uint32_t g = 0; g < k_vecs; g++) {
-        float d[4];
-        q[g] = mm_quantize_q8_blocks4(src + 4 * g, 4, d);
-        s[g] = mm_lanes_from_blocks32(d);
-        x[g] = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(q[g], ones)), s[g]);
+        HVX_Vector       dl;
+        const HVX_Vector qg = mm_quantize_q8_blocks4(src + 4 * g, 4, dl);
+        q[g]                = qg;
+        s[g]                = dl;
+        x[g]                = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(qg, ones)), dl);
     }
 }
 

@@ -31,31 +31,36 @@ struct act_op {
     HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t, uint32_t slot) {
         htp_trace * tr = &octx->ctx->trace[ith];
         htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
-        quantize_row(act + r * (p->act_row_pitch / 128), vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot)),
-                     p->ne00 / 32, p->act_order);
+        HVX_Vector *       dst = act + r * (p->act_row_pitch / 128);
+        const HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
+        if (p->act_order == HTP_MMT_ORDER_NIBBLE) {
+            quantize_row<true>(dst, src, p->ne00 / 32);
+        } else {
+            quantize_row<false>(dst, src, p->ne00 / 32);
+        }
         htp_trace_event_stop(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
     }
 
     int store(uint32_t, uint32_t, uint32_t) { return 0; }
 };
 
+// Rows of p->qsplit (one row per step, qsplit.n_bufs staging slots, as the host planned).
 static int prep_rows(const htp_op_context * octx, const htp_mul_mat_tiled_params * p, uint32_t ith, const mm_act_rows & c,
-                     HVX_Vector * act, htp_split_params sp, row_range rr) {
+                     HVX_Vector * act, const htp_split_params & sp, row_range rr) {
     htp_context * ctx = octx->ctx;
     act_op        op  = { octx, p, ith, ctx->dma[ith], c, act };
-    sp.rows_per_chunk = 1;
-    sp.n_bufs         = 2;
     return stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, rr, op);
 }
 
-// Dot products: work item it = (column group, K chunk), K chunk fastest.
+// Dot products over the rows of p->split: units u = (column tile, K chunk), K chunk fastest;
+// a pipeline step (split.rows_per_chunk units) is one work item: cols_per_chunk column tiles
+// of one K chunk (the host makes cols_per_chunk 1 when there are several K chunks).
 struct dot_op {
     const htp_op_context *           octx;
     const htp_mul_mat_tiled_params * p;
     uint32_t                         ith;
     dma_queue *                      q;
     mm_act_rows                      c;
-    uint32_t                         ct_begin, ct_end;
     dma_addr_t                       wbase;  // tiled weight plane (i02, i03)
     const HVX_Vector *               act;    // prepared activation row 0 of the pass
 
@@ -63,19 +68,19 @@ struct dot_op {
         uint32_t ct0, n_ct, kc, kt0, n_kt;
     };
 
-    item at(uint32_t it) const {
-        item           x;
-        const uint32_t g = htp_fastdiv(it, &p->div_kchunks);
-        x.kc             = it - g * p->n_kchunks;
-        x.ct0            = ct_begin + g * p->cols_per_chunk;
-        x.n_ct           = ct_end - x.ct0 < p->cols_per_chunk ? ct_end - x.ct0 : p->cols_per_chunk;
+    // Units [u, u + n) of one step.
+    item at(uint32_t u, uint32_t n) const {
+        item x;
+        x.ct0            = htp_fastdiv(u, &p->div_kchunks);
+        x.kc             = u - x.ct0 * p->n_kchunks;
+        x.n_ct           = n;
         x.kt0            = x.kc * p->k_tiles_per_chunk;
         x.n_kt = p->n_k_tiles - x.kt0 < p->k_tiles_per_chunk ? p->n_k_tiles - x.kt0 : p->k_tiles_per_chunk;
         return x;
     }
 
-    int fetch(uint32_t it, uint32_t, uint32_t slot) {
-        const item       x = at(it);
+    int fetch(uint32_t u, uint32_t n, uint32_t slot) {
+        const item       x = at(u, n);
         const dma_addr_t s = wbase + (x.ct0 * p->n_k_tiles + x.kt0) * p->tile_bytes;
         // n_ct > 1 only when a column tile is one K chunk: the group's tiles are contiguous.
         if (!dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vw, slot), s, p->tile_pitch, p->tile_bytes,
@@ -144,8 +149,8 @@ struct dot_op {
         }
     }
 
-    HTP_COMPUTE void compute_chunk(uint32_t it, uint32_t, uint32_t slot) {
-        const item x = at(it);
+    HTP_COMPUTE void compute_chunk(uint32_t u, uint32_t n, uint32_t slot) {
+        const item x = at(u, n);
         switch (p->wtype) {
             case HTP_TYPE_Q8_0: compute_fmt<fmt_q8_0>(x, slot); break;
             case HTP_TYPE_Q4_0: compute_fmt<fmt_q4_0>(x, slot); break;
@@ -166,8 +171,8 @@ struct dot_op {
     }
 
     // Output phase: the last K chunk's results (in the out slot) leave for dst.
-    int store(uint32_t it, uint32_t, uint32_t slot) {
-        const item x = at(it);
+    int store(uint32_t u, uint32_t n, uint32_t slot) {
+        const item x = at(u, n);
         if (x.kc + 1 != p->n_kchunks) {
             return 0;
         }
@@ -226,15 +231,18 @@ void dot_worker(unsigned int, unsigned int ith, void * data) {
     mmt_job *                        job = (mmt_job *) data;
     const htp_mul_mat_tiled_params * p   = job->p;
     htp_context *                    ctx = job->octx->ctx;
-    const row_range                  cts = thread_rows(device_rows(ctx, p->split), ith);
-    if (cts.begin >= cts.end) {
+    // A member of a device group takes whole column groups with all their K chunks (partial
+    // sums stay in one thread's vacc): its share is a multiple of cols_per_chunk * n_kchunks
+    // units (one of the two is 1).
+    const row_range units = thread_rows(device_rows_by(ctx, p->split, p->cols_per_chunk * p->n_kchunks), ith);
+    if (units.begin >= units.end) {
         return;
     }
     const HVX_Vector * act;
     if (p->act_private) {
         HVX_Vector * own = vptr(vtcm_at(ctx, p->split, ith, p->act_offset));
         const int    st  = p->act_ready ? HTP_STATUS_OK :
-                                          prep_rows(job->octx, p, ith, job->c, own, p->split, row_range{ 0, job->c.n });
+                                          prep_rows(job->octx, p, ith, job->c, own, p->qsplit, row_range{ 0, job->c.n });
         if (st != HTP_STATUS_OK) {
             job->status[ith] = st;
             return;
@@ -243,11 +251,8 @@ void dot_worker(unsigned int, unsigned int ith, void * data) {
     } else {
         act = vptr(ctx->vtcm_base + p->act_offset);
     }
-    dot_op op = { job->octx, p, ith, ctx->dma[ith], job->c, cts.begin, cts.end, job->wbase, act };
-    htp_split_params sp = p->split;
-    sp.rows_per_chunk   = 1;  // one work item per pipeline step
-    const uint32_t n_groups = (cts.end - cts.begin + p->cols_per_chunk - 1) / p->cols_per_chunk;
-    const int      st       = stream_rows(ctx->dma[ith], &ctx->trace[ith], sp, row_range{ 0, n_groups * p->n_kchunks }, op);
+    dot_op    op = { job->octx, p, ith, ctx->dma[ith], job->c, job->wbase, act };
+    const int st = stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, units, op);
     if (st != HTP_STATUS_OK) {
         job->status[ith] = st;
     }

@@ -20,34 +20,74 @@ namespace mmt {
 enum { A_D = 8, A_QALL = 9, A_QLO = 10, A_QD = 11 };
 constexpr uint32_t ABV = HTP_MMT_ACT_BLK_VECS;
 
+// Byte p of the nibble-order permutation: p = 32 b + 4 s + i takes the quant of column
+// 8 (s / 2) + s % 2 + 2 i of block b (HTP_MMT_ORDER_NIBBLE), coded for mmt::permute_bytes.
+struct nibble_order_index {
+    uint8_t v[128] __attribute__((aligned(128)));
+};
+
+static constexpr nibble_order_index make_nibble_order_index() {
+    nibble_order_index t{};
+    for (int p = 0; p < 128; p++) {
+        const int b = p / 32, s = (p % 32) / 4, i = p % 4;
+        const int src = 32 * b + 8 * (s / 2) + s % 2 + 2 * i;
+        // vlut32 reads halfword idx % 64, byte (Rt >> 1) & 1, when idx >> 5 == Rt & 7: for source
+        // byte S, Rt = m = (S >= 64) | (S % 2) << 1 and idx = 32 m + (S / 2) % 32.
+        const int m = (src >= 64 ? 1 : 0) | (src % 2) << 1;
+        t.v[p]      = (uint8_t) (32 * m + (src / 2) % 32);
+    }
+    return t;
+}
+
+alignas(128) static constexpr nibble_order_index kNibbleOrder = make_nibble_order_index();
+
+// Any byte permutation of v: byte p = v[S(p)], idx coded as above (four vlut32, OR-ed: each
+// sets the bytes whose source is in its quarter and zeroes the rest).
+static inline HVX_Vector permute_bytes(HVX_Vector v, HVX_Vector idx) {
+    return Q6_V_vor_VV(Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 0), Q6_Vb_vlut32_VbVbR(idx, v, 1)),
+                       Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 2), Q6_Vb_vlut32_VbVbR(idx, v, 3)));
+}
+
 // Quantizes one F32 row of n_blocks * 32 floats (vector aligned) into prepared blocks, by the
-// flat path's quantizer (mm_quantize_q8_blocks4, mul-mat-prep.h).
-static inline void quantize_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_blocks, uint32_t order) {
+// flat path's quantizer (mm_quantize_q8_blocks4, mul-mat-prep.h). All in registers: the
+// blocks' sums come from vrmpy and a rotate-and-add tree (word 8b of s8 = block b's 32 quants,
+// of s4 its columns 0..15), the slot words are lanes of the (permuted) quant vector, every
+// scalar is a vextract of them.
+// kNibble: act_order HTP_MMT_ORDER_NIBBLE (a template, so no flag stays live in the loop).
+template <bool kNibble> static inline void quantize_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_blocks) {
+    const HVX_Vector ones = Q6_V_vsplat_R(0x01010101);
+    const HVX_Vector nidx = *(const HVX_Vector *) kNibbleOrder.v;
+    HTP_NO_UNROLL
     for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
         const uint32_t nb = n_blocks - b0 < 4 ? n_blocks - b0 : 4;
-        float          d[4];
-        int8_t         q[128] __attribute__((aligned(128)));  // register-file copy: block b at 32 b
-        *(HVX_Vector *) q = mm_quantize_q8_blocks4(src + b0, nb, d);
-        for (uint32_t b = 0; b < nb; b++) {
-            const int8_t * qb      = q + 32 * b;
-            HVX_Vector *   blk     = dst + (b0 + b) * ABV;
-            int32_t        sum_all = 0, sum_lo = 0;
-            for (int c = 0; c < 32; c++) {
-                sum_all += qb[c];
-                sum_lo += c < 16 ? qb[c] : 0;
-            }
+        HVX_Vector     dl;
+        const HVX_Vector q  = mm_quantize_q8_blocks4(src + b0, nb, dl);
+        const HVX_Vector w1 = Q6_Vw_vrmpy_VbVb(q, ones);                      // word l: quants 4l..4l+3
+        const HVX_Vector s2 = Q6_Vw_vadd_VwVw(w1, Q6_V_vror_VR(w1, 4));
+        const HVX_Vector s4 = Q6_Vw_vadd_VwVw(s2, Q6_V_vror_VR(s2, 8));       // word 8b: columns 0..15
+        const HVX_Vector s8 = Q6_Vw_vadd_VwVw(s4, Q6_V_vror_VR(s4, 16));      // word 8b: all 32
+        const HVX_Vector sl = kNibble ? permute_bytes(q, nidx) : q;           // word 8b + s: slot s
+        // Every scalar is lane 0 of a vector rotated to it (vextract at offset 0; variable
+        // offsets, or several extracts of one vector, went through a stack copy): slot s is
+        // word s of the block, so 8 rotations by a word reach the next block.
+        HVX_Vector   vs = sl, v4 = s4, v8 = s8, vd = dl;
+        HVX_Vector * blk = dst + b0 * ABV;
+        HTP_NO_UNROLL
+        for (uint32_t b = 0; b < nb; b++, blk += ABV) {
+            const int32_t sum_all = Q6_R_vextract_VR(v8, 0);
+            const float   d       = lane0_f32(vd);
+#pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
-                uint32_t w = 0;
-                for (int i = 0; i < 4; i++) {
-                    const int c = order == HTP_MMT_ORDER_NIBBLE ? 8 * (s / 2) + s % 2 + 2 * i : 4 * s + i;
-                    w |= (uint32_t) (uint8_t) qb[c] << (8 * i);
-                }
-                blk[s] = Q6_V_vsplat_R((int32_t) w);
+                blk[s] = Q6_V_vsplat_R(Q6_R_vextract_VR(vs, 0));
+                vs     = Q6_V_vror_VR(vs, 4);
             }
-            blk[A_D]    = splat_f32(d[b]);
+            blk[A_D]    = splat_f32(d);
             blk[A_QALL] = Q6_V_vsplat_R(sum_all);
-            blk[A_QLO]  = Q6_V_vsplat_R(sum_lo);
-            blk[A_QD]   = splat_f32(d[b] * (float) sum_all);
+            blk[A_QLO]  = Q6_V_vsplat_R(Q6_R_vextract_VR(v4, 0));
+            blk[A_QD]   = splat_f32(d * (float) sum_all);
+            v4          = Q6_V_vror_VR(v4, 32);
+            v8          = Q6_V_vror_VR(v8, 32);
+            vd          = Q6_V_vror_VR(vd, 32);
         }
     }
 }

@@ -14,7 +14,10 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 9: flash_attn.vscores holds HTP_FA_SCORE_VECS vectors (was 2): the score fold tree's state;
+/* 10: mul_mat_tiled.split counts (column tile, K chunk) units, rows_per_chunk of them per
+ *    pipeline step (was: column tiles, the kernel making its own steps); mul_mat_hmx.asplit.n_bufs
+ *    is the staging slot count the kernel uses;
+ * 9: flash_attn.vscores holds HTP_FA_SCORE_VECS vectors (was 2): the score fold tree's state;
  * 8: mul_mat_hmx.rowscale_offset holds a vector per row (was a float), after the column params'
  *    2048-byte block;
  * 7: kernel_params lost fields no kernel read (flash_attn.kv_chunk: split.rows_per_chunk is the
@@ -24,7 +27,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   9u
+#define HTP_ABI_VERSION   10u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state (FLASH_ATTN_EXT: 5) */

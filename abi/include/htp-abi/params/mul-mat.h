@@ -96,11 +96,14 @@ struct htp_mul_mat_params {
 
 // MUL_MAT_TILED: tiled weights (docs/tiled-formats.md), HVX path for few activation rows
 // (docs/mul-mat.md, "Tiled HVX path"). The weight is a grid of column tiles ct (32 output
-// rows) x K tiles kt; split.total_rows = the column tiles (threads own ranges of them,
-// rows_per_thread a multiple of rows_per_chunk = cols_per_chunk).
+// rows) x K tiles kt. split's rows are units u = ct * n_kchunks + kc (column tile, K chunk;
+// K chunk fastest): total_rows = column tiles * n_kchunks, rows_per_thread = a multiple of
+// cols_per_chunk column tiles with all their K chunks, rows_per_chunk = cols_per_chunk (1
+// when n_kchunks > 1), so that every pipeline step is one work item (below).
 // Per pass of up to act_rows_per_pass activation rows of one plane (i2, i3):
 //   activation prep (HTP_TRACE_EVT_QUANT): each F32 row DMA'd into a staging slot (vstage,
-//     2 slots) and quantized per 32-column block into HTP_MMT_ACT_BLK_VECS vectors:
+//     qsplit.n_bufs slots; the private prep also runs qsplit's rows_per_chunk and n_bufs) and
+//     quantized per 32-column block into HTP_MMT_ACT_BLK_VECS vectors:
 //     8 "slot" vectors (the block's int8 quants, 4 per 32-bit word, splatted over all 32
 //     lanes, columns in the order act_order says), then splat(d) (sf), splat(sum of all 32
 //     quants) (int), splat(sum of quants of columns 0..15) (int), splat(d * sum) (sf).
@@ -123,7 +126,7 @@ enum htp_mmt_act_order {
 };
 
 struct htp_mul_mat_tiled_params {
-    struct htp_split_params split;   // column tiles over threads (see above)
+    struct htp_split_params split;   // (column tile, K chunk) units over threads (see above)
     struct htp_split_params qsplit;  // shared activation prep: rows of one pass over threads
     uint32_t wtype;                  // tiled format (enum htp_type)
     uint32_t ne00, ne01;             // K, N (output columns; the last column tile may be partial)
@@ -146,7 +149,7 @@ struct htp_mul_mat_tiled_params {
     // VTCM, per thread (from the thread's base):
     struct htp_vtcm_stream vw;       // n_bufs slots of cols_per_chunk * k_tiles_per_chunk tiles
     struct htp_vtcm_stream vout;     // n_bufs slots of act_rows_per_pass rows of cols_per_chunk * 128 B
-    struct htp_vtcm_stream vstage;   // 2 slots of one F32 activation row
+    struct htp_vtcm_stream vstage;   // qsplit.n_bufs slots of one F32 activation row
     uint32_t vacc;                   // act_rows_per_pass * 128 B of partial sums (n_kchunks > 1)
     uint32_t act_offset;             // prepared activation rows (private: per thread; else shared)
     uint32_t act_row_pitch;          // bytes per prepared row (K / 32 blocks * 12 * 128)
@@ -165,7 +168,8 @@ struct htp_mul_mat_tiled_params {
 // The kernel walks activation planes (i2, i3) and chunks of act_rows_per_chunk (a multiple
 // of 32) activation rows. Per chunk:
 //   phase 1 (asplit threads, HTP_TRACE_EVT_QUANT): each activation row is DMA'd into the
-//     thread's staging (2 slots), converted to FP16 and scattered into the shared FP16
+//     thread's staging (asplit.n_bufs slots, one row per step: asplit.rows_per_chunk = 1),
+//     converted to FP16 and scattered into the shared FP16
 //     activation tiles: tile (mb, kk) at act_offset + (mb * n_k32 + kk) * 2048, element
 //     (row % 32, k % 32) at half index (row % 32) * 32 + k % 32. Rows past the chunk's end
 //     are never stored, so they are not cleared. A row whose |max| reaches 2^15 (FP16 ends
@@ -215,7 +219,7 @@ struct htp_mul_mat_hmx_params {
     uint32_t vw_offset;              // n_k32 FP16 weight tiles of the current column tile
     uint32_t vout_offset, vout_slot; // 2 slots of (act_rows_per_chunk / 32) F32 output tiles
     uint32_t vscratch_offset;        // 4096 bytes: FP32 scratch of the dequantizer
-    uint32_t vstage_offset, vstage_slot;  // 2 slots: one F32 activation row (padded to 64 elements)
+    uint32_t vstage_offset, vstage_slot;  // asplit.n_bufs slots: one F32 activation row (padded to 64 elements)
     uint32_t vconv_offset;           // the row converted to FP16 (padded to 64 elements)
     // Shared, from vtcm_base.
     uint32_t act_offset;             // FP16 activation tiles of the chunk

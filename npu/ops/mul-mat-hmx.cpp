@@ -103,23 +103,30 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
             return;
         }
     }
-    HVX_Vector * conv  = vptr(vtcm_at(ctx, p->split, ith, p->vconv_offset));
-    uint8_t *    act   = (uint8_t *) htp_va(ctx->vtcm_base + p->act_offset);
-    HVX_Vector * rowsc = vptr(ctx->vtcm_base + p->rowscale_offset);  // row r's 2^k in every lane
-    uint32_t     slot  = 0;
+    const dma_addr_t conv_addr = vtcm_at(ctx, p->split, ith, p->vconv_offset);
+    HVX_Vector *     conv      = vptr(conv_addr);
+    HVX_Vector *     rowsc     = vptr(ctx->vtcm_base + p->rowscale_offset);  // row r's 2^k in every lane
+    uint32_t         slot      = 0;
+    uint32_t         scattered = 0;  // ticket of the last row's scatter out of conv
     for (uint32_t r = rr.begin; r < rr.end; r++) {
         dma.wait(ends[slot], (uint16_t) r);
+        dma.wait(scattered, (uint16_t) r);  // conv is free again
         htp_trace_event_start(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + slot * p->vstage_slot));
         rowsc[r]         = splat_f32(fit_row_to_f16(src, p->n_k32));
         f32_to_f16_vectors(conv, src, n64);
-        // Row r is row r % 32 of the tiles of block r / 32; its K / 32 pieces go one per tile.
-        uint8_t *       dst = act + (r / kTileDim) * p->n_k32 * HTP_HMX_TILE_BYTES + (r % kTileDim) * kF16RowBytes;
-        const uint8_t * row = (const uint8_t *) conv;
-        for (uint32_t kk = 0; kk < p->n_k32; kk++) {
-            __builtin_memcpy(dst + kk * HTP_HMX_TILE_BYTES, row + kk * kF16RowBytes, kF16RowBytes);
-        }
         htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+        // Row r is row r % 32 of the tiles of block r / 32; its K / 32 pieces of 64 bytes go one
+        // per tile. A VTCM -> VTCM 2-D descriptor scatters them: half of a tile's vector belongs
+        // to a row another thread may be writing, which no vector store could leave alone.
+        const dma_addr_t dst = ctx->vtcm_base + p->act_offset + (r / kTileDim) * p->n_k32 * HTP_HMX_TILE_BYTES +
+                               (r % kTileDim) * kF16RowBytes;
+        scattered = dma.push(dst, conv_addr, HTP_HMX_TILE_BYTES, kF16RowBytes, kF16RowBytes, p->n_k32);
+        if (dma.failed) {
+            job->status[ith] = HTP_STATUS_DMA_ERROR;
+            dma.drain((uint16_t) r);
+            return;
+        }
         if (r + nb < rr.end && !fetch(r + nb, slot)) {
             job->status[ith] = HTP_STATUS_DMA_ERROR;
             dma.drain((uint16_t) r);

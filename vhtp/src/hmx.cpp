@@ -217,6 +217,64 @@ void decode_weight_tile(const uint16_t * b, fp16_row * rw, weight_tile & wt) {
     }
 }
 
+// A row on the exact double path against a weight tile: its 32 sums are formed side by side, 4
+// columns per vector, over the transposed tile (same sums and roundings as tile_dot's double
+// path, in any order).
+inline void row_side_by_side(const fp16_row & a, const weight_tile & w, float * acc) {
+    v4d s[D / 4] = {};
+    for (int k = 0; k < D; k++) {
+        const double x  = a.v[k / 4][k % 4];
+        const v4d    xv = { x, x, x, x };
+        for (int j = 0; j < D / 4; j++) {
+            s[j] += xv * w.wt[k][j];
+        }
+    }
+    for (int j = 0; j < D / 4; j++) {
+        const __m128 f = _mm256_cvtpd_ps((__m256d) s[j]);
+        _mm_storeu_ps(acc + 4 * j, _mm_add_ps(_mm_loadu_ps(acc + 4 * j), f));
+    }
+}
+
+// Three such rows at once, per half of the columns: 12 independent FMA chains (one chain of 8
+// would wait on the FMA latency) that share each weight load three times; 15 of the 16 ymm
+// registers.
+inline void rows3_side_by_side(const fp16_row & a0, const fp16_row & a1, const fp16_row & a2, const weight_tile & w,
+                               float * acc0, float * acc1, float * acc2) {
+    const double * x0 = reinterpret_cast<const double *>(a0.v);
+    const double * x1 = reinterpret_cast<const double *>(a1.v);
+    const double * x2 = reinterpret_cast<const double *>(a2.v);
+    for (int half = 0; half < 2; half++) {
+        __m256d s00 = _mm256_setzero_pd(), s01 = s00, s02 = s00, s03 = s00;
+        __m256d s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+        __m256d s20 = s00, s21 = s00, s22 = s00, s23 = s00;
+        for (int k = 0; k < D; k++) {
+            const __m256d * wk = reinterpret_cast<const __m256d *>(&w.wt[k][4 * half]);
+            const __m256d   b0 = _mm256_broadcast_sd(x0 + k), b1 = _mm256_broadcast_sd(x1 + k);
+            const __m256d   b2 = _mm256_broadcast_sd(x2 + k);
+            s00 = _mm256_fmadd_pd(b0, wk[0], s00);
+            s10 = _mm256_fmadd_pd(b1, wk[0], s10);
+            s20 = _mm256_fmadd_pd(b2, wk[0], s20);
+            s01 = _mm256_fmadd_pd(b0, wk[1], s01);
+            s11 = _mm256_fmadd_pd(b1, wk[1], s11);
+            s21 = _mm256_fmadd_pd(b2, wk[1], s21);
+            s02 = _mm256_fmadd_pd(b0, wk[2], s02);
+            s12 = _mm256_fmadd_pd(b1, wk[2], s12);
+            s22 = _mm256_fmadd_pd(b2, wk[2], s22);
+            s03 = _mm256_fmadd_pd(b0, wk[3], s03);
+            s13 = _mm256_fmadd_pd(b1, wk[3], s13);
+            s23 = _mm256_fmadd_pd(b2, wk[3], s23);
+        }
+        const __m256d sums[3][4] = { { s00, s01, s02, s03 }, { s10, s11, s12, s13 }, { s20, s21, s22, s23 } };
+        float * const accs[3]    = { acc0 + 16 * half, acc1 + 16 * half, acc2 + 16 * half };
+        for (int r = 0; r < 3; r++) {
+            for (int j = 0; j < 4; j++) {
+                const __m128 f = _mm256_cvtpd_ps(sums[r][j]);
+                _mm_storeu_ps(accs[r] + 4 * j, _mm_add_ps(_mm_loadu_ps(accs[r] + 4 * j), f));
+            }
+        }
+    }
+}
+
 }  // namespace
 
 namespace vhtp {
@@ -349,23 +407,10 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
         }
         const weight_tile & wtile   = cache.get(t, w + t * HTP_HMX_TILE_BYTES, b, rw);
         bool                rw_full = wtile.rows_decoded;  // rw holds this tile's rows
+        int vec_rows[D], n_vec = 0;  // rows whose every pair is on tile_dot's exact double path
         for (int m = 0; m < D; m++) {
             if (!wtile.special && !ra[m].special && (ra[m].smax - ra[m].smin) + wtile.spread <= 26) {
-                // Every pair of row m is on tile_dot's exact double path, so its 32 sums may be
-                // formed side by side, 4 columns per vector: same sums, same roundings.
-                v4d s[D / 4] = {};
-                for (int k = 0; k < D; k++) {
-                    const double x  = ra[m].v[k / 4][k % 4];
-                    const v4d    xv = { x, x, x, x };
-                    for (int j = 0; j < D / 4; j++) {
-                        s[j] += xv * wtile.wt[k][j];
-                    }
-                }
-                for (int j = 0; j < D / 4; j++) {
-                    for (int l = 0; l < 4; l++) {
-                        h->acc[m][4 * j + l] += (float) s[j][l];
-                    }
-                }
+                vec_rows[n_vec++] = m;
                 continue;
             }
             if (!rw_full) {  // a tile taken from the cache: its rows are decoded again for tile_dot
@@ -377,6 +422,14 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
             for (int n = 0; n < D; n++) {
                 h->acc[m][n] += tile_dot(ra[m], rw[n], a + m * D, b + n * D);
             }
+        }
+        int i = 0;
+        for (; i + 3 <= n_vec; i += 3) {
+            rows3_side_by_side(ra[vec_rows[i]], ra[vec_rows[i + 1]], ra[vec_rows[i + 2]], wtile, h->acc[vec_rows[i]],
+                               h->acc[vec_rows[i + 1]], h->acc[vec_rows[i + 2]]);
+        }
+        for (; i < n_vec; i++) {
+            row_side_by_side(ra[vec_rows[i]], wtile, h->acc[vec_rows[i]]);
         }
     }
     return HTP_STATUS_OK;

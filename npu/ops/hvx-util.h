@@ -150,6 +150,23 @@ static inline void q8_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales
     }
 }
 
+// Any byte permutation of a vector (byte p <- byte src(p)) as four vlut32, OR-ed: each sets
+// the bytes whose source is in its quarter and zeroes the rest. vlut32 reads halfword idx % 64,
+// byte (Rt >> 1) & 1, when idx >> 5 == Rt & 7: for source byte S, Rt = m = (S >= 64) | (S % 2)
+// << 1 and idx = 32 m + (S / 2) % 32 (vlut32_perm_index). Tables are built at compile time.
+struct byte_perm {
+    uint8_t v[128] __attribute__((aligned(128)));
+};
+
+static constexpr uint8_t vlut32_perm_index(int src) {
+    return (uint8_t) (32 * ((src >= 64 ? 1 : 0) | (src % 2) << 1) + (src / 2) % 32);
+}
+
+static inline HVX_Vector permute_bytes(HVX_Vector v, HVX_Vector idx) {
+    return Q6_V_vor_VV(Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 0), Q6_Vb_vlut32_VbVbR(idx, v, 1)),
+                       Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 2), Q6_Vb_vlut32_VbVbR(idx, v, 3)));
+}
+
 static inline HVX_Vector * vptr(dma_addr_t a) {
     return (HVX_Vector *) htp_va(a);
 }

@@ -109,31 +109,18 @@ static inline HVX_Vector nibble_record(HVX_Vector x) {
                                    Q6_V_vand_VV(Q6_Vh_vasl_VhR(x, 4), Q6_Vh_vsplat_R(0x0F00))));
 }
 
-// vlut32 index of a byte permutation (byte p <- byte src(p)): vlut32 reads halfword idx % 64,
-// byte (Rt >> 1) & 1, when idx >> 5 == Rt & 7; for source byte S, Rt = m = (S >= 64) | (S % 2)
-// << 1 and idx = 32 m + (S / 2) % 32.
-struct byte_perm {
-    uint8_t v[128] __attribute__((aligned(128)));
-};
-
-// In every 16-byte record: byte q <- 2q (q < 8), 2 (q - 8) + 1 (the interleaved halves in order).
+// In every 16-byte record: byte q <- 2q (q < 8), 2 (q - 8) + 1 (the interleaved halves in order);
+// coded for permute_bytes (hvx-util.h).
 static constexpr byte_perm make_deal16() {
     byte_perm t{};
     for (int p = 0; p < 128; p++) {
-        const int q = p % 16, src = 16 * (p / 16) + (q < 8 ? 2 * q : 2 * (q - 8) + 1);
-        const int m = (src >= 64 ? 1 : 0) | (src % 2) << 1;
-        t.v[p]      = (uint8_t) (32 * m + (src / 2) % 32);
+        const int q = p % 16;
+        t.v[p]      = vlut32_perm_index(16 * (p / 16) + (q < 8 ? 2 * q : 2 * (q - 8) + 1));
     }
     return t;
 }
 
 alignas(128) static constexpr byte_perm kDeal16 = make_deal16();
-
-// Byte permutation by index idx (above): four vlut32, each the bytes of one source quarter.
-static inline HVX_Vector permute_bytes(HVX_Vector v, HVX_Vector idx) {
-    return Q6_V_vor_VV(Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 0), Q6_Vb_vlut32_VbVbR(idx, v, 1)),
-                       Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 2), Q6_Vb_vlut32_VbVbR(idx, v, 3)));
-}
 
 static inline void deal_records(HVX_Vector * rec) {
     const HVX_Vector idx = *(const HVX_Vector *) kDeal16.v;

@@ -21,32 +21,17 @@ enum { A_D = 8, A_QALL = 9, A_QLO = 10, A_QD = 11 };
 constexpr uint32_t ABV = HTP_MMT_ACT_BLK_VECS;
 
 // Byte p of the nibble-order permutation: p = 32 b + 4 s + i takes the quant of column
-// 8 (s / 2) + s % 2 + 2 i of block b (HTP_MMT_ORDER_NIBBLE), coded for mmt::permute_bytes.
-struct nibble_order_index {
-    uint8_t v[128] __attribute__((aligned(128)));
-};
-
-static constexpr nibble_order_index make_nibble_order_index() {
-    nibble_order_index t{};
+// 8 (s / 2) + s % 2 + 2 i of block b (HTP_MMT_ORDER_NIBBLE), coded for permute_bytes (hvx-util.h).
+static constexpr byte_perm make_nibble_order_index() {
+    byte_perm t{};
     for (int p = 0; p < 128; p++) {
         const int b = p / 32, s = (p % 32) / 4, i = p % 4;
-        const int src = 32 * b + 8 * (s / 2) + s % 2 + 2 * i;
-        // vlut32 reads halfword idx % 64, byte (Rt >> 1) & 1, when idx >> 5 == Rt & 7: for source
-        // byte S, Rt = m = (S >= 64) | (S % 2) << 1 and idx = 32 m + (S / 2) % 32.
-        const int m = (src >= 64 ? 1 : 0) | (src % 2) << 1;
-        t.v[p]      = (uint8_t) (32 * m + (src / 2) % 32);
+        t.v[p]      = vlut32_perm_index(32 * b + 8 * (s / 2) + s % 2 + 2 * i);
     }
     return t;
 }
 
-alignas(128) static constexpr nibble_order_index kNibbleOrder = make_nibble_order_index();
-
-// Any byte permutation of v: byte p = v[S(p)], idx coded as above (four vlut32, OR-ed: each
-// sets the bytes whose source is in its quarter and zeroes the rest).
-static inline HVX_Vector permute_bytes(HVX_Vector v, HVX_Vector idx) {
-    return Q6_V_vor_VV(Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 0), Q6_Vb_vlut32_VbVbR(idx, v, 1)),
-                       Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 2), Q6_Vb_vlut32_VbVbR(idx, v, 3)));
-}
+alignas(128) static constexpr byte_perm kNibbleOrder = make_nibble_order_index();
 
 // Quantizes one F32 row of n_blocks * 32 floats (vector aligned) into prepared blocks, by the
 // flat path's quantizer (mm_quantize_q8_blocks4, mul-mat-prep.h). All in registers: the

@@ -187,7 +187,6 @@ struct weight_tile {
     v4d        wt[D][D / 4];
     int        spread;
     bool       special;
-    bool       rows_decoded;  // the caller's rw[] holds this tile's rows (a fresh decode)
     bool       valid;         // raw and addr describe the tile decoded above
     dma_addr_t addr;
     uint16_t   raw[D * D];    // the tile's bytes when it was decoded
@@ -287,10 +286,11 @@ struct hmx_weight_cache {
     std::vector<weight_tile>  slots;
     weight_tile               scratch;  // tiles past kMaxTiles
 
-    const weight_tile & get(uint32_t t, dma_addr_t addr, const uint16_t * b, fp16_row * rw) {
+    // decoded: the tile was decoded now, so rw holds its rows (a kept tile leaves rw alone).
+    const weight_tile & get(uint32_t t, dma_addr_t addr, const uint16_t * b, fp16_row * rw, bool & decoded) {
+        decoded = true;
         if (t >= kMaxTiles) {
             decode_weight_tile(b, rw, scratch);
-            scratch.rows_decoded = true;
             return scratch;
         }
         if (t >= slots.size()) {
@@ -298,14 +298,13 @@ struct hmx_weight_cache {
         }
         weight_tile & s = slots[t];
         if (s.valid && s.addr == addr && std::memcmp(s.raw, b, sizeof s.raw) == 0) {
-            s.rows_decoded = false;
+            decoded = false;
             return s;
         }
         decode_weight_tile(b, rw, s);
         std::memcpy(s.raw, b, sizeof s.raw);
-        s.addr         = addr;
-        s.valid        = true;
-        s.rows_decoded = true;
+        s.addr  = addr;
+        s.valid = true;
         return s;
     }
 };
@@ -405,8 +404,8 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
         for (int i = 0; i < D; i++) {
             decode_row(a + i * D, ra[i]);
         }
-        const weight_tile & wtile   = cache.get(t, w + t * HTP_HMX_TILE_BYTES, b, rw);
-        bool                rw_full = wtile.rows_decoded;  // rw holds this tile's rows
+        bool                rw_full;  // rw holds this tile's rows
+        const weight_tile & wtile = cache.get(t, w + t * HTP_HMX_TILE_BYTES, b, rw, rw_full);
         int vec_rows[D], n_vec = 0;  // rows whose every pair is on tile_dot's exact double path
         for (int m = 0; m < D; m++) {
             if (!wtile.special && !ra[m].special && (ra[m].smax - ra[m].smin) + wtile.spread <= 26) {

@@ -91,6 +91,19 @@ class HmxUnit : public ::testing::Test {
     void TearDown() override { vhtp::hmx_destroy(hmx); }
     uint16_t * half_at(dma_addr_t a) { return reinterpret_cast<uint16_t *>(vtcm.data() + a); }
     float *    float_at(dma_addr_t a) { return reinterpret_cast<float *>(vtcm.data() + a); }
+    // Column params of scale 1 and bias 0 at a.
+    void unit_params(dma_addr_t a) {
+        for (int n = 0; n < D; n++) {
+            float_at(a)[n]     = 1.0f;
+            float_at(a)[D + n] = 0.0f;
+        }
+    }
+    // One owned round: acquire, mma over n_k tile pairs, F32 store, release; false on any error.
+    bool mma_f32(dma_addr_t act, dma_addr_t w, uint32_t n_k, dma_addr_t params, dma_addr_t out32) {
+        return htp_hmx_acquire(hmx) == HTP_STATUS_OK && htp_hmx_mma(hmx, act, w, n_k) == HTP_STATUS_OK &&
+               htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32) == HTP_STATUS_OK &&
+               htp_hmx_release(hmx) == HTP_STATUS_OK;
+    }
 
     std::vector<uint8_t> vtcm;
     htp_hmx *            hmx = nullptr;
@@ -166,10 +179,7 @@ TEST_F(HmxUnit, WholeExponentRangeSumsExactly) {
         // Narrow and wide spreads around the middle and the ends of the range.
         const int        emin[4] = { 0, 0, 12, 20 }, espan[4] = { 31, 8, 19, 11 };
         Reference ref = fill(*this, half_at(act), half_at(w), float_at(params), n_k, rng, emin[round], espan[round]);
-        ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
-        ASSERT_EQ(htp_hmx_mma(hmx, act, w, n_k), HTP_STATUS_OK);
-        ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
-        ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+        ASSERT_TRUE(mma_f32(act, w, n_k, params, out32));
         EXPECT_EQ(f32_mismatches(ref, float_at(out32), float_at(params)), 0)
             << "exponents " << emin[round] << " + " << espan[round];
     }
@@ -204,18 +214,11 @@ TEST_F(HmxUnit, RowsOnTheVectorAndThePairPathsMatchReference) {
         if (weight_inf) {
             b[7 * D + 5] = 0x7c00;  // +inf in weight row 7: every row falls back to IEEE sums there
         }
-        float * p = float_at(params);
-        for (int n = 0; n < D; n++) {
-            p[n]     = 1.0f;
-            p[D + n] = 0.0f;
-        }
+        unit_params(params);
         Reference ref;
         ref.mma(a, b, 1);
-        ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
-        ASSERT_EQ(htp_hmx_mma(hmx, act, w, 1), HTP_STATUS_OK);
-        ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
-        ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
-        EXPECT_EQ(f32_mismatches(ref, float_at(out32), p), 0) << "weight inf " << weight_inf;
+        ASSERT_TRUE(mma_f32(act, w, 1, params, out32));
+        EXPECT_EQ(f32_mismatches(ref, float_at(out32), float_at(params)), 0) << "weight inf " << weight_inf;
     }
 }
 
@@ -236,10 +239,7 @@ TEST_F(HmxUnit, KeptWeightTilesFollowTheirBytes) {
     ref = Reference();
     ref.mma(half_at(act), half_at(w), n_k);
     auto run = [&](dma_addr_t wa, uint32_t k) {
-        EXPECT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
-        EXPECT_EQ(htp_hmx_mma(hmx, act, wa, k), HTP_STATUS_OK);
-        EXPECT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
-        EXPECT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
+        EXPECT_TRUE(mma_f32(act, wa, k, params, out32));
         return f32_mismatches(ref, float_at(out32), float_at(params));
     };
     EXPECT_EQ(run(w, n_k), 0) << "first call";
@@ -285,18 +285,11 @@ TEST_F(HmxUnit, CancellingLargeTermsKeepTheSmallOnes) {
             b[n * D + k1] = b[n * D + k0];
         }
     }
-    float * p = float_at(params);
-    for (int n = 0; n < D; n++) {
-        p[n]     = 1.0f;
-        p[D + n] = 0.0f;
-    }
+    unit_params(params);
     Reference ref;
     ref.mma(a, b, 1);
-    ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
-    ASSERT_EQ(htp_hmx_mma(hmx, act, w, 1), HTP_STATUS_OK);
-    ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
-    ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
-    EXPECT_EQ(f32_mismatches(ref, float_at(out32), p), 0);
+    ASSERT_TRUE(mma_f32(act, w, 1, params, out32));
+    EXPECT_EQ(f32_mismatches(ref, float_at(out32), float_at(params)), 0);
 }
 
 TEST_F(HmxUnit, SpecialValuesSubnormalsAndOverflow) {

@@ -12,7 +12,13 @@ line. Tabs count as 8 columns. Python 3 standard library only.
   ggml-hexagon-align-macros.py --fix PATH...       rewrite the files in place (idempotent)
 
 PATH is a file or a directory (searched recursively for C/C++ sources and headers, skipping
-hidden directories and CMake build directories, i.e. those holding a CMakeCache.txt).
+hidden directories and CMake build directories, i.e. those holding a CMakeCache.txt). Without
+PATH: this project's NPU-side sources (npu/, device-api/, abi/). Upstream's kernel folder
+ggml/src/ggml-hexagon/htp/, as the spec's command lines name it, means this project's npu/
+when it does not exist (one line says so).
+
+Also reachable as scripts/snapdragon/ggml-hexagon-align-macros.py (the spec's path; a link to
+tools/ggml-hexagon-align-macros.py), run from the repository root as the spec shows.
 """
 
 import argparse
@@ -141,9 +147,20 @@ def main(argv=None):
                       help="print what --fix would change as a unified diff; exit 1 if anything")
     mode.add_argument("--fix", action="store_const", dest="mode", const="fix",
                       help="re-align misaligned macros in place")
-    ap.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    ap.add_argument("paths", nargs="*", metavar="PATH",
+                    help="files or directories (default: this project's npu/, device-api/, abi/)")
     args = ap.parse_args(argv)
     mode = args.mode or "check"
+    # The checkout: the current folder when it is one (the spec runs the tools from the
+    # repository root), else the one this tool lives in.
+    root = "." if os.path.isdir("npu") else os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    if not args.paths:
+        args.paths = [os.path.relpath(os.path.join(root, d)) for d in ("npu", "device-api", "abi")]
+    for i, path in enumerate(args.paths):
+        if not os.path.exists(path) and os.path.normpath(path) == os.path.join("ggml", "src", "ggml-hexagon", "htp"):
+            args.paths[i] = os.path.relpath(os.path.join(root, "npu"))
+            print(f"align-macros: {path} is upstream's kernel folder; checking this project's {args.paths[i]}/",
+                  file=sys.stderr)
 
     n_files = n_bad_files = n_problems = 0
     try:

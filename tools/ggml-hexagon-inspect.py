@@ -26,19 +26,24 @@ Examples:
   ggml-hexagon-inspect.py --addr2line 0x51a30 0x5ba54
   ggml-hexagon-inspect.py --lib build/bin/libggml-htp-v79.so --addr2line libggml-htp-v79.so+0x1234
 
+Also reachable as scripts/snapdragon/ggml-hexagon-inspect.py (the spec's path; a link to
+tools/ggml-hexagon-inspect.py), run from the repository root as the spec shows.
+
 Python 3 standard library only; needs llvm-objdump-16, llvm-symbolizer-16 and llvm-readelf-16
 (Debian's llvm-16, installed by scripts/deps-hexagon.sh; HEXAGON_LLVM_SUFFIX=-19 picks another).
 """
 
 import argparse
 import collections
+import difflib
 import os
 import re
 import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The real file: scripts/snapdragon/ggml-hexagon-inspect.py (the spec's path) links here.
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 ARCHS = ("73", "75", "79", "81")
 DEFAULT_ARCH = "79"
 # llvm-objdump-16 knows no CPU newer than v73: newer binaries decode with v73's ISA (their
@@ -520,7 +525,12 @@ def disasm(binary, name):
         regex = re.compile(name)
         cands = [f for f in binary.functions if f.matches(regex)]
     if not cands:
-        sys.exit(f"ggml-hexagon-inspect: no function matches '{name}' in {binary.path}")
+        # Names differ between code bases (the spec's examples name upstream's kernels): offer
+        # this library's nearest compute functions.
+        near = difflib.get_close_matches(name, sorted({f.short for f in binary.functions}), n=3, cutoff=0.4)
+        hint = f"; nearest: {', '.join(near)}" if near else ""
+        sys.exit(f"ggml-hexagon-inspect: no function matches '{name}' in {binary.path}{hint} "
+                 f"(list them: --spills --func '^compute_')")
     for f in cands:
         marks = collections.defaultdict(list)
         for check, fn in CHECKS.items():

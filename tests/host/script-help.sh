@@ -13,7 +13,7 @@ failures=0 checked=0
 bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 progs=()
-for f in "$root"/scripts/* "$root"/bench/* "$root"/tools/*; do
+for f in "$root"/scripts/* "$root"/scripts/snapdragon/* "$root"/bench/* "$root"/tools/*; do
     [ -f "$f" ] && [ -x "$f" ] && progs+=("$f")
 done
 for p in mul-mat-bench hvx-micro; do

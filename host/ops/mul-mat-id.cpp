@@ -48,6 +48,9 @@ bool plan_id_hmx(const htp_device_caps & caps, const ggml_tensor * op, const htp
 // graph turns the stack flat (MUL_MAT_ID).
 htp_mm_route route_id_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
     const htp_mm_settings & s = htp_mm_config();
+    if (s.select == HTP_MM_SELECT_FLAT) {
+        return HTP_MM_ROUTE_NONE;
+    }
     mmt_plan                hvx;
     mmh_plan                hmx;
     const bool hvx_ok = s.select != HTP_MM_SELECT_HMX && plan_id_tiled_hvx(caps, op, tw, hvx);

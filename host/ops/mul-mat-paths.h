@@ -94,8 +94,10 @@ htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor *
 bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
 
 // Path choice settings (GGML_HEXAGON_MM_SELECT, GGML_HEXAGON_NHMX, GGML_HEXAGON_RTREPACK), set
-// by the backend from its config before any encode.
-enum htp_mm_select { HTP_MM_SELECT_AUTO = 0, HTP_MM_SELECT_HVX = 1, HTP_MM_SELECT_HMX = 2 };
+// by the backend from its config before any encode. MM_SELECT: AUTO (upstream's 3) HMX, then
+// tiled HVX, then flat; HVX (2) tiled HVX, then flat; FLAT (1) the flat path only (the backend
+// then repacks no weight); HMX (ours) forces HMX.
+enum htp_mm_select { HTP_MM_SELECT_AUTO = 0, HTP_MM_SELECT_HVX = 1, HTP_MM_SELECT_HMX = 2, HTP_MM_SELECT_FLAT = 3 };
 enum htp_mm_rtrepack { HTP_MM_RTREPACK_OFF = 0, HTP_MM_RTREPACK_AUTO = 1, HTP_MM_RTREPACK_ALL = 2 };
 struct htp_mm_settings {
     htp_mm_select   select   = HTP_MM_SELECT_AUTO;

@@ -279,9 +279,10 @@ bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
         return false;
     }
     // The weight may be tiled (supports_op cannot know): then some tiled path must take the
-    // shape. Checked on the tiled layout w would have, never on buffer state.
+    // shape. Checked on the tiled layout w would have, never on buffer state. With
+    // MM_SELECT=1 (flat only) no weight is tiled.
     htp_tiled_weight tw;
-    if (htp_tiled_weight_of_shape(w, tw)) {
+    if (htp_mm_config().select != HTP_MM_SELECT_FLAT && htp_tiled_weight_of_shape(w, tw)) {
         return htp_mm_route_tiled(caps, op, tw) != HTP_MM_ROUTE_NONE;
     }
     return true;
@@ -425,6 +426,9 @@ bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw) {
 
 htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
     const htp_mm_settings & s = htp_mm_config();
+    if (s.select == HTP_MM_SELECT_FLAT) {
+        return HTP_MM_ROUTE_NONE;
+    }
     const bool hvx_ok = s.select != HTP_MM_SELECT_HMX && mm_tiled_hvx_plan(caps, op, tw);
     const bool hmx_ok = s.hmx && s.select != HTP_MM_SELECT_HVX && mm_hmx_plan(caps, op, tw);
     const bool few    = op->src[1]->ne[1] <= HTP_MM_TILED_HVX_MAX_ROWS;
@@ -452,7 +456,7 @@ bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw) {
 
 htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_tiled_weight & tw) {
     const htp_mm_settings & s = htp_mm_config();
-    if (s.rtrepack == HTP_MM_RTREPACK_OFF || !s.hmx || s.select == HTP_MM_SELECT_HVX) {
+    if (s.rtrepack == HTP_MM_RTREPACK_OFF || !s.hmx || s.select == HTP_MM_SELECT_HVX || s.select == HTP_MM_SELECT_FLAT) {
         return HTP_MM_ROUTE_NONE;
     }
     // Few activation rows would not pay back the repack: only when forced.

@@ -91,10 +91,24 @@ static const char * htp_buft_get_name(ggml_backend_buffer_type_t buft) {
     return d ? d->buft_name.c_str() : "HTP_Host";
 }
 
+// The largest single buffer (GGML_HEXAGON_MBUF for device buffers, SBUF for host ones).
+static uint64_t htp_buft_max_buffer(const htp_device * d, const char ** variable) {
+    const htp_config & cfg = htp_get_registry().cfg;
+    *variable = d ? "GGML_HEXAGON_MBUF" : "GGML_HEXAGON_SBUF";
+    return d ? cfg.mbuf : cfg.sbuf;
+}
+
 static ggml_backend_buffer_t htp_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
     auto * d = (htp_device *) buft->context;
     size = size ? size : 1;
     const std::string name = d ? d->spec.name : "HTP_Host";
+    const char *      variable = nullptr;
+    const uint64_t    max_size = htp_buft_max_buffer(d, &variable);
+    if (size > max_size) {  // as upstream: a larger buffer fails, the caller says what it was for
+        HTP_LOG_ERROR("%s: a buffer of %.1f MiB is larger than %s (%llu MiB)", name.c_str(), size / 1048576.0,
+                      variable, (unsigned long long) (max_size >> 20));
+        return nullptr;
+    }
     htp_shared_mem mem;
     std::string error;
     if (!htp_shared_alloc(size, name, mem, error)) {
@@ -117,12 +131,15 @@ static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
     // asked for buffers of at most a quarter of the budget (and 256 MiB): a model larger than
     // the window becomes many buffers, of which a batch maps only the ones it needs. A single
     // tensor larger than this still gets a buffer of its own (ggml-alloc does that).
+    // GGML_HEXAGON_MBUF / SBUF bound it too.
     auto * d = (htp_device *) buft->context;
+    const char *   variable = nullptr;
+    const uint64_t max_buffer = htp_buft_max_buffer(d, &variable);
     if (!d) {
         d = htp_get_registry().devices.front().get();
     }
     const uint64_t quarter = d->profile.vmem_budget / 4 / HTP_BUFFER_ALIGNMENT * HTP_BUFFER_ALIGNMENT;
-    return (size_t) std::min<uint64_t>(quarter, 256ull << 20);
+    return (size_t) std::min<uint64_t>({ quarter, 256ull << 20, max_buffer });
 }
 
 static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor * tensor) {

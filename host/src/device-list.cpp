@@ -4,7 +4,6 @@
 #include <set>
 #include <utility>
 
-#include "log.h"
 
 // Parses a decimal integer occupying all of s; false on anything else.
 static bool parse_uint(const std::string & s, uint32_t & v) {
@@ -104,11 +103,13 @@ static bool parse_item(const std::string & item, htp_device_spec & spec, std::st
         }
         return true;
     }
+    // HTP<s> (legacy) is session s of NPU 0; HTP<p>:<s> names both.
     const size_t colon  = rest.find(':');
     const bool   legacy = colon == std::string::npos;
     uint32_t     npu = 0, session = 0;
-    if (!parse_uint(rest.substr(0, colon), npu) || (!legacy && !parse_uint(rest.substr(colon + 1), session))) {
-        why = "expected HTP<npu>, HTP<npu>:<session> or HTP<n>[<npus>]";
+    if (legacy ? !parse_uint(rest, session)
+               : !parse_uint(rest.substr(0, colon), npu) || !parse_uint(rest.substr(colon + 1), session)) {
+        why = "expected HTP<session>, HTP<npu>:<session> or HTP<n>[<npus>]";
         return false;
     }
     spec.name = item;
@@ -116,7 +117,8 @@ static bool parse_item(const std::string & item, htp_device_spec & spec, std::st
     return true;
 }
 
-bool htp_parse_device_list(const char * value, std::vector<htp_device_spec> & out, std::string & error) {
+bool htp_parse_device_list(const char * value, std::vector<htp_device_spec> & out, std::string & error,
+                           std::vector<std::string> & warnings) {
     out.clear();
     const std::string v      = trim(value ? value : "");
     const std::string prefix = "GGML_HEXAGON_DEVICES=" + v + ": ";
@@ -125,14 +127,22 @@ bool htp_parse_device_list(const char * value, std::vector<htp_device_spec> & ou
         return true;
     }
 
+    // A count is that many sessions of NPU 0 (upstream's meaning), at most an NPU's sessions.
     uint32_t n = 0;
     if (parse_uint(v, n)) {
-        if (n < 1 || n > HTP_MAX_DEVICES) {
-            error = prefix + "device count must be 1.." + std::to_string(HTP_MAX_DEVICES);
+        if (n < 1) {
+            error = prefix + "expected a session count of 1 or more";
             return false;
         }
+        if (n > HTP_MAX_SESSIONS_PER_NPU) {
+            warnings.push_back(prefix + "an NPU has at most " + std::to_string(HTP_MAX_SESSIONS_PER_NPU) +
+                               " sessions; using " + std::to_string(HTP_MAX_SESSIONS_PER_NPU) + " (HTP0..HTP" +
+                               std::to_string(HTP_MAX_SESSIONS_PER_NPU - 1) +
+                               "; several NPUs: HTP<npu>:<session> names or groups)");
+            n = HTP_MAX_SESSIONS_PER_NPU;
+        }
         for (uint32_t i = 0; i < n; i++) {
-            out.push_back({ "HTP" + std::to_string(i), { { i, 0 } } });
+            out.push_back({ "HTP" + std::to_string(i), { { 0, i } } });
         }
         return true;
     }
@@ -174,13 +184,19 @@ bool htp_parse_device_list(const char * value, std::vector<htp_device_spec> & ou
     return true;
 }
 
-bool htp_device_list_from_env(std::vector<htp_device_spec> & out, std::string & error) {
+bool htp_device_list_from_env(std::vector<htp_device_spec> & out, std::string & error,
+                              std::vector<std::string> & warnings) {
     const char * devices = std::getenv("GGML_HEXAGON_DEVICES");
     const char * ndev = std::getenv("GGML_HEXAGON_NDEV");
     if (!devices && ndev) {
-        HTP_LOG_WARN("GGML_HEXAGON_NDEV is deprecated, use GGML_HEXAGON_DEVICES=%s", ndev);
-        return htp_parse_device_list(ndev, out, error) ||
-               (error.replace(0, sizeof("GGML_HEXAGON_DEVICES") - 1, "GGML_HEXAGON_NDEV"), false);
+        warnings.push_back(std::string("GGML_HEXAGON_NDEV is deprecated, use GGML_HEXAGON_DEVICES=") + ndev);
+        std::vector<std::string> own;
+        const bool ok = htp_parse_device_list(ndev, out, error, own);
+        const size_t name = sizeof("GGML_HEXAGON_DEVICES") - 1;
+        for (std::string & w : own) {
+            warnings.push_back(w.replace(0, name, "GGML_HEXAGON_NDEV"));
+        }
+        return ok || (error.replace(0, name, "GGML_HEXAGON_NDEV"), false);
     }
-    return htp_parse_device_list(devices, out, error);
+    return htp_parse_device_list(devices, out, error, warnings);
 }

@@ -22,16 +22,22 @@ struct htp_device_spec {
     std::vector<htp_session_id> members;  // one, or a group's members in mdev order
 };
 
-// Parses a GGML_HEXAGON_DEVICES value:
+// Parses a GGML_HEXAGON_DEVICES value (upstream's forms; docs/multi-device.md):
 //   unset / ""            -> HTP0
-//   "N" (1..16)           -> HTP0 .. HTP{N-1}, one session each on its own NPU (legacy names)
-//   "HTP0" / "HTP0,HTP1"  -> legacy names (HTP<p> = session 0 of NPU p)
-//   "HTP0:0,HTP0:1,..."   -> explicit NPU:session pairs
+//   "N"                   -> HTP0 .. HTP{N-1}: N sessions of NPU 0, sharing its VTCM, HMX and
+//                            HVX contexts (upstream's recipe for models beyond one session's
+//                            window); more than HTP_MAX_SESSIONS_PER_NPU is capped, with a line
+//                            in `warnings`
+//   "HTP0" / "HTP0,HTP1"  -> legacy names: HTP<s> = session s of NPU 0
+//   "HTP0:0,HTP1:0,..."   -> explicit NPU:session pairs (several NPUs only this way, or groups)
 //   "HTP0[0-1]", "HTP0[0,1]", "HTP0[0-1],HTP1[2-3]", "HTP0[0-1:0],HTP1[0-1:1]"
 //                         -> device groups: one device over NPUs 0 and 1 (session 0, or the
 //                            session after ':'), running every op on all members
 // Returns false and sets `error` to a one-line reason for a malformed value.
-bool htp_parse_device_list(const char * value, std::vector<htp_device_spec> & out, std::string & error);
+bool htp_parse_device_list(const char * value, std::vector<htp_device_spec> & out, std::string & error,
+                           std::vector<std::string> & warnings);
 
-// Reads GGML_HEXAGON_DEVICES, falling back to GGML_HEXAGON_NDEV (deprecated; warns once).
-bool htp_device_list_from_env(std::vector<htp_device_spec> & out, std::string & error);
+// Reads GGML_HEXAGON_DEVICES, falling back to GGML_HEXAGON_NDEV (deprecated: a line in
+// `warnings`).
+bool htp_device_list_from_env(std::vector<htp_device_spec> & out, std::string & error,
+                              std::vector<std::string> & warnings);

@@ -156,8 +156,11 @@ bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, cons
     if (reg.cfg.has_opfilter && std::regex_search(ggml_op_desc(op), reg.cfg.opfilter)) {
         return false;
     }
+    // GGML_HEXAGON_FA_SELECT=0 / GDN_SELECT=0: those ops stay on the CPU.
+    const bool cpu_selected = (op->op == GGML_OP_FLASH_ATTN_EXT && reg.cfg.fa_select == HTP_SELECT_CPU) ||
+                              (op->op == GGML_OP_GATED_DELTA_NET && reg.cfg.gdn_select == HTP_SELECT_CPU);
     const htp_op_encoder * enc = htp_find_op_encoder(op);
-    const bool             ok  = enc && enc->supports(d.caps, op);
+    const bool             ok  = !cpu_selected && enc && enc->supports(d.caps, op);
     if (!ok && reg.cfg.verbose >= 2) {
         // Why a graph splits: every refusal, with what the scheduler asked about.
         HTP_LOG_REQUESTED("%s: refused %s (%s) %s [%lld,%lld,%lld,%lld] src0 %s src1 %s", d.spec.name.c_str(),

@@ -373,8 +373,8 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
     if (reg.cfg.profile >= 1) {
         flags |= HTP_MSG_FLAG_PROFILE;
     }
-    if (reg.cfg.stage) {
-        flags |= HTP_MSG_FLAG_STAGE;  // GGML_HEXAGON_OPSTAGE=1: the NPU runs no kernel
+    if (!(reg.cfg.opstage & HTP_OPSTAGE_COMPUTE)) {
+        flags |= HTP_MSG_FLAG_STAGE;  // GGML_HEXAGON_OPSTAGE without bit 1: the NPU runs no kernel
     }
     if (d.trace) {
         flags |= HTP_MSG_FLAG_TRACE;
@@ -419,6 +419,9 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
 // Sends a prepared batch to the device's sessions and checks every answer.
 ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_sent_batch & sb,
                           htp_window_counters & window) {
+    if (!(reg.cfg.opstage & HTP_OPSTAGE_QUEUE)) {
+        return GGML_STATUS_SUCCESS;  // GGML_HEXAGON_OPSTAGE without bit 0: nothing goes to the NPU
+    }
     if (sb.traced) {
         d.trace->arm();
     }

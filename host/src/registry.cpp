@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -100,13 +101,22 @@ static std::string htp_npu_library_path(uint32_t arch) {
     return dir + "/libggml-htp-v" + std::to_string(arch) + ".so";
 }
 
-static std::string htp_describe(const htp_device_spec & spec, const htp_device_profile & info) {
+// What a device is; `sessions_on_npu`: how many of the listed sessions each NPU holds, so a
+// session that shares its NPU says so (its VTCM is a share, its HVX and HMX are not its own).
+static std::string htp_describe(const htp_device_spec & spec, const htp_device_profile & info,
+                                const std::map<uint32_t, uint32_t> & sessions_on_npu) {
     const std::string vtcm = info.vtcm_size % (1u << 20) ? std::to_string(info.vtcm_size >> 10) + " KiB"
                                                          : std::to_string(info.vtcm_size >> 20) + " MiB";
     const std::string each = std::to_string(info.n_hvx) + " HVX threads, " + vtcm + " VTCM, " +
                              std::to_string(info.n_hmx) + " HMX" + (info.dma64 ? ", 64-bit DMA bases" : "");
     if (spec.members.size() == 1) {
-        return "Hexagon v" + std::to_string(info.arch) + " virtual HTP (" + each + ")";
+        const htp_session_id & m = spec.members[0];
+        const uint32_t sharing = sessions_on_npu.at(m.npu);
+        return "Hexagon v" + std::to_string(info.arch) + " virtual HTP" +
+               (sharing > 1 ? ", session " + std::to_string(m.session) + " of NPU " + std::to_string(m.npu) +
+                                  " shared by " + std::to_string(sharing) + " sessions"
+                            : std::string()) +
+               " (" + each + ")";
     }
     std::string members;
     for (const htp_session_id & m : spec.members) {
@@ -119,10 +129,17 @@ static std::string htp_describe(const htp_device_spec & spec, const htp_device_p
 // Opens every device; on the first failure logs one line and leaves no devices.
 static void htp_registry_open_devices(htp_registry & reg) {
     std::string error;
+    std::vector<std::string> warnings;
     std::vector<htp_device_spec> specs;
-    if (!htp_config_from_env(reg.cfg, error) || !htp_device_list_from_env(specs, error)) {
+    if (!htp_config_from_env(reg.cfg, error, warnings) || !htp_device_list_from_env(specs, error, warnings)) {
         HTP_LOG_ERROR("%s; no HTP device registered", error.c_str());
         return;
+    }
+    for (const std::string & w : warnings) {  // values ignored, older names: the devices stay
+        HTP_LOG_WARN("%s", w.c_str());
+    }
+    if (reg.cfg.mm_select == HTP_MM_SELECT_FLAT) {
+        reg.cfg.repack = 0;  // MM_SELECT=1: only the flat path runs, so no weight is tiled
     }
     htp_mm_config().select = (htp_mm_select) reg.cfg.mm_select;
     htp_mm_config().hmx      = reg.cfg.hmx;
@@ -143,7 +160,8 @@ static void htp_registry_open_devices(htp_registry & reg) {
     }
     const bool dma64 = reg.cfg.dma64 < 0 ? info.dma64_capable : reg.cfg.dma64 == 1;
 
-    // Sessions of one NPU share its VTCM: each takes an equal share (whole pages).
+    // Sessions of one NPU share its VTCM: each takes an equal share (whole pages), or
+    // GGML_HEXAGON_VTCM_SIZE (the vHTP refuses more than the NPU has left, in one line).
     std::map<uint32_t, uint32_t> sessions_on_npu;
     for (const htp_device_spec & spec : specs) {
         for (const htp_session_id & m : spec.members) {
@@ -156,7 +174,9 @@ static void htp_registry_open_devices(htp_registry & reg) {
         d->spec    = spec;
         d->stream  = std::make_unique<htp_stream>(reg.cfg.opqueue);
         for (const htp_session_id & m : spec.members) {
-            const uint32_t share = sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096 : 0;
+            const uint32_t share = reg.cfg.vtcm_size ? reg.cfg.vtcm_size
+                                   : sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096
+                                                                : 0;
             auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, dma64, lib, error);
             if (!s) {
                 HTP_LOG_ERROR("%s: cannot open session %u of NPU %u: %s; no HTP device registered", spec.name.c_str(),
@@ -172,7 +192,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
             return;
         }
         d->profile     = d->sessions[0]->profile();
-        d->description = htp_describe(spec, d->profile);
+        d->description = htp_describe(spec, d->profile, sessions_on_npu);
         if (reg.cfg.verbose >= 1) {  // what the device is, e.g. whether it has 64-bit DMA bases
             HTP_LOG_REQUESTED("%s: %s, %llu MiB mappable", spec.name.c_str(), d->description.c_str(),
                               (unsigned long long) (d->profile.vmem_budget >> 20));
@@ -181,7 +201,12 @@ static void htp_registry_open_devices(htp_registry & reg) {
         if (reg.cfg.profile >= 3) {
             const std::string file = reg.cfg.trace_dir + "/ggml-hexagon-trace-" + std::to_string(getpid()) + "-" +
                                      spec.name + ".json";
-            d->trace = std::make_unique<htp_trace_recorder>(spec.name, (uint32_t) devices.size(), file);
+            // GGML_HEXAGON_OPTRACE events per HVX thread (upstream's default: OPBATCH x 256),
+            // and as many again for the dispatcher's per-op events.
+            const uint64_t per_thread = reg.cfg.optrace ? reg.cfg.optrace : (uint64_t) reg.cfg.opbatch * 256;
+            const uint64_t capacity   = std::min<uint64_t>(per_thread * (d->profile.n_hvx + 1), UINT32_MAX);
+            d->trace = std::make_unique<htp_trace_recorder>(spec.name, (uint32_t) devices.size(), file,
+                                                            (uint32_t) capacity);
             if (!d->trace->init_buffer(error)) {
                 HTP_LOG_WARN("%s: tracing disabled: %s", spec.name.c_str(), error.c_str());
                 d->trace.reset();
@@ -191,9 +216,16 @@ static void htp_registry_open_devices(htp_registry & reg) {
     }
     reg.devices = std::move(devices);
     // Settings that change what a run means, said once (warnings: llama's tools show them).
-    if (reg.cfg.stage) {
-        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=1: ops are queued and sent but the NPU skips the kernels, "
-                     "results are not computed (framework overhead only)");
+    if (!(reg.cfg.opstage & HTP_OPSTAGE_QUEUE)) {
+        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=%u: ops are not sent to the NPU, results are not computed "
+                     "(host overhead only)", reg.cfg.opstage);
+    } else if (!(reg.cfg.opstage & HTP_OPSTAGE_COMPUTE)) {
+        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=%u: ops are queued and sent but the NPU skips the kernels, "
+                     "results are not computed (framework overhead only)", reg.cfg.opstage);
+    }
+    if (reg.cfg.etm && reg.cfg.verbose >= 1) {
+        HTP_LOG_REQUESTED("GGML_HEXAGON_ETM=%d: the virtual HTP has no ETM trace; ignored "
+                          "(GGML_HEXAGON_PROFILE=3 writes a Perfetto trace)", reg.cfg.etm);
     }
     for (auto & d : reg.devices) {
         htp_device_init_iface(reg, *d);

@@ -8,7 +8,6 @@
 
 #include "log.h"
 
-static constexpr uint32_t HTP_TRACE_CAPACITY = 1u << 18;  // events per message
 
 static const char * htp_trace_type_name(uint16_t type) {
     switch (type) {
@@ -25,10 +24,12 @@ static const char * htp_trace_type_name(uint16_t type) {
     }
 }
 
-htp_trace_recorder::htp_trace_recorder(std::string device_name, uint32_t device_index, std::string path) :
+htp_trace_recorder::htp_trace_recorder(std::string device_name, uint32_t device_index, std::string path,
+                                       uint32_t capacity) :
     device_name_(std::move(device_name)),
     device_index_(device_index),
-    path_(std::move(path)) {}
+    path_(std::move(path)),
+    capacity_(capacity) {}
 
 htp_trace_recorder::~htp_trace_recorder() {
     write_file();
@@ -36,14 +37,14 @@ htp_trace_recorder::~htp_trace_recorder() {
 }
 
 bool htp_trace_recorder::init_buffer(std::string & error) {
-    const uint64_t size = sizeof(htp_trace_buffer_header) + (uint64_t) HTP_TRACE_CAPACITY * sizeof(htp_trace_event);
+    const uint64_t size = sizeof(htp_trace_buffer_header) + (uint64_t) capacity_ * sizeof(htp_trace_event);
     return htp_shared_alloc(size, "htp-trace", mem_, error);
 }
 
 void htp_trace_recorder::arm() {
     auto * h     = (htp_trace_buffer_header *) mem_.host_ptr;
     h->magic     = HTP_TRACE_MAGIC;
-    h->capacity  = HTP_TRACE_CAPACITY;
+    h->capacity  = capacity_;
     h->count     = 0;
     h->dropped   = 0;
 }

@@ -12,7 +12,9 @@
 
 class htp_trace_recorder {
   public:
-    htp_trace_recorder(std::string device_name, uint32_t device_index, std::string path);
+    // capacity: events one message may record (GGML_HEXAGON_OPTRACE per HVX thread, and the
+    // dispatcher's share).
+    htp_trace_recorder(std::string device_name, uint32_t device_index, std::string path, uint32_t capacity);
     ~htp_trace_recorder();  // writes the file
 
     // Shared DDR the NPU writes events into (part of every traced message).
@@ -30,6 +32,7 @@ class htp_trace_recorder {
     std::string device_name_;
     uint32_t device_index_;
     std::string path_;
+    uint32_t capacity_;
     htp_shared_mem mem_;  // the trace buffer the sessions write (htp_trace_buffer_header + events)
     std::vector<htp_trace_event> events_;
     uint64_t dropped_ = 0;

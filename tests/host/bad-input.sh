@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Bad configuration gives one clear log line naming the problem and registers no HTP device;
-# the tool still runs (on the CPU) and nothing crashes. test-backend-ops is the probe: it logs
-# through ggml's synchronous default logger (llama-cli's asynchronous logger may drop lines at
-# exit) and lists the devices it loaded as "Backend k/n: NAME".
+# Bad configuration gives one clear log line naming the problem, and nothing crashes; the tool
+# still runs. A value that says which devices there are or what they are (DEVICES, ARCH, NHVX,
+# DMA64, VTCM_SIZE, ...) registers no HTP device; a bad feature value is ignored for its
+# default, named in the line, and HTP0 stays (README.md "Environment variables"). test-backend-ops
+# is the probe: it logs through ggml's synchronous default logger (llama-cli's asynchronous
+# logger may drop lines at exit) and lists the devices it loaded as "Backend k/n: NAME".
 set -uo pipefail
 bin=$1
 fail() { echo "FAIL: $*"; exit 1; }
@@ -22,34 +24,57 @@ expect_refused() {
     echo "ok: $what -> $(echo "$out" | grep -E "^ggml-hexagon: .*$pattern")"
 }
 
+# expect_kept "what" "pattern of the warning line" [env assignments...]: HTP0 registered, and
+# exactly one line from the backend, the warning.
+expect_kept() {
+    local what=$1 pattern=$2; shift 2
+    local out rc
+    out=$(env "$@" "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1); rc=$?
+    [ $rc -eq 0 ] || fail "$what: test-backend-ops exited $rc (crash?): $out"
+    echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: HTP0' || fail "$what: HTP0 was not registered: $out"
+    [ "$(echo "$out" | grep -cE "^ggml-hexagon: .*$pattern")" -eq 1 ] ||
+        fail "$what: expected one line matching '$pattern': $out"
+    [ "$(echo "$out" | grep -c '^ggml-hexagon:')" -eq 1 ] || fail "$what: more than one line from ggml-hexagon: $out"
+    echo "ok: $what -> HTP0 kept, $(echo "$out" | grep -E "^ggml-hexagon: .*$pattern")"
+}
+
+# What the devices are: refused.
 expect_refused "malformed device list" "GGML_HEXAGON_DEVICES=HTP0:zz" GGML_HEXAGON_DEVICES=HTP0:zz
 expect_refused "unknown device name" "GGML_HEXAGON_DEVICES=NPU3" GGML_HEXAGON_DEVICES=NPU3
-expect_refused "device count out of range" "GGML_HEXAGON_DEVICES=99" GGML_HEXAGON_DEVICES=99
+expect_refused "zero sessions" "GGML_HEXAGON_DEVICES=0: expected a session count of 1 or more" GGML_HEXAGON_DEVICES=0
+expect_refused "session past an NPU's last" "'HTP9' .*8 sessions per NPU" GGML_HEXAGON_DEVICES=HTP9
 expect_refused "unknown arch" "GGML_HEXAGON_ARCH=v99" GGML_HEXAGON_ARCH=v99
-expect_refused "bad regex" "GGML_HEXAGON_OPFILTER" "GGML_HEXAGON_OPFILTER=(ADD"
 expect_refused "reversed group range" "range 3-1 is reversed" "GGML_HEXAGON_DEVICES=HTP0[3-1]"
 expect_refused "empty group" "an empty NPU list" "GGML_HEXAGON_DEVICES=HTP0[]"
 expect_refused "a session in two groups" "listed twice" "GGML_HEXAGON_DEVICES=HTP0[0-1],HTP1[1-2]"
 expect_refused "NPU index past the last" "at most 16 NPUs" "GGML_HEXAGON_DEVICES=HTP0[14-16]"
-# Upstream's names (README.md "Environment variables") and our deprecated alias.
-expect_refused "OPFUSION not 0/1" "GGML_HEXAGON_OPFUSION=on" GGML_HEXAGON_OPFUSION=on
-expect_refused "FUSE (alias) not 0/1" "GGML_HEXAGON_FUSE=2" GGML_HEXAGON_FUSE=2
-expect_refused "OPPOLL not 0/1" "GGML_HEXAGON_OPPOLL=yes" GGML_HEXAGON_OPPOLL=yes
-expect_refused "OPQUEUE not positive" "GGML_HEXAGON_OPQUEUE=0: expected a positive integer" GGML_HEXAGON_OPQUEUE=0
-expect_refused "OPQUEUE not a number" "GGML_HEXAGON_OPQUEUE=deep: expected a positive integer" GGML_HEXAGON_OPQUEUE=deep
-expect_refused "OPSTAGE not 0/1" "GGML_HEXAGON_OPSTAGE=3" GGML_HEXAGON_OPSTAGE=3
 expect_refused "DMA64 not 0/1" "GGML_HEXAGON_DMA64=64" GGML_HEXAGON_DMA64=64
-expect_refused "ALLREDUCE not 0/1" "GGML_HEXAGON_ALLREDUCE=yes" GGML_HEXAGON_ALLREDUCE=yes
 expect_refused "DMA_THREAD not 0/1" "GGML_HEXAGON_DMA_THREAD=yes" GGML_HEXAGON_DMA_THREAD=yes
 expect_refused "DMA64=1 below v81" "GGML_HEXAGON_DMA64=1: v79 has no 64-bit DMA bases" GGML_HEXAGON_DMA64=1
-expect_refused "MM_SELECT given a number" "GGML_HEXAGON_MM_SELECT=1: .*auto, hvx or hmx" GGML_HEXAGON_MM_SELECT=1
+expect_refused "NHVX above the arch's" "GGML_HEXAGON_NHVX=7: expected 1..6 HVX threads for v79" GGML_HEXAGON_NHVX=7
+expect_refused "VTCM_SIZE not whole pages" "GGML_HEXAGON_VTCM_SIZE=5000: expected a multiple of 4096" GGML_HEXAGON_VTCM_SIZE=5000
+expect_refused "VTCM_SIZE above the NPU's" "asks for 16 MiB of VTCM, 8 MiB left" GGML_HEXAGON_VTCM_SIZE=16777216
+expect_refused "VMEM not a number" "GGML_HEXAGON_VMEM=lots" GGML_HEXAGON_VMEM=lots
+# Features and knobs (upstream's names, README.md "Environment variables"): warned, HTP0 kept.
+expect_kept "bad regex" "GGML_HEXAGON_OPFILTER=\(ADD: not a valid regular expression.*no op filtered" "GGML_HEXAGON_OPFILTER=(ADD"
+expect_kept "OPFUSION not 0/1" "GGML_HEXAGON_OPFUSION=on: expected an integer in 0..1; ignored, using 1" GGML_HEXAGON_OPFUSION=on
+expect_kept "OPPOLL not 0/1" "GGML_HEXAGON_OPPOLL=yes: .*ignored, using 0" GGML_HEXAGON_OPPOLL=yes
+expect_kept "OPQUEUE not positive" "GGML_HEXAGON_OPQUEUE=0: expected a positive integer; ignored, using 64" GGML_HEXAGON_OPQUEUE=0
+expect_kept "OPQUEUE not a number" "GGML_HEXAGON_OPQUEUE=deep: expected a positive integer" GGML_HEXAGON_OPQUEUE=deep
+expect_kept "OPSTAGE past its two bits" "GGML_HEXAGON_OPSTAGE=4: expected an integer in 0..3; ignored, using 3" GGML_HEXAGON_OPSTAGE=4
+expect_kept "AR_SELECT not 0/1" "GGML_HEXAGON_AR_SELECT=yes" GGML_HEXAGON_AR_SELECT=yes
+expect_kept "MM_SELECT unknown" "GGML_HEXAGON_MM_SELECT=4: expected one of 3, 2, 1, auto, hvx, hmx, flat; ignored, using 3" GGML_HEXAGON_MM_SELECT=4
+expect_kept "FA_SELECT unknown" "GGML_HEXAGON_FA_SELECT=fast: expected one of 0, 1, 2; ignored, using 2" GGML_HEXAGON_FA_SELECT=fast
+expect_kept "PROFILE of another form" "GGML_HEXAGON_PROFILE=0x3,0x111: expected a level 0..3 or a list of 8 PMU event ids" GGML_HEXAGON_PROFILE=0x3,0x111
+expect_kept "MBUF zero" "GGML_HEXAGON_MBUF=0: expected an integer in 1..1048576; ignored, using 1024" GGML_HEXAGON_MBUF=0
+expect_kept "OPTRACE negative" "GGML_HEXAGON_OPTRACE=-1" GGML_HEXAGON_OPTRACE=-1
 
-# The deprecated alias still works: HTP0 registered, one warning naming the new name.
-out=$(GGML_HEXAGON_FUSE=0 "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1)
-echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: HTP0' || fail "GGML_HEXAGON_FUSE=0: HTP0 not registered: $out"
-[ "$(echo "$out" | grep -c '^ggml-hexagon: GGML_HEXAGON_FUSE is deprecated, use GGML_HEXAGON_OPFUSION=0')" -eq 1 ] ||
-    fail "GGML_HEXAGON_FUSE=0: expected one deprecation warning: $out"
-echo "ok: deprecated alias -> $(echo "$out" | grep 'is deprecated')"
+# Older names still work: HTP0 registered, one warning naming the new name.
+expect_kept "deprecated FUSE" "GGML_HEXAGON_FUSE is deprecated, use GGML_HEXAGON_OPFUSION=0" GGML_HEXAGON_FUSE=0
+expect_kept "deprecated ALLREDUCE" "GGML_HEXAGON_ALLREDUCE is deprecated, use GGML_HEXAGON_AR_SELECT=0" GGML_HEXAGON_ALLREDUCE=0
+expect_kept "upstream's older USE_HMX" "GGML_HEXAGON_USE_HMX is deprecated, use GGML_HEXAGON_NHMX=0" GGML_HEXAGON_USE_HMX=0
+expect_kept "deprecated NDEV" "GGML_HEXAGON_NDEV is deprecated, use GGML_HEXAGON_DEVICES=1" GGML_HEXAGON_NDEV=1
+expect_kept "a count above an NPU's sessions" "GGML_HEXAGON_DEVICES=9: an NPU has at most 8 sessions; using 8" GGML_HEXAGON_DEVICES=9
 
 # A missing NPU library: a copy of bin/ without libggml-htp-v81.so (hard links, so the tool's
 # own folder, where ggml looks for backends, is the copy).

@@ -10,8 +10,28 @@ out=$(list) || fail "llama-cli --list-devices exited $?: $out"
 echo "$out" | grep -qE '^ *HTP0: Hexagon v79' || fail "HTP0 not listed with no env var: $out"
 [ "$(echo "$out" | grep -cE '^ *HTP[0-9]')" -eq 1 ] || fail "expected exactly one HTP device: $out"
 
+# A count is that many sessions of NPU 0 (upstream's meaning), sharing its VTCM: a third each.
 out=$(list GGML_HEXAGON_DEVICES=3)
-for d in HTP0 HTP1 HTP2; do echo "$out" | grep -qE "^ *$d: " || fail "GGML_HEXAGON_DEVICES=3 did not list $d: $out"; done
+for i in 0 1 2; do
+    echo "$out" | grep -qE "^ *HTP$i: Hexagon v79 virtual HTP, session $i of NPU 0 shared by 3 sessions \(.*2728 KiB VTCM" ||
+        fail "GGML_HEXAGON_DEVICES=3 did not list HTP$i as session $i of NPU 0 with a third of its VTCM: $out"
+done
+# The deprecated NDEV means the same (its deprecation line: host.bad_input).
+out=$(list GGML_HEXAGON_NDEV=2)
+echo "$out" | grep -qE "^ *HTP1: .*session 1 of NPU 0 shared by 2 sessions" || fail "GGML_HEXAGON_NDEV=2: $out"
+# One pool: two sessions cannot take 6 MiB each of NPU 0's 8 MiB (the second is refused, in one
+# line, and no device is registered); on two NPUs they can.
+out=$(list GGML_HEXAGON_DEVICES=2 GGML_HEXAGON_VTCM_SIZE=0x600000)
+echo "$out" | grep -qE "ggml-hexagon: HTP1: cannot open session 1 of NPU 0: .*6 MiB of VTCM, 2 MiB left" ||
+    fail "two sessions of one NPU took 6 MiB of VTCM each: $out"
+echo "$out" | grep -qE '^ *HTP[0-9]' && fail "a device was registered after the VTCM refusal: $out"
+out=$(list GGML_HEXAGON_DEVICES=HTP0:0,HTP1:0 GGML_HEXAGON_VTCM_SIZE=0x600000)
+for d in HTP0:0 HTP1:0; do
+    echo "$out" | grep -qE "^ *$d: Hexagon v79 virtual HTP \(.*6 MiB VTCM" || fail "$d (own NPU) without its 6 MiB: $out"
+done
+# A count above an NPU's sessions is capped (its warning: host.bad_input).
+out=$(list GGML_HEXAGON_DEVICES=12)
+[ "$(echo "$out" | grep -cE '^ *HTP[0-9]+: ')" -eq 8 ] || fail "GGML_HEXAGON_DEVICES=12 did not give 8 sessions: $out"
 
 out=$(list GGML_HEXAGON_DEVICES=HTP0:0,HTP0:1,HTP1:0)
 for d in HTP0:0 HTP0:1 HTP1:0; do echo "$out" | grep -qE "^ *$d: " || fail "$d not listed: $out"; done

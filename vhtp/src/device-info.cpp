@@ -1,8 +1,10 @@
 // Virtual device profiles (docs/vhtp.md, "Device profiles") and the environment variables that select them:
-//   GGML_HEXAGON_ARCH  v73 | v75 | v79 | v81 (also 73, V79, ...); default v79
-//   GGML_HEXAGON_NHVX  HVX threads per session (1..arch threads); default min(arch threads, host cores)
+//   GGML_HEXAGON_ARCH  v73 | v75 | v79 | v81 (also 73, V79, 0x4f: any base, as upstream); default v79
+//   GGML_HEXAGON_NHVX  HVX threads per session (1..arch threads; 0 = all, upstream's meaning);
+//                      default min(arch threads, host cores)
 //   GGML_HEXAGON_VMEM  mappable DDR budget per session in MiB; default 3.0 GiB (v73) / 3.2 GiB (v75+),
-//                      for a DMA64 session (v81) the whole 64 GiB DDR area
+//                      for a DMA64 session (v81) the whole 64 GiB DDR area; 0 = the default
+//                      (upstream measures the budget then; the vHTP's is known)
 //   GGML_HEXAGON_DMA_THREAD  0 | 1: DMA descriptors run on an engine thread (1) or when popped (0);
 //                      default 1 only if the host has more cores than the session's HVX threads
 #include <sched.h>
@@ -36,18 +38,33 @@ constexpr profile kProfiles[] = {
     { 81, 8, 24, 3276 * kMiB, true },
 };
 
-// Accepts "v79", "V79" and "79" (nothing else: a typo must not silently pick a default).
-bool parse_arch(const char * s, uint32_t * arch) {
-    if (*s == 'v' || *s == 'V') {
-        ++s;
+// A whole string as a number: decimal, or hexadecimal after 0x (upstream reads these
+// variables in any base). No sign, nothing after.
+bool parse_number(const char * s, uint64_t * out) {
+    const bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    if (hex) {
+        s += 2;
     }
-    if (!isdigit(static_cast<unsigned char>(*s))) {
+    if (!(hex ? isxdigit(static_cast<unsigned char>(*s)) : isdigit(static_cast<unsigned char>(*s)))) {
         return false;
     }
     char * end = nullptr;
     errno = 0;
-    const unsigned long v = strtoul(s, &end, 10);
+    const unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
     if (errno != 0 || *end != '\0') {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+// Accepts "v79", "V79", "79" and "0x4f" (nothing else: a typo must not silently pick a default).
+bool parse_arch(const char * s, uint32_t * arch) {
+    if (*s == 'v' || *s == 'V') {
+        ++s;
+    }
+    uint64_t v = 0;
+    if (!parse_number(s, &v)) {
         return false;
     }
     for (const profile & p : kProfiles) {
@@ -59,20 +76,6 @@ bool parse_arch(const char * s, uint32_t * arch) {
     return false;
 }
 
-// A positive decimal integer, or false.
-bool parse_positive(const char * s, uint64_t * out) {
-    if (!isdigit(static_cast<unsigned char>(*s))) {
-        return false;
-    }
-    char * end = nullptr;
-    errno = 0;
-    const unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v == 0) {
-        return false;
-    }
-    *out = v;
-    return true;
-}
 
 uint32_t host_cores() {
     cpu_set_t set;
@@ -126,12 +129,12 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
     info->n_hvx          = cores < p->n_hvx_hw ? cores : p->n_hvx_hw;
     if (const char * s = getenv("GGML_HEXAGON_NHVX"); s && *s) {
         uint64_t n = 0;
-        if (!parse_positive(s, &n) || n > p->n_hvx_hw) {
-            vhtp::set_error(err, err_len, "GGML_HEXAGON_NHVX=%s: expected 1..%u HVX threads for v%u", s, p->n_hvx_hw,
-                            p->arch);
+        if (!parse_number(s, &n) || n > p->n_hvx_hw) {
+            vhtp::set_error(err, err_len, "GGML_HEXAGON_NHVX=%s: expected 1..%u HVX threads for v%u (0: all)", s,
+                            p->n_hvx_hw, p->arch);
             return -1;
         }
-        info->n_hvx = static_cast<uint32_t>(n);
+        info->n_hvx = n == 0 ? p->n_hvx_hw : static_cast<uint32_t>(n);
     }
 
     if (const char * s = getenv("GGML_HEXAGON_DMA_THREAD"); s && *s && ((s[0] != '0' && s[0] != '1') || s[1])) {
@@ -146,14 +149,16 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
         uint64_t mib = 0;
         const uint64_t max32   = vhtp::Window::kDdrEnd - vhtp::Window::kDdrBase;
         const uint64_t max_mib = (p->dma64 ? info->dma64_window_size : max32) / kMiB;
-        if (!parse_positive(s, &mib) || mib > max_mib) {
-            vhtp::set_error(err, err_len, "GGML_HEXAGON_VMEM=%s: expected 1..%llu MiB", s,
+        if (!parse_number(s, &mib) || mib > max_mib) {
+            vhtp::set_error(err, err_len, "GGML_HEXAGON_VMEM=%s: expected 1..%llu MiB (0: the default)", s,
                             static_cast<unsigned long long>(max_mib));
             return -1;
         }
-        info->vmem_budget = mib * kMiB < max32 ? mib * kMiB : max32;
-        if (p->dma64) {
-            info->dma64_vmem_budget = mib * kMiB;
+        if (mib != 0) {
+            info->vmem_budget = mib * kMiB < max32 ? mib * kMiB : max32;
+            if (p->dma64) {
+                info->dma64_vmem_budget = mib * kMiB;
+            }
         }
     }
     return 0;

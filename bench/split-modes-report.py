@@ -2,7 +2,7 @@
 """Turns bench/split-modes.sh's llama-bench results into OUT.md and OUT.svg: tokens per second of
 each way to spread the model over two HTP devices, against HTP0 alone and the CPU.
 
-usage: split-modes-report.py WORK_DIR OUT_PREFIX "none layer row tensor tensor-host" MODEL COMMIT
+usage: split-modes-report.py WORK_DIR OUT_PREFIX "none layer layer-npus row tensor tensor-host" MODEL COMMIT
 """
 import datetime
 import os
@@ -20,7 +20,8 @@ work, prefix, modes, model, commit = sys.argv[1], sys.argv[2], sys.argv[3].split
 
 LABEL = {
     "none": "HTP0 alone",
-    "layer": "-sm layer HTP0,HTP1",
+    "layer": "-sm layer HTP0,HTP1 (two sessions of one NPU)",
+    "layer-npus": "-sm layer HTP0:0,HTP1:0 (two NPUs)",
     "row": "group HTP0[0-1]",
     "tensor": "-sm tensor, ALLREDUCE on the NPUs",
     "tensor-host": "-sm tensor, sums on the host",
@@ -57,7 +58,10 @@ md += ["", f"Plot: [`{os.path.basename(prefix)}.svg`]({os.path.basename(prefix)}
        "each NPU brings its own HVX units and DMA. What each mode costs here:", "",
        "- **layer**: each device computes its own layers; the prompt's micro-batches overlap "
        "(pipeline), token generation cannot (each token needs every layer in turn), so tg pays "
-       "the hand-over between devices.",
+       "the hand-over between devices. Two sessions of one NPU (`GGML_HEXAGON_DEVICES=2`, "
+       "upstream's recipe for a model beyond one session's window) share its HVX contexts, HMX "
+       "and VTCM (half each): they buy address space, not compute; two NPUs (`HTP0:0,HTP1:0`) "
+       "share nothing.",
        "- **row** (a device group): every op is split over both NPUs, with a barrier before each "
        "op; big MUL_MATs gain, small ops pay the barrier.",
        "- **tensor**: every layer is split, and the partial results are summed after the attention "

@@ -4,13 +4,15 @@
 # tools/ggml-hexagon-make-model.py: the default Gemma 3 model cannot be tensor split, README
 # "Multi-device") on
 #   none    HTP0 alone
-#   layer   -sm layer over HTP0,HTP1 (pipelined: a prompt is UB-token micro-batches)
+#   layer   -sm layer over HTP0,HTP1: two sessions of one NPU (GGML_HEXAGON_DEVICES=2, upstream's
+#           recipe for models beyond one window; pipelined: a prompt is UB-token micro-batches)
+#   layer-npus  -sm layer over HTP0:0,HTP1:0: session 0 of two NPUs
 #   row     the device group HTP0[0-1] (every op split over two NPUs; llama's -sm row is not offered)
-#   tensor  -sm tensor over HTP0,HTP1, the sums between layers on the NPUs (ALLREDUCE)
-#   tensor-host  the same with GGML_HEXAGON_ALLREDUCE=0 (ggml's meta backend adds on the host)
+#   tensor  -sm tensor over HTP0:0,HTP1:0 (two NPUs), the sums between layers on the NPUs (ALLREDUCE)
+#   tensor-host  the same with GGML_HEXAGON_AR_SELECT=0 (ggml's meta backend adds on the host)
 # and ggml's CPU backend. Writes docs/bench-split-modes.md and .svg (or OUT.md / OUT.svg).
 #   bench/split-modes.sh [OUT_PREFIX]
-#   env: PP (128) TG (16) UB (32) REPS (1) MODES ("none layer row tensor tensor-host");
+#   env: PP (128) TG (16) UB (32) REPS (1) MODES ("none layer layer-npus row tensor tensor-host");
 #        MAKE_MODEL (make-model.py's shape arguments, default a 1024-wide, 8-layer llama);
 #        BENCH_NOTE (a sentence for the page, e.g. what else ran on the machine)
 #   bench/split-modes.sh --help
@@ -20,14 +22,15 @@ case "${1:-}" in -h|--help) sed -n '2,16p' "$0"; exit 0 ;; -*) die "unknown opti
 prefix=${1:-$DOCS/bench-split-modes}
 [ -x "$BIN/llama-bench" ] || die "no $BIN/llama-bench: run scripts/build.sh first"
 pp=${PP:-128}; tg=${TG:-16}; ub=${UB:-32}; reps=${REPS:-1}
-modes=${MODES:-none layer row tensor tensor-host}
+modes=${MODES:-none layer layer-npus row tensor tensor-host}
 for m in $modes; do
-    case $m in none|layer|row|tensor|tensor-host) ;; *) die "MODES: none, layer, row, tensor, tensor-host; not '$m'" ;; esac
+    case $m in none|layer|layer-npus|row|tensor|tensor-host) ;;
+        *) die "MODES: none, layer, layer-npus, row, tensor, tensor-host; not '$m'" ;; esac
 done
 read -r -a shape <<<"${MAKE_MODEL:---n-embd 1024 --n-layer 8 --n-head 16 --n-ff 2816 --n-vocab 32000}"
 model=$(python3 "$ROOT/tools/ggml-hexagon-make-model.py" "${shape[@]}" -q) ||
     die "tools/ggml-hexagon-make-model.py ${shape[*]} failed"
-unset GGML_HEXAGON_DEVICES GGML_HEXAGON_VERBOSE GGML_HEXAGON_PROFILE GGML_HEXAGON_ALLREDUCE
+unset GGML_HEXAGON_DEVICES GGML_HEXAGON_VERBOSE GGML_HEXAGON_PROFILE GGML_HEXAGON_ALLREDUCE GGML_HEXAGON_AR_SELECT
 export GGML_HEXAGON_MDEV_CHECK=0  # the group's ownership checker is not what we measure
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -42,11 +45,13 @@ bench() {  # NAME ENV... -- LLAMA-BENCH ARGS...
 bench cpu -- -dev none -ngl 0
 for m in $modes; do
     case $m in
-        none)        bench none GGML_HEXAGON_DEVICES=2 -- -dev HTP0 -ngl 99 ;;
+        none)        bench none GGML_HEXAGON_DEVICES=1 -- -dev HTP0 -ngl 99 ;;
         layer)       bench layer GGML_HEXAGON_DEVICES=2 -- -dev HTP0/HTP1 -sm layer -ngl 99 ;;
+        layer-npus)  bench layer-npus GGML_HEXAGON_DEVICES=HTP0:0,HTP1:0 -- -dev HTP0:0/HTP1:0 -sm layer -ngl 99 ;;
         row)         bench row "GGML_HEXAGON_DEVICES=HTP0[0-1]" -- -dev HTP0 -ngl 99 ;;
-        tensor)      bench tensor GGML_HEXAGON_DEVICES=2 -- -dev HTP0/HTP1 -sm tensor -ngl 99 ;;
-        tensor-host) bench tensor-host GGML_HEXAGON_DEVICES=2 GGML_HEXAGON_ALLREDUCE=0 -- -dev HTP0/HTP1 -sm tensor -ngl 99 ;;
+        tensor)      bench tensor GGML_HEXAGON_DEVICES=HTP0:0,HTP1:0 -- -dev HTP0:0/HTP1:0 -sm tensor -ngl 99 ;;
+        tensor-host) bench tensor-host GGML_HEXAGON_DEVICES=HTP0:0,HTP1:0 GGML_HEXAGON_AR_SELECT=0 -- \
+                         -dev HTP0:0/HTP1:0 -sm tensor -ngl 99 ;;
     esac
 done
 python3 "$ROOT/bench/split-modes-report.py" "$work" "$prefix" "$modes" "$(basename "$model")" "$(git -C "$ROOT" rev-parse --short HEAD)"

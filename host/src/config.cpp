@@ -175,8 +175,8 @@ bool htp_config_from_env(htp_config & cfg, std::string & error, std::vector<std:
     env.flag(env.pick("GGML_HEXAGON_OPFUSION", "GGML_HEXAGON_FUSE"), cfg.fuse);
     env.flag(env.pick("GGML_HEXAGON_AR_SELECT", "GGML_HEXAGON_ALLREDUCE"), cfg.allreduce);
     env.flag("GGML_HEXAGON_OPPOLL", cfg.poll);
-    // Batches queued on a device's stream at most (stream.h); enough for several graphs, so
-    // that each device of a pipeline can have its whole graph queued.
+    // Batches queued on a device's stream at most (stream.h); upstream's 16 measured as fast
+    // as our former 64 (README.md "Environment variables").
     env.integer("GGML_HEXAGON_OPQUEUE", 1, UINT32_MAX, cfg.opqueue);
     env.integer("GGML_HEXAGON_OPSTAGE", 0, 3, cfg.opstage);
     env.flag("GGML_HEXAGON_PARAMS_CHECK", cfg.params_check);

@@ -23,7 +23,7 @@ struct htp_config {
     uint32_t pmu_events[HTP_PMU_EVENTS] = {};  // PROFILE's event ids (upstream's default, or its 8-id list)
     bool     pmu_custom = false;    // PROFILE was a list of 8 event ids
     uint32_t optrace = 0;           // GGML_HEXAGON_OPTRACE: trace events per HVX thread (0: OPBATCH x 256)
-    uint32_t opbatch = 128;         // GGML_HEXAGON_OPBATCH: most ops per message
+    uint32_t opbatch = 1024;        // GGML_HEXAGON_OPBATCH: most ops per message (upstream's default)
     uint32_t n_hvx = 0;             // GGML_HEXAGON_NHVX (0: all; the vHTP reads it too)
     bool     has_opfilter = false;  // GGML_HEXAGON_OPFILTER given
     std::string opfilter_text;
@@ -37,7 +37,7 @@ struct htp_config {
     int      rtrepack = 1;          // GGML_HEXAGON_RTREPACK: 0 never, 1 (default) flat weights x many rows, 2 ("all") every flat weight
     bool     fuse = true;           // GGML_HEXAGON_OPFUSION=0 (deprecated alias GGML_HEXAGON_FUSE): no host fusions
     bool     poll = false;          // GGML_HEXAGON_OPPOLL=1: the host polls for the NPU's answer instead of sleeping
-    uint32_t opqueue = 64;          // GGML_HEXAGON_OPQUEUE: most op batches queued on a device's stream
+    uint32_t opqueue = 16;          // GGML_HEXAGON_OPQUEUE: most op batches queued on a device's stream (upstream's default)
     uint32_t opstage = HTP_OPSTAGE_QUEUE | HTP_OPSTAGE_COMPUTE;  // GGML_HEXAGON_OPSTAGE bits
     bool     params_check = false;  // GGML_HEXAGON_PARAMS_CHECK=1: log encoders that leave kernel_params bytes unset (testing)
     bool     allreduce = true;      // GGML_HEXAGON_AR_SELECT=0 (alias GGML_HEXAGON_ALLREDUCE): a tensor split's sums are added by the host

@@ -59,7 +59,7 @@ expect_refused "VMEM not a number" "GGML_HEXAGON_VMEM=lots" GGML_HEXAGON_VMEM=lo
 expect_kept "bad regex" "GGML_HEXAGON_OPFILTER=\(ADD: not a valid regular expression.*no op filtered" "GGML_HEXAGON_OPFILTER=(ADD"
 expect_kept "OPFUSION not 0/1" "GGML_HEXAGON_OPFUSION=on: expected an integer in 0..1; ignored, using 1" GGML_HEXAGON_OPFUSION=on
 expect_kept "OPPOLL not 0/1" "GGML_HEXAGON_OPPOLL=yes: .*ignored, using 0" GGML_HEXAGON_OPPOLL=yes
-expect_kept "OPQUEUE not positive" "GGML_HEXAGON_OPQUEUE=0: expected a positive integer; ignored, using 64" GGML_HEXAGON_OPQUEUE=0
+expect_kept "OPQUEUE not positive" "GGML_HEXAGON_OPQUEUE=0: expected a positive integer; ignored, using 16" GGML_HEXAGON_OPQUEUE=0
 expect_kept "OPQUEUE not a number" "GGML_HEXAGON_OPQUEUE=deep: expected a positive integer" GGML_HEXAGON_OPQUEUE=deep
 expect_kept "OPSTAGE past its two bits" "GGML_HEXAGON_OPSTAGE=4: expected an integer in 0..3; ignored, using 3" GGML_HEXAGON_OPSTAGE=4
 expect_kept "AR_SELECT not 0/1" "GGML_HEXAGON_AR_SELECT=yes" GGML_HEXAGON_AR_SELECT=yes

@@ -196,7 +196,8 @@ TEST_F(Config, Defaults) {
     EXPECT_TRUE(cfg.hostbuf);
     EXPECT_TRUE(cfg.fuse);
     EXPECT_FALSE(cfg.poll);
-    EXPECT_EQ(cfg.opqueue, 64u);
+    EXPECT_EQ(cfg.opqueue, 16u);
+    EXPECT_EQ(cfg.opbatch, 1024u);
     EXPECT_EQ(cfg.opstage, 3u);
     EXPECT_EQ(cfg.dma64, -1);
     EXPECT_EQ(cfg.profile, 0);
@@ -292,7 +293,7 @@ TEST_F(Config, BadFeatureValuesKeepTheDefault) {
         { "GGML_HEXAGON_FUSE", "yes", "GGML_HEXAGON_FUSE=yes: expected an integer in 0..1; ignored, using 1" },
         { "GGML_HEXAGON_OPFUSION", "2", "GGML_HEXAGON_OPFUSION=2" },
         { "GGML_HEXAGON_OPPOLL", "on", "GGML_HEXAGON_OPPOLL=on" },
-        { "GGML_HEXAGON_OPQUEUE", "0", "GGML_HEXAGON_OPQUEUE=0: expected a positive integer; ignored, using 64" },
+        { "GGML_HEXAGON_OPQUEUE", "0", "GGML_HEXAGON_OPQUEUE=0: expected a positive integer; ignored, using 16" },
         { "GGML_HEXAGON_OPQUEUE", "-2", "expected a positive integer" },
         { "GGML_HEXAGON_OPQUEUE", "4x", "expected a positive integer" },
         { "GGML_HEXAGON_OPQUEUE", "99999999999999999999", "expected a positive integer" },

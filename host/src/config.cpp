@@ -164,6 +164,15 @@ bool htp_config_from_env(htp_config & cfg, std::string & error, std::vector<std:
             cfg.opfilter      = std::regex(f, std::regex::extended | std::regex::icase);
             cfg.opfilter_text = f;
             cfg.has_opfilter  = true;
+            // llama.cpp keeps its KV cache in the device's buffers and writes it with SET_ROWS:
+            // refused here, ggml's scheduler would stop the program ("pre-allocated tensor ... in
+            // a buffer that cannot run the operation"), as no other backend can write those
+            // buffers. So the filter never refuses it (device.cpp), and says so.
+            if (std::regex_search("SET_ROWS", cfg.opfilter)) {
+                env.warnings.push_back(std::string("GGML_HEXAGON_OPFILTER=") + f +
+                                       ": SET_ROWS stays on HTP (llama.cpp's KV cache lives in HTP buffers, which "
+                                       "no other backend can write; refusing it would abort ggml's scheduler)");
+            }
         } catch (const std::regex_error & e) {
             env.warnings.push_back(std::string("GGML_HEXAGON_OPFILTER=") + f +
                                    ": not a valid regular expression (" + e.what() + "); ignored, no op filtered");

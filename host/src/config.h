@@ -27,7 +27,7 @@ struct htp_config {
     uint32_t n_hvx = 0;             // GGML_HEXAGON_NHVX (0: all; the vHTP reads it too)
     bool     has_opfilter = false;  // GGML_HEXAGON_OPFILTER given
     std::string opfilter_text;
-    std::regex  opfilter;           // ops whose name matches are refused
+    std::regex  opfilter;           // ops whose name matches are refused (never SET_ROWS: config.cpp)
     std::string trace_dir = ".";    // GGML_HEXAGON_TRACE_DIR: where PROFILE=3 writes traces
     int      repack = 1;            // GGML_HEXAGON_REPACK: 0 never, 1 (default) weights buffers, 2 ("all") any device buffer
     int      mm_select = 0;         // GGML_HEXAGON_MM_SELECT: enum htp_mm_select (host/ops/mul-mat-paths.h)

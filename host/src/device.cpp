@@ -153,7 +153,7 @@ bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, cons
     if (htp_op_is_view(op) || ggml_is_empty(op)) {
         return true;  // nothing runs for them (graph.cpp skips them)
     }
-    if (reg.cfg.has_opfilter && std::regex_search(ggml_op_desc(op), reg.cfg.opfilter)) {
+    if (reg.cfg.has_opfilter && op->op != GGML_OP_SET_ROWS && std::regex_search(ggml_op_desc(op), reg.cfg.opfilter)) {
         return false;
     }
     // GGML_HEXAGON_FA_SELECT=0 / GDN_SELECT=0: those ops stay on the CPU.

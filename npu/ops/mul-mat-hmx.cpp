@@ -136,6 +136,25 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
             slot = 0;
         }
     }
+    // The last block's rows past c.n are padding: HMX multiplies them too and nothing stores
+    // their results, but stale VTCM there is arbitrary FP16 (NaNs, infinities, wide exponent
+    // spreads), which the vHTP's exact HMX model handles on slow paths. The thread with the
+    // last rows scatters zero rows into them, as it does its own rows.
+    const uint32_t padded = (c.n + kTileDim - 1) / kTileDim * kTileDim;
+    if (rr.end == c.n && c.n < padded) {
+        dma.wait(scattered, (uint16_t) c.n);  // conv is free again
+        for (uint32_t v = 0; v < n64; v++) {
+            conv[v] = Q6_V_vzero();
+        }
+        for (uint32_t r = c.n; r < padded && !dma.failed; r++) {
+            const dma_addr_t dst = ctx->vtcm_base + p->act_offset + (r / kTileDim) * p->n_k32 * HTP_HMX_TILE_BYTES +
+                                   (r % kTileDim) * kF16RowBytes;
+            dma.push(dst, conv_addr, HTP_HMX_TILE_BYTES, kF16RowBytes, kF16RowBytes, p->n_k32);
+        }
+        if (dma.failed) {
+            job->status[ith] = HTP_STATUS_DMA_ERROR;
+        }
+    }
     dma.drain((uint16_t) (rr.end - 1));  // info: activation row, as the waits above
 }
 

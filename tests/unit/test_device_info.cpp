@@ -99,7 +99,12 @@ TEST(DeviceInfo, NhvxOverride) {
         ASSERT_EQ(vhtp_device_info(&info, nullptr, 0), 0);
         EXPECT_EQ(info.n_hvx, 1u);
     }
-    for (const char * bad : { "0", "9", "two", "3x" }) {
+    {
+        scoped_env n("GGML_HEXAGON_NHVX", "0");  // upstream's "all of them"
+        ASSERT_EQ(vhtp_device_info(&info, nullptr, 0), 0);
+        EXPECT_EQ(info.n_hvx, 8u);
+    }
+    for (const char * bad : { "9", "two", "3x", "-1" }) {
         scoped_env n("GGML_HEXAGON_NHVX", bad);
         char       err[256] = "";
         EXPECT_EQ(vhtp_device_info(&info, err, sizeof(err)), -1) << bad;
@@ -115,7 +120,12 @@ TEST(DeviceInfo, VmemOverride) {
         ASSERT_EQ(vhtp_device_info(&info, nullptr, 0), 0);
         EXPECT_EQ(info.vmem_budget, 256ull << 20);
     }
-    for (const char * bad : { "0", "-5", "lots", "4096" }) {
+    {
+        scoped_env m("GGML_HEXAGON_VMEM", "0");  // the default budget (upstream measures it then)
+        ASSERT_EQ(vhtp_device_info(&info, nullptr, 0), 0);
+        EXPECT_EQ(info.vmem_budget, 3276ull << 20);
+    }
+    for (const char * bad : { "-5", "lots", "4096", "0x" }) {
         scoped_env m("GGML_HEXAGON_VMEM", bad);
         char       err[256] = "";
         EXPECT_EQ(vhtp_device_info(&info, err, sizeof(err)), -1) << bad;

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "htp-abi/htp-types.h"
 #include "op-table.h"
 
 void htp_dispatcher_init(struct htp_dispatcher * d, const struct htp_session_info * info) {
@@ -176,6 +177,33 @@ static uint32_t respond(const struct htp_dispatcher * d, uint8_t * resp, uint32_
     return (uint32_t) htp_response_size(n_timings);
 }
 
+// One past the last byte a tensor's elements occupy, from its first (dim 0 in storage units:
+// elements, or blocks of a quantized type); 0 when the shape cannot be (a partial block, an
+// unknown type's extent is not checked: 1).
+static uint64_t tensor_extent(const struct htp_tensor_desc * td) {
+    uint32_t       elems = 1;
+    const uint32_t unit  = htp_type_unit(td->type, &elems);
+    if (unit == 0) {
+        return 1;
+    }
+    uint64_t end = 0;
+    for (int i = 0; i < 4; i++) {
+        if (td->ne[i] == 0) {
+            return 1;  // an empty tensor touches nothing
+        }
+    }
+    if (td->ne[0] % elems != 0) {
+        return 0;
+    }
+    end += (uint64_t) (td->ne[0] / elems - 1) * td->nb[0];
+    for (int i = 1; i < 4; i++) {
+        end += (uint64_t) (td->ne[i] - 1) * td->nb[i];
+    }
+    return end + unit;
+}
+
+// A descriptor of the batch -> the kernel's tensor: its buffer in the table, and every byte
+// its shape and strides reach inside that buffer.
 static int tensor_from_desc(const struct htp_tensor_desc * td, const dma_addr_t * buf_addr,
                             const struct htp_buf_desc * bufs, uint32_t n_bufs, struct htp_tensor * t) {
     memset(t, 0, sizeof(*t));
@@ -183,6 +211,10 @@ static int tensor_from_desc(const struct htp_tensor_desc * td, const dma_addr_t 
         return HTP_STATUS_OK;
     }
     if (td->buf >= n_bufs || td->offset >= bufs[td->buf].size) {
+        return HTP_STATUS_BAD_MESSAGE;
+    }
+    const uint64_t extent = tensor_extent(td);
+    if (extent == 0 || extent > bufs[td->buf].size - td->offset) {
         return HTP_STATUS_BAD_MESSAGE;
     }
     t->data  = buf_addr[td->buf] + (dma_addr_t) td->offset;
@@ -237,6 +269,17 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
     if (h.kind != HTP_MSG_OPS || h.n_bufs > HTP_MAX_MAPPINGS) {
         return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
     }
+    // The buffer table, and the trace buffer's header inside its buffer, before anything is mapped.
+    for (uint32_t i = 0; i < h.n_bufs; i++) {
+        if (bufs[i].fd < 0 || bufs[i].size == 0) {
+            return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+        }
+    }
+    if ((h.flags & HTP_MSG_FLAG_TRACE) && h.trace_buf != HTP_NO_BUF &&
+        (h.trace_buf >= h.n_bufs || h.trace_offset > bufs[h.trace_buf].size ||
+         bufs[h.trace_buf].size - h.trace_offset < sizeof(struct htp_trace_buffer_header))) {
+        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    }
 
     const uint64_t t_start = htp_cycles();
     struct htp_context * ctx = &d->ctx;
@@ -283,6 +326,9 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         st = tensor_from_desc(&op->dst, buf_addr, bufs, h.n_bufs, &octx.dst);
         for (uint32_t s = 0; s < HTP_MAX_SRC && st == HTP_STATUS_OK; s++) {
             st = tensor_from_desc(&op->src[s], buf_addr, bufs, h.n_bufs, &octx.src[s]);
+        }
+        if (st == HTP_STATUS_OK && op->n_src > HTP_MAX_SRC) {
+            st = HTP_STATUS_BAD_MESSAGE;
         }
         const htp_op_fn fn = htp_op_lookup(op->opcode);
         if (st == HTP_STATUS_OK && !fn) {

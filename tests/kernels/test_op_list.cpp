@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ggml.h"
+#include "htp-abi/htp-types.h"
 #include "op-encoders.h"
 #include "op-table.h"
 
@@ -67,4 +68,21 @@ TEST(OpList, GgmlOpsFindExactlyTheEncodersTheListNames) {
             EXPECT_EQ(encoder_of((ggml_op) op), nullptr) << ggml_op_name((ggml_op) op) << " has an encoder but no row";
         }
     }
+}
+
+// The storage units the dispatcher bounds tensor descriptors with (htp_type_unit,
+// abi/include/htp-abi/htp-types.h) are ggml's: block size and bytes of every listed type.
+TEST(OpList, TypeUnitsAreGgmlsBlocks) {
+    int listed = 0;
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        uint32_t       elems = 0;
+        const uint32_t bytes = htp_type_unit((uint32_t) t, &elems);
+        if (bytes == 0) {
+            continue;
+        }
+        listed++;
+        EXPECT_EQ(bytes, ggml_type_size((ggml_type) t)) << ggml_type_name((ggml_type) t);
+        EXPECT_EQ(elems, (uint32_t) ggml_blck_size((ggml_type) t)) << ggml_type_name((ggml_type) t);
+    }
+    EXPECT_GE(listed, 19);  // every type enum htp_type names
 }

@@ -27,6 +27,41 @@ enum htp_type {
     HTP_TYPE_Q2_0 = 42,   // ggml's GGML_TYPE_Q2_0 (block of 64: FP16 d + 64 2-bit codes)
 };
 
+// A type's storage unit: `elems` elements in `bytes` bytes (1 and the element size for the
+// plain types, a block for the quantized ones); 0 for a type not listed. The dispatcher bounds
+// tensor descriptors with it (npu/src/dispatcher.cpp); tests/kernels/test_op_list.cpp checks it
+// against ggml's type traits.
+static inline uint32_t htp_type_unit(uint32_t type, uint32_t * elems) {
+    *elems = 1;
+    switch (type) {
+        case HTP_TYPE_F32: case HTP_TYPE_I32: return 4;
+        case HTP_TYPE_F16: case HTP_TYPE_BF16: return 2;
+        case HTP_TYPE_I64: return 8;
+        default: break;
+    }
+    *elems = 32;
+    switch (type) {
+        case HTP_TYPE_Q4_0: case HTP_TYPE_IQ4_NL: return 18;
+        case HTP_TYPE_Q4_1: return 20;
+        case HTP_TYPE_Q5_0: return 22;
+        case HTP_TYPE_Q5_1: return 24;
+        case HTP_TYPE_Q8_0: return 34;
+        case HTP_TYPE_MXFP4: return 17;
+        default: break;
+    }
+    *elems = 256;
+    switch (type) {
+        case HTP_TYPE_Q2_K: return 84;
+        case HTP_TYPE_Q3_K: return 110;
+        case HTP_TYPE_Q4_K: return 144;
+        case HTP_TYPE_Q5_K: return 176;
+        case HTP_TYPE_Q6_K: return 210;
+        default: break;
+    }
+    *elems = type == HTP_TYPE_Q1_0 ? 128 : 64;
+    return type == HTP_TYPE_Q1_0 || type == HTP_TYPE_Q2_0 ? 18 : 0;
+}
+
 #define HTP_QK8_0 32
 struct htp_block_q8_0 {
     uint16_t d;               // FP16 scale

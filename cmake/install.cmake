@@ -8,6 +8,8 @@
 #              deps/pins.env they source
 # Nothing refers to the build or the cache: every RUNPATH is relative ($ORIGIN), so DIR can move.
 install(TARGETS ggml-hexagon ggml-vhtp ${HTP_NPU_LIBS} LIBRARY DESTINATION lib)
+# The DSP process lives beside libggml-vhtp.so, which starts it (vhtp/src/dsp.h).
+install(TARGETS ggml-vhtp-dsp RUNTIME DESTINATION lib)
 install(TARGETS mul-mat-bench hvx-micro RUNTIME DESTINATION bin)
 
 # The llama.cpp libraries and tools, copied from its cached build with relative RUNPATHs, and

@@ -23,7 +23,8 @@ struct htp_device {
     // all of them, each on its own slice, synchronized on the fence slots (npu/src/mdev.h).
     std::vector<std::unique_ptr<htp_session>> sessions;
     htp_shared_mem fence;                       // groups: one HTP_FENCE_SLOT_SIZE line per member
-    uint32_t fence_seq = 0;                     // groups: last barrier sequence number handed out
+    std::atomic<uint32_t> fence_seq{ 0 };       // groups: last barrier sequence number handed out
+                                                // (a replay takes new ones on the stream's thread)
     std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only (member 0's events)
 
     ggml_backend_buffer_type buft = {};       // device memory (shared DDR, NPU layout)

@@ -348,6 +348,7 @@ struct htp_sent_batch {
     };
     std::vector<op_label> ops;
     bool traced = false;
+    bool comm   = false;  // an ALLREDUCE member's batch: its peers are other devices (no replay)
 };
 
 // The counters of one graph's batches (GGML_HEXAGON_PROFILE=1 prints them when the last is done).
@@ -394,9 +395,10 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
     htp_group_place g;
     if (comm) {  // a communicator's member (its device is one session)
         g = { comm->count, comm->idx, batch.add_buffer(comm->fence->fd, comm->fence->size), comm->fence_seq };
+        sb.comm = true;
     } else if (n > 1) {
-        g = { (uint32_t) n, 0, batch.add_buffer(d.fence.fd, d.fence.size), d.fence_seq };
-        d.fence_seq += batch_fence_span(batch.size());
+        g = { (uint32_t) n, 0, batch.add_buffer(d.fence.fd, d.fence.size),
+              d.fence_seq.fetch_add(batch_fence_span(batch.size())) };
     }
     // One message per session: a group's members get the same but for mdev_idx (and the
     // trace, member 0's only).
@@ -416,30 +418,44 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
     return sb;
 }
 
-// Sends a prepared batch to the device's sessions and checks every answer.
-ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_sent_batch & sb,
-                          htp_window_counters & window) {
-    if (!(reg.cfg.opstage & HTP_OPSTAGE_QUEUE)) {
-        return GGML_STATUS_SUCCESS;  // GGML_HEXAGON_OPSTAGE without bit 0: nothing goes to the NPU
+// "op 3 (MUL_MAT 'ffn_out-2')", the batch's op i.
+std::string op_text(const htp_sent_batch & sb, int64_t i) {
+    if (i < 0 || (size_t) i >= sb.ops.size()) {
+        return "op " + std::to_string(i) + " (?)";
     }
-    if (sb.traced) {
-        d.trace->arm();
-    }
+    return "op " + std::to_string(i) + " (" + sb.ops[i].op + " '" + sb.ops[i].node + "')";
+}
+
+// One exchange of a prepared batch: its answers checked. The failures an NPU comes back from
+// (its process died or hung, an MMU fault, a DMA error, a garbled answer: `recoverable`) are
+// told apart from the rest, which replaying cannot mend. Logs nothing; `why` says what failed.
+enum class htp_outcome { ok, recoverable, failed };
+htp_outcome htp_batch_exchange(htp_device & d, const htp_sent_batch & sb, const std::vector<std::vector<uint8_t>> & msgs,
+                               std::vector<std::vector<uint8_t>> & resps, std::string & why) {
     const size_t n = d.sessions.size();
     std::vector<htp_session *> sessions;
     for (auto & s : d.sessions) {
         sessions.push_back(s.get());
     }
-    std::vector<std::vector<uint8_t>> resps;
-    std::string error;
-    if (!htp_session::exchange_all(sessions, sb.msgs, resps, error)) {
-        HTP_LOG_ERROR("%s: message transport failed: %s", d.spec.name.c_str(), error.c_str());
-        return GGML_STATUS_FAILED;
+    std::string        error;
+    htp_session::loss  loss;
+    if (!htp_session::exchange_all(sessions, msgs, resps, error, &loss)) {
+        if (!loss.lost) {
+            why = d.spec.name + ": message transport failed: " + error;
+            return htp_outcome::failed;
+        }
+        if (loss.op_index >= 0) {  // this batch's own op: name it as the host knows it
+            const char * sig = loss.signal ? sigabbrev_np(loss.signal) : nullptr;
+            why = d.spec.name + ": " + op_text(sb, loss.op_index) +
+                  (loss.hung_ms ? " ran for " + std::to_string(loss.hung_ms) +
+                                      " ms, past GGML_HEXAGON_WATCHDOG: its NPU process was stopped"
+                                : " killed its NPU process (" +
+                                      (sig ? "SIG" + std::string(sig) : "signal " + std::to_string(loss.signal)) + ")");
+        } else {
+            why = d.spec.name + ": " + error;  // another session's fault took this batch along
+        }
+        return htp_outcome::recoverable;
     }
-    if (sb.traced) {
-        d.trace->collect();
-    }
-
     // Every member answers; the first failure is reported (a member whose peer failed answers
     // with the peer's status at the barrier where it stopped).
     htp_batch_response r = {};
@@ -447,23 +463,77 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
         const std::vector<uint8_t> & mr   = resps[m];
         const std::string            name = n == 1 ? d.spec.name : d.spec.name + " member " + std::to_string(m);
         if (mr.size() < sizeof(r)) {
-            HTP_LOG_ERROR("%s: short response (%zu bytes)", name.c_str(), mr.size());
-            return GGML_STATUS_FAILED;
+            why = name + ": short response (" + std::to_string(mr.size()) + " bytes)";
+            return htp_outcome::recoverable;
         }
         memcpy(&r, mr.data(), sizeof(r));
-        if (r.magic != HTP_RESP_MAGIC || r.seq != sb.seq) {
-            HTP_LOG_ERROR("%s: malformed response (magic %08x, seq %" PRIu64 " for %" PRIu64 ")", name.c_str(), r.magic,
-                          r.seq, sb.seq);
-            return GGML_STATUS_FAILED;
+        // The answer is checked as the NPU checks the message: magic, sequence, op counts and
+        // the length they imply.
+        const bool ok_status = r.status == HTP_STATUS_OK;
+        if (r.magic != HTP_RESP_MAGIC || r.seq != sb.seq || r.n_ops > sb.ops.size() ||
+            (ok_status && r.n_ops != sb.ops.size()) || (!ok_status && r.failed_op >= sb.ops.size()) ||
+            mr.size() < htp_response_size(r.n_ops)) {
+            char text[192];
+            snprintf(text, sizeof(text),
+                     "malformed response (magic %08x, seq %" PRIu64 " for %" PRIu64 ", %u ops of %zu, %zu bytes)",
+                     r.magic, r.seq, sb.seq, r.n_ops, sb.ops.size(), mr.size());
+            why = name + ": " + text;
+            return htp_outcome::recoverable;
         }
         if (r.status != HTP_STATUS_OK) {
-            const bool known = r.failed_op < sb.ops.size();
-            HTP_LOG_ERROR("%s: op %u (%s '%s') failed on the NPU: %s", name.c_str(), r.failed_op,
-                          known ? sb.ops[r.failed_op].op.c_str() : "?", known ? sb.ops[r.failed_op].node.c_str() : "?",
-                          htp_status_name(r.status));
-            return GGML_STATUS_FAILED;
+            why = name + ": " + op_text(sb, r.failed_op) + " failed on the NPU: " + htp_status_name(r.status);
+            const bool fault = r.status == HTP_STATUS_MMU_FAULT || r.status == HTP_STATUS_DMA_ERROR;
+            return fault ? htp_outcome::recoverable : htp_outcome::failed;
         }
     }
+    return htp_outcome::ok;
+}
+
+// Sends a prepared batch to the device's sessions and checks every answer. A failure the NPU
+// comes back from restarts the device's sessions (unless the runtime already did: a dead or
+// hung process) and replays the batch once, on fresh fence sequence numbers; a second failure
+// is the graph's (docs/vhtp.md "Faults and recovery").
+ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_sent_batch & sb,
+                          htp_window_counters & window) {
+    if (!(reg.cfg.opstage & HTP_OPSTAGE_QUEUE)) {
+        return GGML_STATUS_SUCCESS;  // GGML_HEXAGON_OPSTAGE without bit 0: nothing goes to the NPU
+    }
+    const size_t n = d.sessions.size();
+    std::vector<std::vector<uint8_t>> resps;
+    std::vector<std::vector<uint8_t>> replay;  // the batch again, when it is replayed
+    for (int attempt = 0;; attempt++) {
+        if (sb.traced) {
+            d.trace->arm();
+        }
+        std::string why;
+        const htp_outcome o = htp_batch_exchange(d, sb, attempt ? replay : sb.msgs, resps, why);
+        if (o == htp_outcome::ok) {
+            break;
+        }
+        if (o == htp_outcome::failed || attempt > 0 || sb.comm) {
+            HTP_LOG_ERROR("%s%s", why.c_str(), attempt > 0 ? " (again, after a restart)" : "");
+            return GGML_STATUS_FAILED;
+        }
+        HTP_LOG_WARN("%s; restarting the session%s and replaying the batch", why.c_str(), n > 1 ? "s" : "");
+        for (auto & s : d.sessions) {
+            std::string error;
+            if (!s->reset(error)) {
+                HTP_LOG_ERROR("%s: cannot restart a session: %s", d.spec.name.c_str(), error.c_str());
+                return GGML_STATUS_FAILED;
+            }
+        }
+        replay = sb.msgs;
+        if (n > 1) {  // barriers the failed attempt passed must not count for the replay's
+            const uint32_t seq = d.fence_seq.fetch_add(batch_fence_span(sb.ops.size()));
+            for (auto & m : replay) {
+                memcpy(m.data() + offsetof(htp_msg_header, fence_seq), &seq, sizeof(seq));
+            }
+        }
+    }
+    if (sb.traced) {
+        d.trace->collect();
+    }
+    htp_batch_response r = {};
     memcpy(&r, resps[0].data(), sizeof(r));  // member 0's timings are the profile's
     window.maps += r.n_maps;
     window.unmaps += r.n_unmaps;

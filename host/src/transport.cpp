@@ -72,8 +72,18 @@ bool htp_session::exchange(const std::vector<uint8_t> & msg, std::vector<uint8_t
     return true;
 }
 
+bool htp_session::reset(std::string & error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    char err[512] = "";
+    if (vhtp_session_reset(static_cast<vhtp_session *>(handle_), err, sizeof(err)) != 0) {
+        error = err;
+        return false;
+    }
+    return true;
+}
+
 bool htp_session::exchange_all(const std::vector<htp_session *> & sessions, const std::vector<std::vector<uint8_t>> & msgs,
-                               std::vector<std::vector<uint8_t>> & resps, std::string & error) {
+                               std::vector<std::vector<uint8_t>> & resps, std::string & error, loss * lost) {
     // Each session carries one exchange at a time; a group's sessions are its own, so taking
     // their locks in member order cannot deadlock.
     std::vector<std::unique_lock<std::mutex>> locks;
@@ -82,10 +92,28 @@ bool htp_session::exchange_all(const std::vector<htp_session *> & sessions, cons
     }
     char err[512] = "";
     size_t sent = 0;
+    // A lost message: what the runtime says happened, with this batch's op if it was running.
+    auto note_loss = [&](vhtp_session * s) {
+        if (!lost) {
+            return;
+        }
+        vhtp_session_loss l;
+        vhtp_session_last_loss(s, &l);
+        lost->lost    = true;
+        lost->signal  = l.signal;
+        lost->hung_ms = l.hung_ms;
+        if (l.op_index >= 0) {
+            lost->op_index = l.op_index;
+        }
+    };
     for (; sent < sessions.size(); sent++) {
         auto * s = static_cast<vhtp_session *>(sessions[sent]->handle_);
-        if (vhtp_session_send(s, msgs[sent].data(), (uint32_t) msgs[sent].size(), err, sizeof(err)) != 0) {
+        const int rc = vhtp_session_send(s, msgs[sent].data(), (uint32_t) msgs[sent].size(), err, sizeof(err));
+        if (rc != 0) {
             error = err;
+            if (rc == VHTP_SESSION_LOST) {
+                note_loss(s);
+            }
             break;
         }
     }
@@ -97,9 +125,13 @@ bool htp_session::exchange_all(const std::vector<htp_session *> & sessions, cons
         auto * s = static_cast<vhtp_session *>(sessions[i]->handle_);
         resps[i].resize(VHTP_MAX_RESP_SIZE);
         uint32_t len = 0;
-        if (vhtp_session_recv(s, resps[i].data(), (uint32_t) resps[i].size(), &len, err, sizeof(err)) != 0) {
+        const int rc = vhtp_session_recv(s, resps[i].data(), (uint32_t) resps[i].size(), &len, err, sizeof(err));
+        if (rc != 0) {
             if (ok) {
                 error = err;
+            }
+            if (rc == VHTP_SESSION_LOST) {
+                note_loss(s);
             }
             ok = false;
             len = 0;

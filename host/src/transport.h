@@ -2,8 +2,9 @@
 // vHTP (vhtp/include/vhtp/vhtp.h) is here. Everything the backend asks of an NPU goes through
 // this file: the device profile, shared DDR buffers (named by fd) and sessions with their
 // message exchange (htp-abi messages in, responses out). No other host file sees the runtime's
-// headers (the build compiles only transport.cpp against them), so moving a session into its
-// own process, or onto real FastRPC, replaces transport.cpp alone.
+// headers (the build compiles only transport.cpp against them); the sessions themselves run in
+// the runtime's DSP process (docs/vhtp.md "The DSP process"), and moving onto real FastRPC
+// replaces transport.cpp alone.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -53,10 +54,25 @@ class htp_session {
     // Sends one message and waits for its response (one exchange at a time per session).
     bool exchange(const std::vector<uint8_t> & msg, std::vector<uint8_t> & resp, std::string & error);
 
+    // What ended an exchange whose messages were lost: the sessions' process died or one of its
+    // ops outran the watchdog (GGML_HEXAGON_WATCHDOG); the runtime has already restarted it and
+    // reopened the sessions, so the messages may be sent again (docs/vhtp.md "The DSP process").
+    struct loss {
+        bool     lost     = false;
+        int      signal   = 0;   // the signal the process died of, if it did
+        uint32_t hung_ms  = 0;   // how long the stuck op ran, if one did
+        int32_t  op_index = -1;  // the op of this exchange's batch that was running, if any
+    };
+
     // The members of a device group: sends msgs[i] to sessions[i], all of them before waiting
     // for any answer (the members synchronize among themselves), then collects every answer.
+    // A lost exchange returns false with *lost filled.
     static bool exchange_all(const std::vector<htp_session *> & sessions, const std::vector<std::vector<uint8_t>> & msgs,
-                             std::vector<std::vector<uint8_t>> & resps, std::string & error);
+                             std::vector<std::vector<uint8_t>> & resps, std::string & error, loss * lost = nullptr);
+
+    // Restarts the session after a fault, as a phone restarts a protection domain: its
+    // mappings, VTCM and queues start afresh; shared DDR buffers are untouched.
+    bool reset(std::string & error);
 
     const htp_device_profile & profile() const { return profile_; }
 

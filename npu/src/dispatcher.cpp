@@ -339,6 +339,7 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         }
 
         const uint64_t t0 = htp_cycles();
+        htp_session_op_begin(i, op->opcode);
         set_trace(ctx, trace, (uint16_t) op->opcode);
         uint32_t failed = i;  // the op a failure is reported for
         if (ctx->mdev.count > 1) {

@@ -136,6 +136,8 @@ int htp_hmx_store_entry(struct htp_hmx *, uint32_t, dma_addr_t, dma_addr_t) { re
 // (The dispatcher, which maps buffers, is linked with the kernels but tested on the vHTP.)
 int htp_mem_map(int, uint64_t, int, dma_addr_t *) { return HTP_STATUS_MAP_FAILED; }
 int htp_mem_unmap(int) { return HTP_STATUS_MAP_FAILED; }
+void htp_session_op_begin(uint32_t, uint32_t) {}
+
 int htp_fault_take(void) {
     const int f = test_double::g_fault;
     test_double::g_fault = 0;

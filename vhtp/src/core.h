@@ -15,6 +15,7 @@ struct work_queue;
 namespace vhtp {
 
 class dma_engine;
+struct dsp_progress;
 struct npu;
 struct mdev_member;
 
@@ -28,6 +29,8 @@ struct core {
     struct work_queue * wq  = nullptr;
     htp_session_info    sinfo{};
     std::atomic<mdev_member *> mdev{ nullptr };  // set while a device-group member (mdev-check.h)
+    struct dsp_progress * progress = nullptr;    // where the session is (dsp.h), set by its vhtp_session
+    std::atomic<bool> corrupt_answer{ false };   // GGML_HEXAGON_FAULT=corrupt@N fired (fault-inject.h)
 };
 
 // Creates session `session` of NPU `device` for `info`: info.n_hvx threads (at most the arch's

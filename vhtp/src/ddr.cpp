@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "dsp-client.h"
 #include "error.h"
 #include "vhtp/vhtp.h"
 
@@ -38,6 +39,9 @@ extern "C" VHTP_API int vhtp_ddr_alloc(uint64_t size, const char * name, void **
 }
 
 extern "C" VHTP_API void vhtp_ddr_free(int fd, void * host_ptr, uint64_t size) {
+    if (fd >= 0) {
+        vhtp::dsp_client_forget_fd(fd);  // the DSP process's copy goes too (dsp-client.h)
+    }
     if (host_ptr) {
         munmap(host_ptr, size);
     }

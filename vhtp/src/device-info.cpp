@@ -16,6 +16,7 @@
 
 #include "core.h"
 #include "error.h"
+#include "fault-inject.h"
 #include "window.h"
 #include "vhtp/vhtp.h"
 
@@ -142,6 +143,23 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
         return -1;
     }
     info->dma_thread = vhtp::default_dma_thread(info->n_hvx);  // the variable, else the host's cores
+
+    // Where the sessions run and how they are watched (docs/vhtp.md "The DSP process").
+    if (const char * s = getenv("GGML_HEXAGON_INPROC"); s && *s && ((s[0] != '0' && s[0] != '1') || s[1])) {
+        vhtp::set_error(err, err_len, "GGML_HEXAGON_INPROC=%s: expected 0 or 1", s);
+        return -1;
+    }
+    if (const char * s = getenv("GGML_HEXAGON_WATCHDOG"); s && *s) {
+        char *       end = nullptr;
+        const double sec = strtod(s, &end);
+        if (*end || !(sec >= 0)) {
+            vhtp::set_error(err, err_len, "GGML_HEXAGON_WATCHDOG=%s: expected seconds (0: no watchdog)", s);
+            return -1;
+        }
+    }
+    if (!vhtp::fault_inject_check(err, err_len)) {
+        return -1;
+    }
 
     if (const char * s = getenv("GGML_HEXAGON_VMEM"); s && *s) {
         // Up to the DDR area of the largest window the arch offers; a 32-bit session of a

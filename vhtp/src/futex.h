@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <climits>
+#include <ctime>
 #include <cstdint>
 
 namespace vhtp {
@@ -55,6 +56,32 @@ inline void wait_until(std::atomic<uint32_t> & word, std::atomic<uint32_t> & wai
         }
         waiters.fetch_sub(1, std::memory_order_seq_cst);
     }
+}
+
+// As wait_until, but gives up after about timeout_ms (sleeping in slices of at most that):
+// returns whether ready() holds. For waits that must notice something else meanwhile (the
+// host's wait for a DSP process that may have died: dsp-client.cpp).
+template <class Ready>
+inline bool wait_until_for(std::atomic<uint32_t> & word, std::atomic<uint32_t> & waiters, Ready ready, bool shared,
+                           uint32_t timeout_ms) {
+    for (int i = 0; i < kSpinIters; ++i) {
+        if (ready()) {
+            return true;
+        }
+        cpu_relax();
+    }
+    const uint32_t seen = word.load(std::memory_order_seq_cst);
+    if (ready()) {
+        return true;
+    }
+    struct timespec ts = { (time_t) (timeout_ms / 1000), (long) (timeout_ms % 1000) * 1000000L };
+    waiters.fetch_add(1, std::memory_order_seq_cst);
+    if (!ready()) {
+        syscall(SYS_futex, reinterpret_cast<uint32_t *>(&word), shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, seen, &ts,
+                nullptr, 0);
+    }
+    waiters.fetch_sub(1, std::memory_order_seq_cst);
+    return ready();
 }
 
 // Polls until ready() holds, never sleeping (a session's VHTP_SESSION_POLL: the host's

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 #include <new>
 
@@ -46,6 +47,24 @@ bool msg_queue::create(uint32_t max_msg, uint32_t max_resp, char * err, size_t e
     hdr_->resp.n_slots   = kRespSlots;
     hdr_->resp.slot_size = max_resp;
     hdr_->resp.offset    = resp_off;
+    return true;
+}
+
+bool msg_queue::attach(int fd, size_t size, char * err, size_t err_len) {
+    void * p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        set_error(err, err_len, "cannot map the session message queue: %s", strerror(errno));
+        ::close(fd);
+        return false;
+    }
+    fd_   = fd;
+    size_ = size;
+    mem_  = static_cast<uint8_t *>(p);
+    hdr_  = reinterpret_cast<queue_header *>(mem_);
+    if (hdr_->magic != kMagic) {
+        set_error(err, err_len, "the session message queue is not one (magic %08x)", hdr_->magic);
+        return false;
+    }
     return true;
 }
 
@@ -140,6 +159,36 @@ bool msg_queue::peek_response(const void ** data, uint32_t * len, bool poll) {
     memcpy(len, s, sizeof(*len));
     *data = s + 8;
     return true;
+}
+
+int msg_queue::peek_response_for(const void ** data, uint32_t * len, bool poll, uint32_t timeout_ms) {
+    ring_header &  r    = hdr_->resp;
+    const uint32_t tail = r.tail.load(std::memory_order_relaxed);
+    auto ready = [&] { return r.head.load(std::memory_order_acquire) != tail || closed(hdr_); };
+    if (poll) {
+        timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int i = 1; !ready(); ++i) {
+            if (i % kYieldIters == 0) {
+                sched_yield();
+                clock_gettime(CLOCK_MONOTONIC, &t);
+                if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= (long) timeout_ms) {
+                    return 0;
+                }
+            } else {
+                cpu_relax();
+            }
+        }
+    } else if (!wait_until_for(r.head, r.head_waiters, ready, true, timeout_ms)) {
+        return 0;
+    }
+    if (r.head.load(std::memory_order_acquire) == tail) {
+        return -1;  // closed with nothing left
+    }
+    const uint8_t * s = slot(r, tail);
+    memcpy(len, s, sizeof(*len));
+    *data = s + 8;
+    return 1;
 }
 
 void msg_queue::pop_response() {

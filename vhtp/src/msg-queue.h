@@ -40,7 +40,10 @@ class msg_queue {
     msg_queue & operator=(const msg_queue &) = delete;
 
     bool create(uint32_t max_msg, uint32_t max_resp, char * err, size_t err_len);
-    int  fd() const { return fd_; }
+    // The session side in another process: maps the memfd the host created (takes the fd).
+    bool attach(int fd, size_t size, char * err, size_t err_len);
+    int    fd() const { return fd_; }
+    size_t size() const { return size_; }
 
     // Host side. send blocks while the request ring is full; recv while no response is ready.
     // Both return false once the queue is closed.
@@ -48,6 +51,8 @@ class msg_queue {
     // Blocks (sleeping, or with poll spinning: spin_until) for the next response; the slot stays
     // owned by the ring until pop_response.
     bool peek_response(const void ** data, uint32_t * len, bool poll = false);
+    // As peek_response, but gives up after about timeout_ms: 1 got one, 0 not yet, -1 closed.
+    int peek_response_for(const void ** data, uint32_t * len, bool poll, uint32_t timeout_ms);
     void pop_response();
 
     // Session side.

@@ -1,24 +1,26 @@
-// vhtp_session: an NPU library loaded on a session core, fed by the message queue from a
-// dedicated session thread (the thread FastRPC would run htp_lib_handle on).
+// Sessions (session.h): the runtime half that runs an NPU library from a message queue, and the
+// host-facing handle of vhtp/vhtp.h, in this process or in the DSP process (dsp-client.cpp).
+#include "session.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <cstring>
 #include <future>
-#include <mutex>
-#include <string>
 #include <thread>
 
 #include "core.h"
+#include "dsp-client.h"
+#include "dsp.h"
 #include "error.h"
+#include "fault-inject.h"
 #include "fault.h"
 #include "htp-abi/htp-abi.h"
 #include "htp/session.h"
 #include "htp/timer.h"
 #include "mdev-check.h"
-#include "msg-queue.h"
-#include "vhtp/vhtp.h"
 
+namespace vhtp {
 namespace {
 
 using lib_arch_fn   = uint32_t (*)(void);
@@ -29,35 +31,37 @@ using lib_close_fn  = void (*)(void *);
 // Calls htp_lib_handle under a recovery point; returns false if it took an MMU fault.
 __attribute__((noinline)) bool guarded_handle(lib_handle_fn handle, void * ctx, const void * msg, uint32_t len,
                                               void * resp, uint32_t cap, uint32_t * resp_len, int * ret) {
-    vhtp::recovery_point rp(HTP_STATUS_MMU_FAULT);
+    recovery_point rp(HTP_STATUS_MMU_FAULT);
     if (sigsetjmp(rp.jb, 0) == 0) {
-        vhtp::arm(&rp);
+        arm(&rp);
         *ret = handle(ctx, msg, len, resp, cap, resp_len);
-        vhtp::disarm();
+        disarm();
         return true;
     }
-    vhtp::disarm();
+    disarm();
     return false;
 }
 
 __attribute__((noinline)) bool guarded_open(lib_open_fn open, const htp_session_info * info, void ** ctx, int * ret) {
-    vhtp::recovery_point rp(HTP_STATUS_MMU_FAULT);
+    recovery_point rp(HTP_STATUS_MMU_FAULT);
     if (sigsetjmp(rp.jb, 0) == 0) {
-        vhtp::arm(&rp);
+        arm(&rp);
         *ret = open(info, ctx);
-        vhtp::disarm();
+        disarm();
         return true;
     }
-    vhtp::disarm();
+    disarm();
     return false;
 }
 
-uint32_t write_status_response(void * resp, uint32_t cap, int status, uint64_t seq, uint64_t cycles) {
+uint32_t write_status_response(void * resp, uint32_t cap, int status, uint64_t seq, uint32_t failed_op,
+                               uint64_t cycles) {
     htp_batch_response r{};
-    r.magic  = HTP_RESP_MAGIC;
-    r.status = status;
-    r.seq    = seq;
-    r.cycles = cycles;
+    r.magic     = HTP_RESP_MAGIC;
+    r.status    = status;
+    r.seq       = seq;
+    r.failed_op = failed_op;
+    r.cycles    = cycles;
     if (cap < sizeof(r)) {
         return 0;
     }
@@ -65,34 +69,39 @@ uint32_t write_status_response(void * resp, uint32_t cap, int status, uint64_t s
     return sizeof(r);
 }
 
+uint64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
 }  // namespace
 
-struct vhtp_session {
-    struct vhtp_device_info info{};
-    vhtp::core *     core = nullptr;
-    vhtp::msg_queue  queue;
-    void *           lib  = nullptr;
-    std::string      lib_path;
-    lib_open_fn      lib_open   = nullptr;
-    lib_handle_fn    lib_handle = nullptr;
-    lib_close_fn     lib_close  = nullptr;
-    void *           lib_ctx    = nullptr;
-    std::thread      thread;
-    std::mutex       send_mu, recv_mu;  // host threads may share a session: one ring user at a time
-    uint64_t         outstanding = 0;   // messages sent and not yet received (under both locks' protocol)
-    bool             poll = false;      // VHTP_SESSION_POLL: recv polls instead of sleeping
-    std::mutex       count_mu;
-    std::promise<int> opened;  // htp_lib_open's status, from the session thread
+struct local_session {
+    core *                     core_ = nullptr;
+    std::shared_ptr<msg_queue> queue;
+    dsp_progress *             progress = nullptr;
+    void *                     lib      = nullptr;
+    lib_open_fn                lib_open   = nullptr;
+    lib_handle_fn              lib_handle = nullptr;
+    lib_close_fn               lib_close  = nullptr;
+    void *                     lib_ctx    = nullptr;
+    std::function<void(void *, uint32_t)> translate;
+    std::thread                thread;
+    std::promise<int>          opened;  // htp_lib_open's status, from the session thread
 
     void serve();
-    void handle_one(const void * msg, uint32_t len);
+    void handle_one(void * msg, uint32_t len);
 };
 
-void vhtp_session::handle_one(const void * msg, uint32_t len) {
+void local_session::handle_one(void * msg, uint32_t len) {
     void *   resp = nullptr;
     uint32_t cap  = 0;
-    if (!queue.response_slot(&resp, &cap)) {
+    if (!queue->response_slot(&resp, &cap)) {
         return;  // closing
+    }
+    if (translate) {
+        translate(msg, len);
     }
     uint64_t seq = 0;
     if (len >= sizeof(htp_msg_header)) {
@@ -102,20 +111,28 @@ void vhtp_session::handle_one(const void * msg, uint32_t len) {
             seq = h.seq;
         }
     }
+    if (progress) {
+        progress->op_index.store(0, std::memory_order_relaxed);
+        progress->msg_seq.store(seq, std::memory_order_relaxed);
+        progress->since_ns.store(now_ns(), std::memory_order_relaxed);
+        progress->busy.store(1, std::memory_order_release);
+    }
     const uint64_t t0       = htp_cycles();
     uint32_t       resp_len = 0;
     int            ret      = 0;
     uint32_t       out      = 0;
     if (!guarded_handle(lib_handle, lib_ctx, msg, len, resp, cap, &resp_len, &ret)) {
-        // The library faulted mid-message: the runtime answers for it, so the host never hangs.
+        // The library faulted mid-message: the runtime answers for it, so the host never hangs,
+        // naming the op it was in.
         htp_fault_take();
-        out = write_status_response(resp, cap, HTP_STATUS_MMU_FAULT, seq, htp_cycles() - t0);
+        const uint32_t op = progress ? progress->op_index.load(std::memory_order_relaxed) : 0;
+        out = write_status_response(resp, cap, HTP_STATUS_MMU_FAULT, seq, op, htp_cycles() - t0);
     } else {
-        vhtp::mdev_check_answer(core);  // no dirty L2 line may outlive the message (mdev-check.h)
+        mdev_check_answer(core_);  // no dirty L2 line may outlive the message (mdev-check.h)
         const int sticky = htp_fault_take();
         out              = std::min(resp_len, cap);
         if (out == 0 && (ret != 0 || sticky != 0)) {
-            out = write_status_response(resp, cap, ret != 0 ? ret : sticky, seq, htp_cycles() - t0);
+            out = write_status_response(resp, cap, ret != 0 ? ret : sticky, seq, 0, htp_cycles() - t0);
         } else if (sticky != 0 && out >= sizeof(htp_batch_response)) {
             // A fault the library did not collect must not turn into a silent success.
             htp_batch_response r;
@@ -126,30 +143,166 @@ void vhtp_session::handle_one(const void * msg, uint32_t len) {
             }
         }
     }
-    queue.push_response(out);
+    if (fault_inject_take_corrupt(core_) && out >= 8) {
+        reinterpret_cast<uint8_t *>(resp)[0] ^= 0x5a;  // GGML_HEXAGON_FAULT=corrupt: a garbled magic
+        reinterpret_cast<uint8_t *>(resp)[7] ^= 0xa5;
+    }
+    if (progress) {
+        progress->busy.store(0, std::memory_order_release);
+    }
+    queue->push_response(out);
 }
 
-void vhtp_session::serve() {
-    vhtp::bind_thread(core);
+void local_session::serve() {
+    bind_thread(core_);
     int ret = 0;
-    if (!guarded_open(lib_open, &core->sinfo, &lib_ctx, &ret)) {
+    if (!guarded_open(lib_open, &core_->sinfo, &lib_ctx, &ret)) {
         ret = HTP_STATUS_MMU_FAULT;
     }
     htp_fault_take();
     opened.set_value(ret);
     if (ret != 0) {
-        vhtp::bind_thread(nullptr);
+        bind_thread(nullptr);
         return;
     }
     const void * msg = nullptr;
     uint32_t     len = 0;
-    while (queue.next_request(&msg, &len)) {
-        handle_one(msg, len);
-        queue.pop_request();
+    while (queue->next_request(&msg, &len)) {
+        handle_one(const_cast<void *>(msg), len);  // the request slot is ours until popped
+        queue->pop_request();
     }
     lib_close(lib_ctx);
-    vhtp::bind_thread(nullptr);
+    bind_thread(nullptr);
 }
+
+local_session * local_open(const vhtp_session_config & cfg, std::shared_ptr<msg_queue> q, dsp_progress * progress,
+                           std::function<void(void *, uint32_t)> translate, struct vhtp_device_info * info_out, char * err,
+                           size_t err_len) {
+    if (!cfg.lib_path || !*cfg.lib_path) {
+        set_error(err, err_len, "vhtp_session_open: no NPU library path");
+        return nullptr;
+    }
+    const uint32_t known_flags = VHTP_SESSION_POLL | VHTP_SESSION_DMA64;
+    if (cfg.flags & ~known_flags) {
+        set_error(err, err_len, "vhtp_session_open: unknown flags 0x%x", cfg.flags & ~known_flags);
+        return nullptr;
+    }
+    struct vhtp_device_info info;
+    if (vhtp_device_info(&info, err, err_len) != 0) {
+        return nullptr;
+    }
+    if (cfg.flags & VHTP_SESSION_DMA64) {
+        if (!info.dma64_capable) {
+            set_error(err, err_len, "NPU %u: a v%u has no 64-bit DMA bases (VHTP_SESSION_DMA64 needs v81)", cfg.device,
+                      info.arch);
+            return nullptr;
+        }
+        info.dma64       = 1;
+        info.window_size = info.dma64_window_size;
+        info.vmem_budget = info.dma64_vmem_budget;
+    }
+    if (cfg.n_hvx != 0) {
+        info.n_hvx      = std::min({ cfg.n_hvx, info.n_hvx_hw, static_cast<uint32_t>(HTP_MAX_HVX_THREADS) });
+        info.dma_thread = default_dma_thread(info.n_hvx);
+    }
+    if (cfg.vtcm_size != 0) {
+        info.vtcm_size = cfg.vtcm_size;  // what the session asks of its NPU's pool (core_create checks)
+    }
+
+    // Load and check the library first: a wrong or broken library is the likeliest failure.
+    void * lib = dlopen(cfg.lib_path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        set_error(err, err_len, "cannot load NPU library %s: %s", cfg.lib_path, dlerror());
+        return nullptr;
+    }
+    const char * const names[] = { "htp_lib_arch", "htp_lib_open", "htp_lib_handle", "htp_lib_close" };
+    void *             syms[4];
+    for (int i = 0; i < 4; ++i) {
+        syms[i] = dlsym(lib, names[i]);
+        if (!syms[i]) {
+            set_error(err, err_len, "NPU library %s does not export %s", cfg.lib_path, names[i]);
+            dlclose(lib);
+            return nullptr;
+        }
+    }
+    register_fault_library(syms[1]);
+    const uint32_t lib_arch = reinterpret_cast<lib_arch_fn>(syms[0])();
+    if (lib_arch != info.arch) {
+        set_error(err, err_len, "NPU library %s is built for v%u but the device is v%u (GGML_HEXAGON_ARCH)",
+                  cfg.lib_path, lib_arch, info.arch);
+        dlclose(lib);
+        return nullptr;
+    }
+
+    local_session * s = new local_session;
+    s->lib            = lib;
+    s->queue          = std::move(q);
+    s->progress       = progress;
+    s->translate      = std::move(translate);
+    s->lib_open       = reinterpret_cast<lib_open_fn>(syms[1]);
+    s->lib_handle     = reinterpret_cast<lib_handle_fn>(syms[2]);
+    s->lib_close      = reinterpret_cast<lib_close_fn>(syms[3]);
+    s->core_          = core_create(info, cfg.device, cfg.session, err, err_len);
+    if (!s->core_) {
+        dlclose(lib);
+        delete s;
+        return nullptr;
+    }
+    s->core_->progress = progress;
+
+    std::future<int> result = s->opened.get_future();
+    s->thread               = std::thread([s] { s->serve(); });
+    const int status         = result.get();
+    if (status != 0) {
+        set_error(err, err_len, "htp_lib_open of %s failed: %s (%d)", cfg.lib_path, htp_status_name(status), status);
+        s->thread.join();
+        core_destroy(s->core_);
+        dlclose(lib);
+        delete s;
+        return nullptr;
+    }
+    *info_out = info;
+    return s;
+}
+
+void local_close(local_session * s, bool close_queue) {
+    if (!s) {
+        return;
+    }
+    if (close_queue) {
+        s->queue->close();
+    }
+    s->thread.join();  // the session thread calls htp_lib_close on its way out
+    core_destroy(s->core_);
+    dlclose(s->lib);
+    delete s;
+}
+
+namespace {
+
+// The progress slots of this process's in-process sessions (the DSP's are the host's to give).
+dsp_progress * inproc_progress_slot() {
+    static std::atomic<uint32_t> next{ 0 };
+    return &dsp_state()->progress[next.fetch_add(1, std::memory_order_relaxed) % kDspMaxSessions];
+}
+
+// Opens s's runtime half in this process on a fresh queue.
+bool open_here(vhtp_session * s, char * err, size_t err_len) {
+    auto q = std::make_shared<msg_queue>();
+    if (!q->create(VHTP_MAX_MSG_SIZE, VHTP_MAX_RESP_SIZE, err, err_len)) {
+        return false;
+    }
+    s->local = local_open(s->cfg, q, inproc_progress_slot(), nullptr, &s->info, err, err_len);
+    if (!s->local) {
+        return false;
+    }
+    std::lock_guard<std::mutex> lock(s->queue_mu);
+    s->queue = std::move(q);
+    return true;
+}
+
+}  // namespace
+}  // namespace vhtp
 
 extern "C" {
 
@@ -158,83 +311,17 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
         vhtp::set_error(err, err_len, "vhtp_session_open: no NPU library path");
         return nullptr;
     }
-    const uint32_t known_flags = VHTP_SESSION_POLL | VHTP_SESSION_DMA64;
-    if (cfg->flags & ~known_flags) {
-        vhtp::set_error(err, err_len, "vhtp_session_open: unknown flags 0x%x", cfg->flags & ~known_flags);
+    if (!vhtp::fault_inject_check(err, err_len)) {
         return nullptr;
     }
-    struct vhtp_device_info info;
-    if (vhtp_device_info(&info, err, err_len) != 0) {
-        return nullptr;
-    }
-    if (cfg->flags & VHTP_SESSION_DMA64) {
-        if (!info.dma64_capable) {
-            vhtp::set_error(err, err_len, "NPU %u: a v%u has no 64-bit DMA bases (VHTP_SESSION_DMA64 needs v81)",
-                            cfg->device, info.arch);
-            return nullptr;
-        }
-        info.dma64       = 1;
-        info.window_size = info.dma64_window_size;
-        info.vmem_budget = info.dma64_vmem_budget;
-    }
-    if (cfg->n_hvx != 0) {
-        info.n_hvx      = std::min({ cfg->n_hvx, info.n_hvx_hw, static_cast<uint32_t>(HTP_MAX_HVX_THREADS) });
-        info.dma_thread = vhtp::default_dma_thread(info.n_hvx);
-    }
-    if (cfg->vtcm_size != 0) {
-        info.vtcm_size = cfg->vtcm_size;  // what the session asks of its NPU's pool (core_create checks)
-    }
-
-    // Load and check the library first: a wrong or broken library is the likeliest failure.
-    void * lib = dlopen(cfg->lib_path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        vhtp::set_error(err, err_len, "cannot load NPU library %s: %s", cfg->lib_path, dlerror());
-        return nullptr;
-    }
-    const char * const names[] = { "htp_lib_arch", "htp_lib_open", "htp_lib_handle", "htp_lib_close" };
-    void *             syms[4];
-    for (int i = 0; i < 4; ++i) {
-        syms[i] = dlsym(lib, names[i]);
-        if (!syms[i]) {
-            vhtp::set_error(err, err_len, "NPU library %s does not export %s", cfg->lib_path, names[i]);
-            dlclose(lib);
-            return nullptr;
-        }
-    }
-    vhtp::register_fault_library(syms[1]);
-    const uint32_t lib_arch = reinterpret_cast<lib_arch_fn>(syms[0])();
-    if (lib_arch != info.arch) {
-        vhtp::set_error(err, err_len, "NPU library %s is built for v%u but the device is v%u (GGML_HEXAGON_ARCH)",
-                        cfg->lib_path, lib_arch, info.arch);
-        dlclose(lib);
-        return nullptr;
-    }
-
     vhtp_session * s = new vhtp_session;
-    s->info          = info;
-    s->lib           = lib;
     s->lib_path      = cfg->lib_path;
+    s->cfg           = *cfg;
+    s->cfg.lib_path  = s->lib_path.c_str();
     s->poll          = (cfg->flags & VHTP_SESSION_POLL) != 0;
-    s->lib_open      = reinterpret_cast<lib_open_fn>(syms[1]);
-    s->lib_handle    = reinterpret_cast<lib_handle_fn>(syms[2]);
-    s->lib_close     = reinterpret_cast<lib_close_fn>(syms[3]);
-    s->core          = vhtp::core_create(info, cfg->device, cfg->session, err, err_len);
-    if (!s->core || !s->queue.create(VHTP_MAX_MSG_SIZE, VHTP_MAX_RESP_SIZE, err, err_len)) {
-        vhtp::core_destroy(s->core);
-        dlclose(lib);
-        delete s;
-        return nullptr;
-    }
-
-    std::future<int> result = s->opened.get_future();
-    s->thread               = std::thread([s] { s->serve(); });
-    const int status         = result.get();
-    if (status != 0) {
-        vhtp::set_error(err, err_len, "htp_lib_open of %s failed: %s (%d)", cfg->lib_path, htp_status_name(status),
-                        status);
-        s->thread.join();
-        vhtp::core_destroy(s->core);
-        dlclose(lib);
+    s->last_loss.op_index = -1;
+    const bool ok = vhtp::dsp_remote() ? vhtp::dsp_client_open(s, err, err_len) : vhtp::open_here(s, err, err_len);
+    if (!ok) {
         delete s;
         return nullptr;
     }
@@ -245,10 +332,11 @@ VHTP_API void vhtp_session_close(struct vhtp_session * s) {
     if (!s) {
         return;
     }
-    s->queue.close();
-    s->thread.join();  // the session thread calls htp_lib_close on its way out
-    vhtp::core_destroy(s->core);
-    dlclose(s->lib);
+    if (s->remote) {
+        vhtp::dsp_client_close(s);
+    } else {
+        vhtp::local_close(s->local, true);
+    }
     delete s;
 }
 
@@ -262,11 +350,18 @@ VHTP_API int vhtp_session_send(struct vhtp_session * s, const void * msg, uint32
         return -1;
     }
     std::lock_guard<std::mutex> lock(s->send_mu);
+    if (s->remote) {
+        // The buffers the message names reach the DSP process first (dsp-client.cpp).
+        const int st = vhtp::dsp_client_before_send(s, msg, len, err, err_len);
+        if (st != 0) {
+            return st;
+        }
+    }
     {
         std::lock_guard<std::mutex> count(s->count_mu);
         s->outstanding++;
     }
-    if (!s->queue.send(msg, len)) {
+    if (!s->current_queue()->send(msg, len)) {
         std::lock_guard<std::mutex> count(s->count_mu);
         s->outstanding--;
         vhtp::set_error(err, err_len, "session is closed");
@@ -286,9 +381,16 @@ VHTP_API int vhtp_session_recv(struct vhtp_session * s, void * resp, uint32_t ca
             return -1;
         }
     }
-    const void * data = nullptr;
-    uint32_t     n    = 0;
-    if (!s->queue.peek_response(&data, &n, s->poll)) {
+    std::shared_ptr<vhtp::msg_queue> q    = s->current_queue();
+    const void *                     data = nullptr;
+    uint32_t                         n    = 0;
+    if (s->remote) {
+        // Waits in slices, watching the DSP process meanwhile (dsp-client.cpp).
+        const int st = vhtp::dsp_client_wait(s, q, &data, &n, err, err_len);
+        if (st != 0) {
+            return st;
+        }
+    } else if (!q->peek_response(&data, &n, s->poll)) {
         vhtp::set_error(err, err_len, "session is closed");
         return -1;
     }
@@ -301,10 +403,33 @@ VHTP_API int vhtp_session_recv(struct vhtp_session * s, void * resp, uint32_t ca
         return -1;
     }
     memcpy(resp, data, n);
-    s->queue.pop_response();
+    q->pop_response();
     std::lock_guard<std::mutex> count(s->count_mu);
     s->outstanding--;
     return 0;
+}
+
+VHTP_API void vhtp_session_last_loss(const struct vhtp_session * s, struct vhtp_session_loss * loss) {
+    *loss = s->last_loss;
+}
+
+VHTP_API int vhtp_session_reset(struct vhtp_session * s, char * err, size_t err_len) {
+    std::lock_guard<std::mutex> send(s->send_mu);
+    std::lock_guard<std::mutex> recv(s->recv_mu);
+    {
+        std::lock_guard<std::mutex> count(s->count_mu);
+        if (s->outstanding != 0) {
+            vhtp::set_error(err, err_len, "vhtp_session_reset: %llu messages are in flight",
+                            (unsigned long long) s->outstanding);
+            return -1;
+        }
+    }
+    if (s->remote) {
+        return vhtp::dsp_client_reset(s, err, err_len) ? 0 : -1;
+    }
+    vhtp::local_close(s->local, true);
+    s->local = nullptr;
+    return vhtp::open_here(s, err, err_len) ? 0 : -1;
 }
 
 }  // extern "C"

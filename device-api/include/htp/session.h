@@ -28,6 +28,13 @@ struct htp_session_info {
     struct htp_hmx * hmx;          // the session's HMX unit (htp/hmx.h), used under htp_hmx_acquire
 };
 
+HTP_DEVICE_API_BEGIN
+// Where the session is: the dispatcher calls it before each op it runs (op_index: the op's
+// place in the message; opcode: enum htp_opcode). The vHTP uses it for hang and crash reports
+// (the op a stuck or dead session was in) and for GGML_HEXAGON_FAULT's injections.
+HTP_DEVICE_API void htp_session_op_begin(uint32_t op_index, uint32_t opcode);
+HTP_DEVICE_API_END
+
 // Entry points of an NPU library (declared here, defined by the library).
 HTP_LIB_EXPORT uint32_t htp_lib_arch(void);
 HTP_LIB_EXPORT int htp_lib_open(const struct htp_session_info * info, void ** lib_ctx);

@@ -88,10 +88,35 @@ VHTP_API const struct vhtp_device_info * vhtp_session_device_info(const struct v
 // The session message queue (FIFO, in shared memory). send copies the message into the queue
 // (blocks while the queue is full); recv blocks for the next response and copies it out
 // (sleeping, or polling with VHTP_SESSION_POLL).
-// Each message yields exactly one response. Both return 0, or -1 with a reason in err.
+// Each message yields exactly one response. Both return 0, or -1 with a reason in err, or
+// VHTP_SESSION_LOST: the session's process (the DSP, docs/vhtp.md "The DSP process") died or
+// one of its ops ran past GGML_HEXAGON_WATCHDOG; the runtime has started a new one and
+// reopened the session, and the messages in flight are lost (send them again).
+// vhtp_session_last_loss says what happened.
+#define VHTP_SESSION_LOST (-2)
 VHTP_API int vhtp_session_send(struct vhtp_session * s, const void * msg, uint32_t len, char * err, size_t err_len);
 VHTP_API int vhtp_session_recv(struct vhtp_session * s, void * resp, uint32_t cap, uint32_t * len, char * err,
                                size_t err_len);
+
+struct vhtp_session_loss {
+    int32_t  signal;    // the signal the DSP process died of, 0 if it did not
+    uint32_t hung_ms;   // how long the stuck op had run when the watchdog stopped it, 0 if none
+    int32_t  op_index;  // the op of this session's lost message that was running, -1 if none of its
+                        // own (the fault was another session's, or between ops)
+    uint32_t opcode;    // with op_index >= 0
+    uint32_t device, session;  // the session (NPU, index) whose op died or hung
+};
+// What ended the session's last lost message (all zeros and op_index -1 before any loss).
+VHTP_API void vhtp_session_last_loss(const struct vhtp_session * s, struct vhtp_session_loss * loss);
+
+// Restarts a session, as a phone restarts a protection domain after a fault: the runtime state
+// (its mappings, VTCM, queues, pending DMA) starts afresh; shared DDR buffers are untouched.
+// No message may be in flight. Returns 0, or -1 with a reason.
+VHTP_API int vhtp_session_reset(struct vhtp_session * s, char * err, size_t err_len);
+
+// The DSP process's main, for the ggml-vhtp-dsp executable that the runtime starts beside
+// this library (docs/vhtp.md "The DSP process"); not for hosts.
+VHTP_API int vhtp_dsp_main(void);
 
 // Largest message / response the queue carries.
 #define VHTP_MAX_MSG_SIZE  (4u << 20)

@@ -1,0 +1,19 @@
+// ggml-vhtp-dsp: the DSP process that libggml-vhtp.so starts beside itself to run the sessions
+// apart from the host (vhtp/src/dsp.h). Not a program to run by hand.
+#include <cstdio>
+#include <cstring>
+
+#include "vhtp/vhtp.h"
+
+int main(int argc, char ** argv) {
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("ggml-vhtp-dsp: the virtual HTP's DSP process, started by libggml-vhtp.so with its control\n"
+               "socket and state page (docs/vhtp.md \"The DSP process\"); not run by hand.\n");
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "ggml-vhtp-dsp: takes no arguments (see --help)\n");
+        return 2;
+    }
+    return vhtp_dsp_main();
+}

@@ -1,0 +1,527 @@
+// The host's half of the DSP process (dsp-client.h, dsp.h).
+#include "dsp-client.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dsp.h"
+#include "error.h"
+#include "htp-abi/htp-abi.h"
+#include "htp-abi/htp-ops.h"
+#include "msg-queue.h"
+#include "session.h"
+
+extern char ** environ;
+
+namespace vhtp {
+
+struct remote_session {
+    uint32_t              slot;
+    std::atomic<uint64_t> gen_sent{ 0 };  // the DSP generation its last message went to
+};
+
+namespace {
+
+uint64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// GGML_HEXAGON_WATCHDOG: seconds one op may run before its session counts as hung (0: never).
+uint64_t watchdog_ns() {
+    static const uint64_t ns = [] {
+        const char * v = std::getenv("GGML_HEXAGON_WATCHDOG");
+        char *       end = nullptr;
+        const double s   = v && *v ? std::strtod(v, &end) : 600.0;
+        return (v && *v && (*end || s < 0)) ? uint64_t(600) * 1000000000ull : uint64_t(s * 1e9);
+    }();
+    return ns;
+}
+
+// The executable beside this library's file (ggml-vhtp-dsp).
+std::string dsp_executable() {
+    Dl_info info{};
+    std::string dir = ".";
+    if (dladdr(reinterpret_cast<void *>(&dsp_executable), &info) && info.dli_fname) {
+        char * real = realpath(info.dli_fname, nullptr);
+        dir         = real ? real : info.dli_fname;
+        free(real);
+        const size_t slash = dir.rfind('/');
+        dir                = slash == std::string::npos ? "." : dir.substr(0, slash);
+    }
+    return dir + "/ggml-vhtp-dsp";
+}
+
+std::string signal_text(int sig) {
+    const char * abbrev = sigabbrev_np(sig);
+    return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// The DSP process and the sessions it hosts.
+class dsp_link {
+  public:
+    std::mutex mu;  // everything below, and the control socket
+
+    bool open_session(vhtp_session * s, char * err, size_t err_len) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (pid_ <= 0 && !start(err, err_len)) {
+            return false;
+        }
+        uint32_t slot = 0;
+        while (slot < kDspMaxSessions && used_[slot]) {
+            slot++;
+        }
+        if (slot == kDspMaxSessions) {
+            set_error(err, err_len, "the DSP process hosts at most %u sessions", kDspMaxSessions);
+            return false;
+        }
+        auto * r = new remote_session;
+        r->slot  = slot;
+        s->remote = r;
+        if (!open_in_dsp(s, err, err_len)) {
+            s->remote = nullptr;
+            delete r;
+            stop_if_idle();
+            return false;
+        }
+        used_[slot] = true;
+        sessions_.push_back(s);
+        return true;
+    }
+
+    void close_session(vhtp_session * s) {
+        std::lock_guard<std::mutex> lock(mu);
+        s->current_queue()->close();
+        dsp_request req{};
+        req.kind = DSP_CLOSE;
+        req.slot = s->remote->slot;
+        dsp_reply rep;
+        request(req, nullptr, 0, rep);  // a dead DSP has closed it anyway
+        used_[s->remote->slot] = false;
+        for (size_t i = 0; i < sessions_.size(); i++) {
+            if (sessions_[i] == s) {
+                sessions_.erase(sessions_.begin() + (long) i);
+                break;
+            }
+        }
+        delete s->remote;
+        s->remote = nullptr;
+        stop_if_idle();
+    }
+
+    bool reset_session(vhtp_session * s, char * err, size_t err_len) {
+        std::lock_guard<std::mutex> lock(mu);
+        s->current_queue()->close();
+        dsp_request req{};
+        req.kind = DSP_CLOSE;
+        req.slot = s->remote->slot;
+        dsp_reply rep;
+        if (!request(req, nullptr, 0, rep)) {
+            restart(nullptr, "the DSP process died");
+            return true;  // restart reopened it
+        }
+        return open_in_dsp(s, err, err_len);
+    }
+
+    int before_send(vhtp_session * s, const void * msg, uint32_t len, char * err, size_t err_len) {
+        htp_msg_header h;
+        if (len < sizeof(h)) {
+            return 0;  // malformed: the dispatcher answers it
+        }
+        memcpy(&h, msg, sizeof(h));
+        if (h.magic != HTP_MSG_MAGIC || len < sizeof(h) + uint64_t(h.n_bufs) * sizeof(htp_buf_desc)) {
+            return 0;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        s->remote->gen_sent.store(generation_, std::memory_order_relaxed);
+        if (h.kind != HTP_MSG_OPS) {
+            return 0;  // an UNMAP names buffers the DSP holds, or ones it never saw (ignored there)
+        }
+        const auto * bufs = reinterpret_cast<const htp_buf_desc *>(static_cast<const uint8_t *>(msg) + sizeof(h));
+        std::vector<int> fds;
+        for (uint32_t i = 0; i < h.n_bufs; i++) {
+            const int fd = bufs[i].fd;
+            struct stat st;
+            if (fstat(fd, &st) != 0) {
+                continue;  // not a descriptor: the DSP cannot map it either, and says so
+            }
+            auto it = sent_.find(fd);
+            if (it != sent_.end() && it->second == st.st_ino) {
+                continue;
+            }
+            sent_[fd] = st.st_ino;
+            fds.push_back(fd);
+        }
+        for (size_t i = 0; i < fds.size(); i += kDspMaxFds) {
+            dsp_request req{};
+            req.kind  = DSP_FDS;
+            req.n_fds = (uint32_t) std::min<size_t>(kDspMaxFds, fds.size() - i);
+            for (uint32_t k = 0; k < req.n_fds; k++) {
+                req.fds[k] = fds[i + k];
+            }
+            dsp_reply rep;
+            if (!request(req, &fds[i], req.n_fds, rep)) {
+                restart(nullptr, "the DSP process died");
+                set_error(err, err_len, "%s", loss_text_.c_str());
+                s->last_loss.op_index = -1;
+                return VHTP_SESSION_LOST;  // nothing of this message was sent
+            }
+            if (rep.status != 0) {
+                set_error(err, err_len, "%s", rep.err);
+                return -1;
+            }
+        }
+        return 0;
+    }
+
+    // One slice of waiting is over with no answer: is the DSP still alive and every op within
+    // the watchdog? Restarts it when not. Returns the generation now.
+    uint64_t check() {
+        std::lock_guard<std::mutex> lock(mu);
+        if (pid_ <= 0) {
+            return generation_;
+        }
+        int   status = 0;
+        pid_t r      = waitpid(pid_, &status, WNOHANG);
+        if (r == pid_) {
+            pid_ = -1;
+            restart(&status, nullptr);
+            return generation_;
+        }
+        const uint64_t limit = watchdog_ns();
+        if (limit == 0) {
+            return generation_;
+        }
+        const uint64_t now = now_ns();
+        for (vhtp_session * s : sessions_) {
+            const dsp_progress & p = shared_->progress[s->remote->slot];
+            const uint64_t since = p.since_ns.load(std::memory_order_acquire);
+            if (p.busy.load(std::memory_order_acquire) && now > since && now - since > limit) {
+                kill(pid_, SIGKILL);
+                waitpid(pid_, &status, 0);
+                pid_ = -1;
+                hung_slot_ = (int32_t) s->remote->slot;
+                hung_ns_   = now - since;
+                restart(nullptr, nullptr);
+                return generation_;
+            }
+        }
+        return generation_;
+    }
+
+    uint64_t generation() {
+        std::lock_guard<std::mutex> lock(mu);
+        return generation_;
+    }
+
+    std::string loss_text() {
+        std::lock_guard<std::mutex> lock(mu);
+        return loss_text_;
+    }
+
+    void forget_fd(int fd) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (pid_ <= 0 || !sent_.erase(fd)) {
+            return;
+        }
+        dsp_request req{};
+        req.kind   = DSP_FORGET;
+        req.n_fds  = 1;
+        req.fds[0] = fd;
+        dsp_reply rep;
+        request(req, nullptr, 0, rep);
+    }
+
+  private:
+    pid_t                       pid_  = -1;
+    int                         sock_ = -1;
+    int                         shared_fd_ = -1;
+    dsp_shared *                shared_    = nullptr;
+    uint64_t                    generation_ = 1;
+    bool                        used_[kDspMaxSessions] = {};
+    std::vector<vhtp_session *> sessions_;
+    std::map<int, ino_t>        sent_;  // host fd -> the inode the DSP holds for it
+    int32_t                     hung_slot_ = -1;
+    uint64_t                    hung_ns_   = 0;
+    std::string                 loss_text_;
+
+    bool start(char * err, size_t err_len) {
+        if (!shared_) {  // kept across restarts (fault counters; dsp.h)
+            shared_fd_ = memfd_create("vhtp-dsp-state", MFD_CLOEXEC);
+            if (shared_fd_ < 0 || ftruncate(shared_fd_, sizeof(dsp_shared)) != 0) {
+                set_error(err, err_len, "cannot create the DSP state page: %s", strerror(errno));
+                return false;
+            }
+            void * p = mmap(nullptr, sizeof(dsp_shared), PROT_READ | PROT_WRITE, MAP_SHARED, shared_fd_, 0);
+            if (p == MAP_FAILED) {
+                set_error(err, err_len, "cannot map the DSP state page: %s", strerror(errno));
+                return false;
+            }
+            shared_        = new (p) dsp_shared{};
+            shared_->magic = kDspMagic;
+        }
+        shared_->crash_signal.store(0);
+        shared_->crash_slot.store(-1);
+        for (dsp_progress & p : shared_->progress) {
+            p.busy.store(0);
+        }
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+            set_error(err, err_len, "cannot create the DSP control socket: %s", strerror(errno));
+            return false;
+        }
+        // The child gets them as descriptors 3 and 4 (dup2 clears CLOEXEC), from copies numbered
+        // 10 or more, so that neither dup2 overwrites the other's source.
+        const int ctl_hi   = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+        const int state_hi = fcntl(shared_fd_, F_DUPFD_CLOEXEC, 10);
+        ::close(sv[1]);
+        const std::string exe = dsp_executable();
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, ctl_hi, 3);
+        posix_spawn_file_actions_adddup2(&fa, state_hi, 4);
+        char        a0[] = "ggml-vhtp-dsp";
+        char *      argv[] = { a0, nullptr };
+        pid_t       pid    = -1;
+        const int   rc     = ctl_hi < 0 || state_hi < 0 ? errno
+                                                        : posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        ::close(ctl_hi);
+        ::close(state_hi);
+        if (rc != 0) {
+            ::close(sv[0]);
+            set_error(err, err_len, "cannot start the DSP process %s: %s (GGML_HEXAGON_INPROC=1 runs the sessions "
+                      "in this process)", exe.c_str(), strerror(rc));
+            return false;
+        }
+        pid_  = pid;
+        sock_ = sv[0];
+        return true;
+    }
+
+    void stop_if_idle() {
+        if (!sessions_.empty() || pid_ <= 0) {
+            return;
+        }
+        ::close(sock_);  // the DSP's control loop sees the end and exits
+        sock_ = -1;
+        int status;
+        waitpid(pid_, &status, 0);
+        pid_ = -1;
+        sent_.clear();
+    }
+
+    // One request and its reply; false when the DSP is gone (the socket broke).
+    bool request(const dsp_request & req, const int * fds, uint32_t n_fds, dsp_reply & rep) {
+        if (sock_ < 0) {
+            return false;
+        }
+        iovec  iov = { const_cast<dsp_request *>(&req), sizeof(req) };
+        msghdr m{};
+        m.msg_iov    = &iov;
+        m.msg_iovlen = 1;
+        std::vector<char> ctl(CMSG_SPACE(sizeof(int) * (n_fds ? n_fds : 1)));
+        if (n_fds) {
+            m.msg_control    = ctl.data();
+            m.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+            cmsghdr * c      = CMSG_FIRSTHDR(&m);
+            c->cmsg_level    = SOL_SOCKET;
+            c->cmsg_type     = SCM_RIGHTS;
+            c->cmsg_len      = CMSG_LEN(sizeof(int) * n_fds);
+            memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
+        }
+        if (sendmsg(sock_, &m, MSG_NOSIGNAL) != (ssize_t) sizeof(req)) {
+            return false;
+        }
+        ssize_t n;
+        do {
+            n = recv(sock_, &rep, sizeof(rep), 0);
+        } while (n < 0 && errno == EINTR);
+        return n == (ssize_t) sizeof(rep);
+    }
+
+    // Opens s (its slot and config) in the running DSP on a fresh queue.
+    bool open_in_dsp(vhtp_session * s, char * err, size_t err_len) {
+        auto q = std::make_shared<msg_queue>();
+        if (!q->create(VHTP_MAX_MSG_SIZE, VHTP_MAX_RESP_SIZE, err, err_len)) {
+            return false;
+        }
+        dsp_request req{};
+        req.kind           = DSP_OPEN;
+        req.slot           = s->remote->slot;
+        req.open.device    = s->cfg.device;
+        req.open.session   = s->cfg.session;
+        req.open.n_hvx     = s->cfg.n_hvx;
+        req.open.vtcm_size = s->cfg.vtcm_size;
+        req.open.flags     = s->cfg.flags;
+        snprintf(req.open.lib_path, sizeof(req.open.lib_path), "%s", s->lib_path.c_str());
+        req.queue_size     = q->size();
+        const int qfd      = q->fd();
+        dsp_reply rep;
+        if (!request(req, &qfd, 1, rep)) {
+            int status = 0;
+            const bool died = pid_ > 0 && waitpid(pid_, &status, 0) == pid_;
+            set_error(err, err_len, "the DSP process %s before the session opened",
+                      died && WIFSIGNALED(status) ? ("died of " + signal_text(WTERMSIG(status))).c_str()
+                      : died                      ? ("exited with status " + std::to_string(WEXITSTATUS(status))).c_str()
+                                                  : "stopped answering");
+            if (died) {
+                pid_ = -1;
+            }
+            return false;
+        }
+        if (rep.status != 0) {
+            set_error(err, err_len, "%s", rep.err);
+            return false;
+        }
+        s->info = rep.info;
+        std::lock_guard<std::mutex> lock(s->queue_mu);
+        s->queue = std::move(q);
+        return true;
+    }
+
+    // The DSP died (wait status, when reaped here) or was killed as hung (hung_slot_): record
+    // what happened for every session, start a new DSP and reopen every session in it.
+    void restart(const int * wait_status, const char * why) {
+        if (pid_ > 0) {  // the socket broke: reap it
+            int status = 0;
+            kill(pid_, SIGKILL);
+            waitpid(pid_, &status, 0);
+            pid_        = -1;
+            wait_status = &status;
+            record_loss(wait_status, why);
+        } else {
+            record_loss(wait_status, why);
+        }
+        generation_++;
+        ::close(sock_);
+        sock_ = -1;
+        sent_.clear();
+        for (vhtp_session * s : sessions_) {
+            s->current_queue()->close();  // wakes anyone blocked on the old rings
+        }
+        char err[512] = "";
+        if (!start(err, sizeof(err))) {
+            loss_text_ += std::string("; restarting it failed: ") + err;
+            return;
+        }
+        for (vhtp_session * s : sessions_) {
+            if (!open_in_dsp(s, err, sizeof(err))) {
+                loss_text_ += std::string("; reopening NPU ") + std::to_string(s->cfg.device) + " session " +
+                              std::to_string(s->cfg.session) + " failed: " + err;
+            }
+        }
+    }
+
+    void record_loss(const int * wait_status, const char * why) {
+        const int32_t sig = wait_status && WIFSIGNALED(*wait_status) ? WTERMSIG(*wait_status) : 0;
+        int32_t slot = hung_slot_ >= 0 ? hung_slot_ : shared_->crash_slot.load();
+        vhtp_session * culprit = nullptr;
+        for (vhtp_session * s : sessions_) {
+            if ((int32_t) s->remote->slot == slot) {
+                culprit = s;
+            }
+        }
+        const dsp_progress * cp = culprit ? &shared_->progress[culprit->remote->slot] : nullptr;
+        std::string where = culprit ? "NPU " + std::to_string(culprit->cfg.device) + " session " +
+                                          std::to_string(culprit->cfg.session) + ", op " +
+                                          std::to_string(cp->op_index.load()) + " of its batch (" +
+                                          htp_opcode_name(cp->opcode.load()) + ")"
+                                    : std::string("no session's op");
+        if (hung_slot_ >= 0) {
+            loss_text_ = "an op of " + where + " ran for " + std::to_string(hung_ns_ / 1000000) +
+                         " ms, past GGML_HEXAGON_WATCHDOG; the DSP process was stopped";
+        } else if (sig) {
+            loss_text_ = "the DSP process died of " + signal_text(sig) + " in " + where;
+        } else {
+            loss_text_ = std::string(why ? why : "the DSP process exited") + " (in " + where + ")";
+        }
+        for (vhtp_session * s : sessions_) {
+            const dsp_progress & p = shared_->progress[s->remote->slot];
+            vhtp_session_loss    l{};
+            l.signal   = sig;
+            l.hung_ms  = hung_slot_ >= 0 ? (uint32_t) (hung_ns_ / 1000000) : 0;
+            l.op_index = s == culprit && p.busy.load() ? (int32_t) p.op_index.load() : -1;
+            l.opcode   = p.opcode.load();
+            l.device   = culprit ? culprit->cfg.device : 0;
+            l.session  = culprit ? culprit->cfg.session : 0;
+            s->last_loss = l;
+        }
+        hung_slot_ = -1;
+        hung_ns_   = 0;
+    }
+};
+
+dsp_link & link() {
+    static dsp_link * l = new dsp_link;  // never destroyed: sessions may close during exit
+    return *l;
+}
+
+}  // namespace
+
+bool dsp_client_open(vhtp_session * s, char * err, size_t err_len) {
+    return link().open_session(s, err, err_len);
+}
+
+void dsp_client_close(vhtp_session * s) {
+    link().close_session(s);
+}
+
+bool dsp_client_reset(vhtp_session * s, char * err, size_t err_len) {
+    return link().reset_session(s, err, err_len);
+}
+
+int dsp_client_before_send(vhtp_session * s, const void * msg, uint32_t len, char * err, size_t err_len) {
+    return link().before_send(s, msg, len, err, err_len);
+}
+
+int dsp_client_wait(vhtp_session * s, const std::shared_ptr<msg_queue> & q, const void ** data, uint32_t * len,
+                    char * err, size_t err_len) {
+    dsp_link & l = link();
+    for (;;) {
+        const uint64_t gen = s->remote->gen_sent.load(std::memory_order_relaxed);
+        if (gen != l.generation()) {
+            break;  // the DSP that had our message is gone
+        }
+        const int got = q->peek_response_for(data, len, s->poll, 100);
+        if (got == 1) {
+            return 0;
+        }
+        if (got < 0 && gen == l.generation()) {
+            set_error(err, err_len, "session is closed");
+            return -1;
+        }
+        if (l.check() != gen) {
+            break;
+        }
+    }
+    std::lock_guard<std::mutex> count(s->count_mu);
+    s->outstanding = 0;  // every message in flight went with the old DSP
+    set_error(err, err_len, "%s", l.loss_text().c_str());
+    return VHTP_SESSION_LOST;
+}
+
+void dsp_client_forget_fd(int fd) {
+    link().forget_fd(fd);
+}
+
+}  // namespace vhtp

@@ -71,6 +71,34 @@ std::string dsp_executable() {
     return dir + "/ggml-vhtp-dsp";
 }
 
+// The host's environment for the DSP process (GGML_HEXAGON_* included), but for LD_PRELOAD
+// entries other than sanitizer runtimes: a preloaded library that loads ggml's backends (as the
+// tests' libload-all-backends.so does) would open sessions from inside the DSP.
+std::vector<std::string> dsp_environment() {
+    std::vector<std::string> env;
+    for (char ** e = environ; *e; e++) {
+        if (strncmp(*e, "LD_PRELOAD=", 11) != 0) {
+            env.emplace_back(*e);
+            continue;
+        }
+        std::string kept, list = *e + 11;
+        for (size_t start = 0; start <= list.size();) {
+            size_t end = list.find_first_of(": ", start);
+            end        = end == std::string::npos ? list.size() : end;
+            const std::string lib = list.substr(start, end - start);
+            if (lib.find("clang_rt") != std::string::npos || lib.find("libasan") != std::string::npos ||
+                lib.find("libtsan") != std::string::npos || lib.find("libubsan") != std::string::npos) {
+                kept += (kept.empty() ? "" : ":") + lib;
+            }
+            start = end + 1;
+        }
+        if (!kept.empty()) {
+            env.push_back("LD_PRELOAD=" + kept);
+        }
+    }
+    return env;
+}
+
 std::string signal_text(int sig) {
     const char * abbrev = sigabbrev_np(sig);
     return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
@@ -299,11 +327,17 @@ class dsp_link {
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, ctl_hi, 3);
         posix_spawn_file_actions_adddup2(&fa, state_hi, 4);
-        char        a0[] = "ggml-vhtp-dsp";
-        char *      argv[] = { a0, nullptr };
-        pid_t       pid    = -1;
-        const int   rc     = ctl_hi < 0 || state_hi < 0 ? errno
-                                                        : posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, environ);
+        char                a0[] = "ggml-vhtp-dsp";
+        char *              argv[] = { a0, nullptr };
+        std::vector<std::string> env_store = dsp_environment();
+        std::vector<char *> envp;
+        for (std::string & e : env_store) {
+            envp.push_back(&e[0]);
+        }
+        envp.push_back(nullptr);
+        pid_t     pid = -1;
+        const int rc  = ctl_hi < 0 || state_hi < 0 ? errno
+                                                   : posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, envp.data());
         posix_spawn_file_actions_destroy(&fa);
         ::close(ctl_hi);
         ::close(state_hi);

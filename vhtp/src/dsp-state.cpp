@@ -1,5 +1,7 @@
 // Where this process's sessions keep their shared state (dsp.h): the DSP process's page from
 // the host, or a private one here.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -21,6 +23,20 @@ dsp_shared * dsp_state() {
 
 void dsp_set_state(dsp_shared * shared) {
     g_state = shared;
+}
+
+bool dsp_is_this_process() {
+    static const bool dsp = [] {
+        char         path[4096];
+        const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+        if (n <= 0) {
+            return false;
+        }
+        path[n]            = 0;
+        const char * slash = strrchr(path, '/');
+        return strcmp(slash ? slash + 1 : path, "ggml-vhtp-dsp") == 0;
+    }();
+    return dsp;
 }
 
 bool dsp_remote() {

@@ -59,6 +59,8 @@ dsp_shared * dsp_state();
 bool dsp_remote();
 // In the DSP process: the page the host handed over (dsp-server.cpp).
 void dsp_set_state(dsp_shared * shared);
+// Whether this process is the DSP process (ggml-vhtp-dsp).
+bool dsp_is_this_process();
 
 // Control packets (host -> DSP requests, each answered by one dsp_reply).
 enum dsp_kind : uint32_t {

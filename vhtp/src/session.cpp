@@ -314,6 +314,10 @@ VHTP_API struct vhtp_session * vhtp_session_open(const struct vhtp_session_confi
     if (!vhtp::fault_inject_check(err, err_len)) {
         return nullptr;
     }
+    if (vhtp::dsp_is_this_process()) {  // a host library loaded into the DSP must not start another
+        vhtp::set_error(err, err_len, "vhtp_session_open: not from inside the DSP process");
+        return nullptr;
+    }
     vhtp_session * s = new vhtp_session;
     s->lib_path      = cfg->lib_path;
     s->cfg           = *cfg;

@@ -15,13 +15,13 @@ expect_refused() {
     local out rc
     out=$(env "$@" "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1); rc=$?
     [ $rc -eq 0 ] || fail "$what: test-backend-ops exited $rc (crash?): $out"
-    echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: CPU' || fail "$what: the CPU backend was not listed: $out"
-    echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: HTP' && fail "$what: an HTP device was registered: $out"
+    grep -qE '^Backend [0-9]+/[0-9]+: CPU' <<<"$out" || fail "$what: the CPU backend was not listed: $out"
+    grep -qE '^Backend [0-9]+/[0-9]+: HTP' <<<"$out" && fail "$what: an HTP device was registered: $out"
     local n
-    n=$(echo "$out" | grep -cE "^ggml-hexagon: .*$pattern")
+    n=$(grep -cE "^ggml-hexagon: .*$pattern" <<<"$out")
     [ "$n" -eq 1 ] || fail "$what: expected one error line matching '$pattern', got $n: $out"
-    [ "$(echo "$out" | grep -c '^ggml-hexagon:')" -eq 1 ] || fail "$what: more than one line from ggml-hexagon: $out"
-    echo "ok: $what -> $(echo "$out" | grep -E "^ggml-hexagon: .*$pattern")"
+    [ "$(grep -c '^ggml-hexagon:' <<<"$out")" -eq 1 ] || fail "$what: more than one line from ggml-hexagon: $out"
+    echo "ok: $what -> $(grep -E "^ggml-hexagon: .*$pattern" <<<"$out")"
 }
 
 # expect_kept "what" "pattern of the warning line" [env assignments...]: HTP0 registered, and
@@ -31,11 +31,11 @@ expect_kept() {
     local out rc
     out=$(env "$@" "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1); rc=$?
     [ $rc -eq 0 ] || fail "$what: test-backend-ops exited $rc (crash?): $out"
-    echo "$out" | grep -qE '^Backend [0-9]+/[0-9]+: HTP0' || fail "$what: HTP0 was not registered: $out"
-    [ "$(echo "$out" | grep -cE "^ggml-hexagon: .*$pattern")" -eq 1 ] ||
+    grep -qE '^Backend [0-9]+/[0-9]+: HTP0' <<<"$out" || fail "$what: HTP0 was not registered: $out"
+    [ "$(grep -cE "^ggml-hexagon: .*$pattern" <<<"$out")" -eq 1 ] ||
         fail "$what: expected one line matching '$pattern': $out"
-    [ "$(echo "$out" | grep -c '^ggml-hexagon:')" -eq 1 ] || fail "$what: more than one line from ggml-hexagon: $out"
-    echo "ok: $what -> HTP0 kept, $(echo "$out" | grep -E "^ggml-hexagon: .*$pattern")"
+    [ "$(grep -c '^ggml-hexagon:' <<<"$out")" -eq 1 ] || fail "$what: more than one line from ggml-hexagon: $out"
+    echo "ok: $what -> HTP0 kept, $(grep -E "^ggml-hexagon: .*$pattern" <<<"$out")"
 }
 
 # What the devices are: refused.

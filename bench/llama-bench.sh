@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # llama-bench of the default model on HTP0 and on ggml's CPU backend in one run: prompt
-# processing (pp512) and token generation (tg128), tokens per second, and the HTP0/CPU ratio.
+# processing (pp8 .. pp512) and token generation (tg128), tokens per second, and the HTP0/CPU ratio.
 # Writes the table, with the date, the commit measured and the host's load, to
 # docs/bench-llama.md (or OUT), and without OUT also into README.md (between its bench-llama
 # marks). Not a test: numbers depend on the machine and its load (the vHTP runs on the same
 # host cores as the CPU backend).
-#   bench/llama-bench.sh [OUT]     env: REPS (default 1), PP (512), TG (128)
+#   bench/llama-bench.sh [OUT]     env: REPS (default 1), PP (8,16,32,64,128,512: chat-sized prompts
+#                                  and a long one), TG (128)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 case "${1:-}" in
     -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
@@ -26,7 +27,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -f "$MODEL" ] || die "no model at $MODEL: run scripts/deps.sh first"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pp=${PP:-512}; tg=${TG:-128}; reps=${REPS:-1}
+pp=${PP:-8,16,32,64,128,512}; tg=${TG:-128}; reps=${REPS:-1}
 run() {  # name, llama-bench device args...
     local name=$1; shift
     log "llama-bench on $name: pp$pp, tg$tg, $reps repetition(s)"

@@ -349,7 +349,26 @@ class dsp_link {
         }
         pid_  = pid;
         sock_ = sv[0];
+        // A control request is answered at once, but closing a session joins its thread: one
+        // stuck in an op never answers, and the DSP is then stopped (request()).
+        const timeval tv = { kControlTimeoutS, 0 };
+        setsockopt(sock_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         return true;
+    }
+
+    static constexpr int kControlTimeoutS = 30;
+
+    // Reaps the DSP, giving it `grace_ms` to exit on its own before SIGKILL.
+    void reap(int grace_ms, int * status) {
+        for (int waited = 0; waitpid(pid_, status, WNOHANG) == 0; waited += 10) {
+            if (waited >= grace_ms) {
+                kill(pid_, SIGKILL);
+                waitpid(pid_, status, 0);
+                break;
+            }
+            usleep(10000);
+        }
+        pid_ = -1;
     }
 
     void stop_if_idle() {
@@ -359,8 +378,7 @@ class dsp_link {
         ::close(sock_);  // the DSP's control loop sees the end and exits
         sock_ = -1;
         int status;
-        waitpid(pid_, &status, 0);
-        pid_ = -1;
+        reap(5000, &status);  // a session stuck in an op would keep it from exiting
         sent_.clear();
     }
 
@@ -390,6 +408,9 @@ class dsp_link {
         do {
             n = recv(sock_, &rep, sizeof(rep), 0);
         } while (n < 0 && errno == EINTR);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && pid_ > 0) {
+            kill(pid_, SIGKILL);  // no answer within kControlTimeoutS: stuck; the caller restarts it
+        }
         return n == (ssize_t) sizeof(rep);
     }
 

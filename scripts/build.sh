@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds ggml-hexagon (host backend, vHTP, NPU libraries v73..v81, tests) into $BUILD
 # (default ./build) and stages the llama.cpp tools beside our libraries in $BUILD/bin.
-#   scripts/build.sh [-DVAR=VALUE...]   env: GGML_HEXAGON_BUILD (build folder), JOBS, CXX/CC (clang-16)
+#   scripts/build.sh [-DVAR=VALUE...]   env: GGML_HEXAGON_BUILD (build folder), JOBS, CXX/CC (clang-16),
+#                                       GGML_HEXAGON_CCACHE=1 (compile through ccache)
 # -D/-U arguments go to cmake's configure step (e.g. -DGGML_HEXAGON_SANITIZE=address,undefined).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 for arg in "$@"; do
@@ -22,6 +23,14 @@ if [ ! -f "$BUILD/CMakeCache.txt" ] && [ -z "${CXX:-}" ]; then
     command -v clang++-16 >/dev/null || die "no clang++-16: run scripts/deps.sh first (or set CXX and CC)"
     compiler_args=(-DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_C_COMPILER=clang-16)
 fi
+# GGML_HEXAGON_CCACHE=1 (a new build folder): compile through ccache (scripts/deps.sh installs it)
+# with paths relative to the checkout's parent, so several checkouts share objects. Off by
+# default: a shared object keeps the first checkout's folder in its debug information.
+if [ ! -f "$BUILD/CMakeCache.txt" ] && [ "${GGML_HEXAGON_CCACHE:-0}" = 1 ]; then
+    command -v ccache >/dev/null || die "GGML_HEXAGON_CCACHE=1 but no ccache: run scripts/deps.sh first"
+    compiler_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$ROOT")} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 if [ ! -f "$BUILD/build.ninja" ] || [ $# -gt 0 ]; then
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler_args[@]}" \
         -DLLAMA_SRC="$LLAMA_SRC" -DLLAMA_BUILD="$LLAMA_BUILD" -DGGML_HEXAGON_WERROR=ON "${model_arg[@]}" "$@" >/dev/null

@@ -22,6 +22,8 @@ command -v cmake >/dev/null || need_pkgs+=(cmake)
 command -v ninja >/dev/null || need_pkgs+=(ninja-build)
 command -v g++ >/dev/null || need_pkgs+=(g++)
 command -v unzip >/dev/null || need_pkgs+=(unzip)
+# ccache: rebuilds and several worktrees share compiled objects (scripts/build.sh uses it when present)
+command -v ccache >/dev/null || need_pkgs+=(ccache)
 command -v python3 >/dev/null || need_pkgs+=(python3 python3-pip)
 [ -e /usr/include/gtest/gtest.h ] || need_pkgs+=(libgtest-dev)
 if [ ${#need_pkgs[@]} -gt 0 ]; then

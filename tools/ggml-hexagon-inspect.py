@@ -448,6 +448,10 @@ class Symbolizer:
 
 
 def short_path(loc):
+    # Debug info may hold "build/../x.cpp" (a build through ccache writes relative paths).
+    path, sep, line = loc.partition(":")
+    if path and path != "??":
+        loc = os.path.normpath(path) + sep + line
     if loc.startswith(ROOT + os.sep):
         return loc[len(ROOT) + 1:]
     return loc

@@ -168,22 +168,26 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
         return;  // not a DDR buffer: nothing to check against
     }
     const group_key key = { dev, ino, off - (uint64_t) idx * HTP_FENCE_SLOT_SIZE };
-    std::lock_guard<std::mutex> lock(g_mu);
-    std::shared_ptr<group_state> & g = g_groups[key];
-    if (!g) {
-        g = std::make_shared<group_state>();
+    {
+        std::lock_guard<std::mutex> lock(g_mu);
+        std::shared_ptr<group_state> & g = g_groups[key];
+        if (!g) {
+            g = std::make_shared<group_state>();
+        }
+        g->count                        = count;
+        std::unique_ptr<mdev_member> & m = g_members[c];
+        if (!m) {
+            m = std::make_unique<mdev_member>();
+        }
+        std::lock_guard<std::mutex> mlock(m->mu);
+        m->slot  = (const uint8_t *) own_slot;
+        m->idx   = idx;
+        m->count = count;
+        m->group = g;
+        c->mdev.store(m.get(), std::memory_order_release);
     }
-    g->count                        = count;
-    std::unique_ptr<mdev_member> & m = g_members[c];
-    if (!m) {
-        m = std::make_unique<mdev_member>();
-    }
-    std::lock_guard<std::mutex> mlock(m->mu);
-    m->slot  = (const uint8_t *) own_slot;
-    m->idx   = idx;
-    m->count = count;
-    m->group = g;
-    c->mdev.store(m.get(), std::memory_order_release);
+    // The window's L2 lock is taken after the member's is released: a clean holds the window's
+    // lock and then the member's (mdev_check_l2_sink), so the other order could deadlock.
     if (!c->window.l2()) {
         char err[200] = "";
         if (!c->window.l2_enable(dev, ino, err, sizeof(err))) {

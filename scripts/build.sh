@@ -2,12 +2,13 @@
 # Builds ggml-hexagon (host backend, vHTP, NPU libraries v73..v81, tests) into $BUILD
 # (default ./build) and stages the llama.cpp tools beside our libraries in $BUILD/bin.
 #   scripts/build.sh [-DVAR=VALUE...]   env: GGML_HEXAGON_BUILD (build folder), JOBS, CXX/CC (clang-16),
-#                                       GGML_HEXAGON_CCACHE=1 (compile through ccache)
+#                                       GGML_HEXAGON_CCACHE=1 (compile through ccache),
+#                                       BUILD_TARGETS (only these targets, e.g. "test_session test_npu")
 # -D/-U arguments go to cmake's configure step (e.g. -DGGML_HEXAGON_SANITIZE=address,undefined).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 for arg in "$@"; do
     case "$arg" in
-        -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
         -D?*|-U?*) ;;
         *) die "unknown argument '$arg': only -DVAR=VALUE / -UVAR go to cmake (see --help)" ;;
     esac
@@ -35,5 +36,7 @@ if [ ! -f "$BUILD/build.ninja" ] || [ $# -gt 0 ]; then
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler_args[@]}" \
         -DLLAMA_SRC="$LLAMA_SRC" -DLLAMA_BUILD="$LLAMA_BUILD" -DGGML_HEXAGON_WERROR=ON "${model_arg[@]}" "$@" >/dev/null
 fi
-log "building ggml-hexagon in $BUILD"
-cmake --build "$BUILD" -j "$JOBS"
+log "building ggml-hexagon in $BUILD${BUILD_TARGETS:+ (targets: $BUILD_TARGETS)}"
+targets=()
+for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$BUILD" -j "$JOBS" "${targets[@]}"

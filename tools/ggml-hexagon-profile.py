@@ -8,7 +8,8 @@ lines) from a file or from a pipe ('-'), as upstream users do:
 
 and prints one row per op (or per node name, device, group member or NPU kernel): count, total
 and mean microseconds, share of all ops' time, cycles, and at level 2 the estimated device
-time of the cost model and the summed counters.
+time of the cost model and the summed counters; then per session its batches (OPBATCH lines),
+their median time and ops per batch.
 Other lines are ignored; a file with no profile line is an error (exit 1).
 """
 import argparse
@@ -72,7 +73,12 @@ def parse(stream):
                 k, _, v = kv.partition("=")
                 if v.isdigit():
                     rec["counters"][k] = int(v)
-        (batches if rec["op"] == "OPBATCH" else ops).append(rec)
+        if rec["op"] == "OPBATCH":
+            n = re.match(r"n-ops (\d+)", fields[2])
+            rec["n_ops"] = int(n.group(1)) if n else 0
+            batches.append(rec)
+        else:
+            ops.append(rec)
     return ops, batches
 
 
@@ -169,6 +175,13 @@ def main():
     sessions = sorted({o["session"] for o in ops})
     print(f"{len(ops)} ops, {total} us on {len(sessions)} session(s) ({', '.join(sessions)}), "
           f"{len(batches)} batches")
+    # Per batch (a decode graph is one batch per session unless OPBATCH or the window splits it).
+    for s in sessions:
+        mine = [b for b in batches if b["session"] == s]
+        if mine:
+            usec = sorted(b["usec"] for b in mine)
+            print(f"{s}: {len(mine)} batches, median {usec[len(usec) // 2]} us, "
+                  f"{sum(b['n_ops'] for b in mine) / len(mine):.0f} ops per batch")
     return 0
 
 

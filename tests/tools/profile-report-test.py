@@ -110,9 +110,11 @@ class Report(unittest.TestCase):
         self.assertTrue(lines[0].startswith("op "), lines[0])
         self.assertIn("hvx_mpy", lines[0])
         want = expected(fixture("profile-single.log"), "op")
-        self.assertEqual(len(lines), 1 + len(want) + 1)
+        self.assertEqual(len(lines), 1 + len(want) + 2)
         n_ops = sum(n for n, _, _ in want.values())
-        self.assertRegex(lines[-1], rf"^{n_ops} ops, {sum(u for _, u, _ in want.values())} us on 1 session")
+        self.assertRegex(lines[-2], rf"^{n_ops} ops, {sum(u for _, u, _ in want.values())} us on 1 session")
+        batch = re.search(r"profile-op OPBATCH\|----\|n-ops (\d+)\|.*\|usec (\d+) ", text)
+        self.assertEqual(lines[-1], f"HTP0: 1 batches, median {batch.group(2)} us, {batch.group(1)} ops per batch")
 
     def test_bad_input_one_line(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,17 +1,17 @@
 // Device API: the level-2 counters (enum htp_counter in htp-abi.h, GGML_HEXAGON_PROFILE=2).
 // The dispatcher turns counting on for a message with HTP_MSG_FLAG_COUNTERS and takes each op's
-// sums after it. Off, an emulated HVX intrinsic pays one load and one untaken branch of
-// htp_counting (a flag of the NPU library, npu/src/dispatcher.cpp); built with
-// GGML_HEXAGON_COUNTERS=OFF (HTP_COUNTERS=0) not even that. DMA, HMX and cache calls are
-// counted by the runtime (vhtp/src/counters.cpp).
+// sums after it; DMA, HMX and cache calls are counted by the runtime (vhtp/src/counters.cpp).
+// HVX instructions only in libggml-htp-vNN-counters.so (built with HTP_COUNTERS=1,
+// npu/CMakeLists.txt; the host loads it at level 2 alone): each emulated intrinsic there checks
+// htp_counting and counts its class. With HTP_COUNTERS=0 the intrinsics have no count in them.
 #pragma once
 #include <stdint.h>
 
 #include "htp-abi/htp-abi.h"
 #include "htp/api.h"
 
-// HTP_COUNTERS=1: the NPU library's objects count (npu/CMakeLists.txt, GGML_HEXAGON_COUNTERS);
-// other users of these headers (bench/hvx-micro) do not.
+// HTP_COUNTERS=1: the counting variant's objects (npu/CMakeLists.txt); others (the plain NPU
+// libraries, bench/hvx-micro) count no HVX instruction.
 #ifndef HTP_COUNTERS
 #    define HTP_COUNTERS 0
 #endif

@@ -12,6 +12,7 @@
 #include "context.h"
 #include "fusions.h"
 #include "log.h"
+#include "profile.h"
 #include "weight-repack.h"
 
 extern const htp_op_encoder htp_allreduce_encoder;  // host/ops/allreduce.cpp
@@ -73,6 +74,7 @@ class htp_batch {
         window_bytes_ = 0;
         ops_.clear();
         nodes_.clear();
+        srcs_.clear();
         names_.clear();
         act_reused_.clear();
         srcs_text_.clear();
@@ -81,6 +83,8 @@ class htp_batch {
     bool empty() const { return ops_.empty(); }
     size_t size() const { return ops_.size(); }
     const std::vector<const ggml_tensor *> & nodes() const { return nodes_; }
+    const std::vector<const ggml_tensor *> & srcs(size_t i) const { return srcs_[i]; }  // as desc(i) names them
+    const htp_op_desc & desc(size_t i) const { return ops_[i]; }
     const char * op_name(size_t i) const { return names_[i]; }  // "RMS_NORM+MUL" for a fusion
     // The NPU kernel an op went to, when it is not the op's own name (MUL_MAT's paths;
     // "+rt-repack" when the HMX path repacks a flat weight at run time); "" otherwise.
@@ -129,7 +133,7 @@ class htp_batch {
         if (htp_get_registry().cfg.params_check) {
             check_params_written(d, *enc, node, desc);
         }
-        push(desc, node, ggml_op_desc(node));
+        push(desc, node, ggml_op_desc(node), std::vector<const ggml_tensor *>(node->src, node->src + n_src));
         return true;
     }
 
@@ -151,7 +155,7 @@ class htp_batch {
                 desc.n_src = (uint32_t) i + 1;
             }
         }
-        push(desc, f.dst, f.name);
+        push(desc, f.dst, f.name, std::vector<const ggml_tensor *>(f.src, f.src + HTP_MAX_SRC));
         return true;
     }
 
@@ -165,7 +169,7 @@ class htp_batch {
             return false;
         }
         enc.encode(d.caps, dst, desc);
-        push(desc, dst, name);
+        push(desc, dst, name, srcs);
         srcs_text_.back() = srcs_text;
         return true;
     }
@@ -227,10 +231,11 @@ class htp_batch {
         }
     }
 
-    void push(htp_op_desc & desc, const ggml_tensor * node, const char * name) {
+    void push(htp_op_desc & desc, const ggml_tensor * node, const char * name, std::vector<const ggml_tensor *> srcs) {
         const bool reused = fuse_ && !ops_.empty() && htp_mm_act_reuse(ops_.back(), desc);
         ops_.push_back(desc);
         nodes_.push_back(node);
+        srcs_.push_back(std::move(srcs));
         names_.push_back(name);
         act_reused_.push_back(reused);
         srcs_text_.emplace_back();
@@ -301,6 +306,7 @@ class htp_batch {
     std::unordered_map<int, uint32_t> fd_index_;
     std::vector<htp_op_desc> ops_;
     std::vector<const ggml_tensor *> nodes_;  // the node each op writes
+    std::vector<std::vector<const ggml_tensor *>> srcs_;  // the tensors its src descriptors name
     std::vector<const char *> names_;
     std::vector<bool> act_reused_;
     std::vector<std::string> srcs_text_;
@@ -345,6 +351,7 @@ struct htp_sent_batch {
     std::vector<std::vector<uint8_t>> msgs;
     struct op_label {
         std::string op, node, path;  // "RMS_NORM+MUL", the node's name, htp_batch::npu_path
+        std::string prof;            // GGML_HEXAGON_PROFILE: htp_profile_label
     };
     std::vector<op_label> ops;
     bool traced = false;
@@ -374,6 +381,9 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
     if (reg.cfg.profile >= 1) {
         flags |= HTP_MSG_FLAG_PROFILE;
     }
+    if (reg.cfg.profile >= 2) {
+        flags |= HTP_MSG_FLAG_COUNTERS;  // level 2: the sessions count what each op executes
+    }
     if (!(reg.cfg.opstage & HTP_OPSTAGE_COMPUTE)) {
         flags |= HTP_MSG_FLAG_STAGE;  // GGML_HEXAGON_OPSTAGE without bit 1: the NPU runs no kernel
     }
@@ -384,7 +394,11 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
     }
     sb.ops.resize(batch.size());
     for (size_t i = 0; i < batch.size(); i++) {
-        sb.ops[i] = { batch.op_name(i), batch.nodes()[i]->name, batch.npu_path(i) };
+        sb.ops[i] = { batch.op_name(i), batch.nodes()[i]->name, batch.npu_path(i), {} };
+        if (reg.cfg.profile >= 1) {
+            sb.ops[i].prof = htp_profile_label(batch.op_name(i), batch.nodes()[i], batch.srcs(i), batch.desc(i),
+                                               sb.ops[i].path);
+        }
         if (reg.cfg.verbose >= 1) {
             htp_log_op(d, batch.op_name(i), batch.nodes()[i], sb.ops[i].path, batch.act_reused(i), batch.srcs_text(i));
         }
@@ -534,20 +548,29 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
         d.trace->collect();
     }
     htp_batch_response r = {};
-    memcpy(&r, resps[0].data(), sizeof(r));  // member 0's timings are the profile's
+    memcpy(&r, resps[0].data(), sizeof(r));  // member 0's window counters are the graph's
     window.maps += r.n_maps;
     window.unmaps += r.n_unmaps;
     window.bytes_mapped += r.bytes_mapped;
     window.window_mapped = r.window_mapped;
     window.batches++;
-    const std::vector<uint8_t> & resp = resps[0];
-    if (reg.cfg.profile >= 1 && resp.size() >= htp_response_size(r.n_ops)) {
-        const auto * t = (const htp_op_timing *) (resp.data() + sizeof(r));
-        for (uint32_t i = 0; i < r.n_ops && i < sb.ops.size(); i++) {
-            const htp_sent_batch::op_label & l = sb.ops[i];
-            HTP_LOG_REQUESTED("%s: profile %-10s %-28s %8u us %12" PRIu64 " cycles %u threads%s%s", d.spec.name.c_str(),
-                              l.op.c_str(), l.node.c_str(), t[i].usecs, t[i].cycles, t[i].n_threads,
-                              l.path.empty() ? "" : " ", l.path.c_str());
+    if (reg.cfg.profile >= 1) {
+        // Every member's own lines (docs/profiling.md): a group's members as HTP0/m0, HTP0/m1, ...
+        const uint32_t mhz = d.profile.clock_mhz;
+        for (size_t m = 0; m < n; m++) {
+            const std::vector<uint8_t> & resp = resps[m];
+            memcpy(&r, resp.data(), sizeof(r));
+            if (resp.size() < htp_response_size(r.n_ops)) {
+                continue;
+            }
+            const std::string session = n == 1 ? d.spec.name : d.spec.name + "/m" + std::to_string(m);
+            const auto *      t       = (const htp_op_timing *) (resp.data() + sizeof(r));
+            for (uint32_t i = 0; i < r.n_ops && i < sb.ops.size(); i++) {
+                const std::string line = htp_profile_op_line(session, sb.ops[i].prof, t[i], mhz, d.profile.arch, reg.cfg);
+                HTP_LOG_PROFILE("%s", line.c_str());
+            }
+            const uint64_t start = r.n_ops ? t[0].start_ns : 0;
+            HTP_LOG_PROFILE("%s", htp_profile_batch_line(session, r.n_ops, r.cycles, start, mhz, reg.cfg).c_str());
         }
     }
     return GGML_STATUS_SUCCESS;

@@ -11,3 +11,6 @@
 // stderr: llama.cpp tools hide ggml's info-level logs unless run with -lv 4.
 #include <cstdio>
 #define HTP_LOG_REQUESTED(fmt, ...) fprintf(stderr, "ggml-hexagon: " fmt "\n", ##__VA_ARGS__)
+// GGML_HEXAGON_PROFILE's lines carry upstream's prefix, which its report script (and ours,
+// tools/ggml-hexagon-profile.py) looks for.
+#define HTP_LOG_PROFILE(fmt, ...) fprintf(stderr, "ggml-hex: " fmt "\n", ##__VA_ARGS__)

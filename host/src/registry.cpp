@@ -88,7 +88,9 @@ static const ggml_backend_reg_i htp_reg_iface = {
 // The NPU libraries sit beside this library's file. ggml may load us through a symbolic link
 // (an installed bin/libggml-hexagon.so -> ../lib/libggml-hexagon.so, README "Install"), and
 // dladdr names the link, so the link is resolved first.
-static std::string htp_npu_library_path(uint32_t arch) {
+// GGML_HEXAGON_PROFILE=2 (counters): the variant built to count HVX instructions
+// (libggml-htp-vNN-counters.so, npu/CMakeLists.txt), when it is there.
+static std::string htp_npu_library_path(uint32_t arch, bool counters) {
     Dl_info info = {};
     std::string dir = ".";
     if (dladdr((void *) htp_npu_library_path, &info) && info.dli_fname) {
@@ -98,7 +100,15 @@ static std::string htp_npu_library_path(uint32_t arch) {
         const size_t slash = dir.rfind('/');
         dir = slash == std::string::npos ? "." : dir.substr(0, slash);
     }
-    return dir + "/libggml-htp-v" + std::to_string(arch) + ".so";
+    const std::string base = dir + "/libggml-htp-v" + std::to_string(arch);
+    if (counters) {
+        if (access((base + "-counters.so").c_str(), R_OK) == 0) {
+            return base + "-counters.so";
+        }
+        HTP_LOG_WARN("GGML_HEXAGON_PROFILE=2: no %s-counters.so (built with -DGGML_HEXAGON_COUNTERS=OFF): "
+                     "HVX instruction counts stay 0", base.c_str());
+    }
+    return base + ".so";
 }
 
 // What a device is; `sessions_on_npu`: how many of the listed sessions each NPU holds, so a
@@ -150,7 +160,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
         HTP_LOG_ERROR("%s; no HTP device registered", error.c_str());
         return;
     }
-    const std::string lib = htp_npu_library_path(info.arch);
+    const std::string lib = htp_npu_library_path(info.arch, reg.cfg.profile >= 2);
     // GGML_HEXAGON_DMA64: unset = wherever the arch has 64-bit DMA bases (v81); 1 on an arch
     // without them is refused like any value the device cannot honour (GGML_HEXAGON_NHVX too large).
     if (reg.cfg.dma64 == 1 && !info.dma64_capable) {

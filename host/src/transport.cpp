@@ -6,7 +6,7 @@
 static htp_device_profile profile_of(const struct vhtp_device_info & info) {
     return { info.arch,        info.vtcm_size,     info.n_hvx_hw,  info.n_hvx,
              info.n_hmx,       info.dma_field_bits, info.window_size, info.vmem_budget,
-             info.dma64_capable != 0, info.dma64 != 0 };
+             info.dma64_capable != 0, info.dma64 != 0, info.clock_mhz };
 }
 
 bool htp_transport_profile(htp_device_profile & profile, std::string & error) {

@@ -25,6 +25,7 @@ struct htp_device_profile {
     bool     dma64_capable;   // the arch has 64-bit DMA bases (v81)
     bool     dma64;           // of a session: it has them (its DDR lies above 4 GiB; window_size and
                               // vmem_budget are the DMA64 window's); of the pre-open profile: false
+    uint32_t clock_mhz;       // the arch's NPU clock: profile lines turn nanoseconds into cycles with it
 };
 
 // The profile sessions will have, before any is opened. False with a one-line reason (for

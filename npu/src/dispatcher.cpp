@@ -4,6 +4,23 @@
 
 #include "htp-abi/htp-types.h"
 #include "op-table.h"
+#include "htp/counters.h"
+
+#if HTP_COUNTERS
+// Level-2 counting (htp/counters.h): how many of the library's sessions run a message with
+// HTP_MSG_FLAG_COUNTERS now. A count, not a flag: sessions of one process share the library,
+// and one that finishes must not stop another's counting (each thread's block, set by the
+// runtime, says which session it counts for).
+int htp_counting = 0;
+#endif
+
+// Turns the session's level-2 counters on or off for one message.
+static void counting(int on) {
+#if HTP_COUNTERS
+    __atomic_fetch_add(&htp_counting, on ? 1 : -1, __ATOMIC_RELAXED);
+#endif
+    htp_counters_enable(on);
+}
 
 void htp_dispatcher_init(struct htp_dispatcher * d, const struct htp_session_info * info) {
     memset(d, 0, sizeof(*d));
@@ -315,6 +332,10 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
 
     struct htp_op_timing * timings = (struct htp_op_timing *) (resp + sizeof(struct htp_batch_response));
     htp_fault_take();  // start every message with a clean fault status
+    const int count = (h.flags & HTP_MSG_FLAG_COUNTERS) != 0;
+    if (count) {
+        counting(1);
+    }
 
     for (uint32_t i = 0; i < h.n_ops; i++) {
         const struct htp_op_desc * op = &ops[i];
@@ -381,16 +402,27 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
             }
         }
         const uint64_t t1 = htp_cycles();
-        timings[i].cycles    = t1 - t0;
-        timings[i].usecs     = (uint32_t) ((t1 - t0) / 1000);
-        timings[i].n_threads = op->params.split.n_threads;
+        struct htp_op_timing * t = &timings[i];
+        memset(t, 0, sizeof(*t));
+        t->start_ns  = t0;
+        t->nsecs     = t1 - t0;
+        t->n_threads = op->params.split.n_threads;
+        if (count) {
+            htp_counters_take(t->counters);
+        }
         if (st != HTP_STATUS_OK) {
+            if (count) {
+                counting(0);
+            }
             if (ctx->mdev.count > 1) {
                 htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);  // tell the peers
             }
             set_trace(ctx, NULL, 0);
             return respond(d, resp, resp_cap, &h, st, failed, i, htp_cycles() - t_start);
         }
+    }
+    if (count) {
+        counting(0);
     }
     if (ctx->mdev.count > 1) {
         // Batch barrier: no member answers before every member's last op is in DDR.

@@ -1,6 +1,8 @@
 // The device group's barrier and flush (see mdev.h for the protocol).
 #include "mdev.h"
 
+#include "htp/counters.h"
+
 static volatile struct htp_fence_slot * fence_slot(const struct htp_mdev * m, uint32_t i) {
     return (volatile struct htp_fence_slot *) htp_va(m->fence_base + i * HTP_FENCE_SLOT_SIZE);
 }
@@ -46,7 +48,8 @@ int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uin
         htp_trace_event_stop(tr, HTP_TRACE_EVT_FENCE, info);
         return status;  // the peers see it and stop waiting for us
     }
-    const uint64_t deadline = htp_cycles() + HTP_FENCE_TIMEOUT_CYCLES;
+    const uint64_t t0       = htp_cycles();
+    const uint64_t deadline = t0 + HTP_FENCE_TIMEOUT_CYCLES;
     int            result   = HTP_STATUS_OK;
     for (uint32_t i = 0; i < m->count && result == HTP_STATUS_OK; i++) {
         if (i == m->idx) {
@@ -77,6 +80,7 @@ int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uin
         }
     }
     htp_trace_event_stop(tr, HTP_TRACE_EVT_FENCE, info);
+    HTP_COUNT(HTP_CNT_FENCE_WAIT_NS, htp_cycles() - t0);
     return result;
 }
 

@@ -42,5 +42,5 @@ run script GGML_HEXAGON_DEVICES=1 GGML_HEXAGON_NHVX=0 GGML_HEXAGON_OPSTAGE=0x3 G
     GGML_HEXAGON_OPQUEUE=16 GGML_HEXAGON_MM_SELECT=3 GGML_HEXAGON_FA_SELECT=2 GGML_HEXAGON_NHMX=1 \
     GGML_HEXAGON_ARCH=79 GGML_HEXAGON_VMEM=3200 GGML_HEXAGON_MBUF=1024 GGML_HEXAGON_HOSTBUF=1 GGML_HEXAGON_ETM=0 \
     GGML_HEXAGON_PROFILE=0x3,0x111,0x100,0x105,0x240,0x256,0x7D,0x8C
-grep -q 'ggml-hexagon: HTP0: profile MUL_MAT' "$work/script.log" || { echo "FAIL: script: no per-op profile line"; exit 1; }
+grep -qE '^ggml-hex: HTP0 profile-op MUL_MAT[|].* pmu \[' "$work/script.log" || { echo "FAIL: script: no per-op profile line"; exit 1; }
 echo "PASS"

@@ -116,11 +116,15 @@ has "failed to allocate tensors \\[HTP0\\]"; ok "a 2.5 MiB buffer refused in one
 probe GGML_HEXAGON_MBUF=16 GGML_HEXAGON_SBUF=16 -- test -b HTP0 -o MUL_MAT -p 'type_a=q4_K,type_b=f32,m=4096,n=1,k=1024,'
 quiet; passed; ok "the same case passes"
 
-# PROFILE: levels in any base and the 8 event ids all print per-op timings; 3 writes a trace
+# PROFILE: levels in any base and the 8 event ids all print upstream's per-op lines (level 2
+# with the 8 PMU counts, docs/profiling.md); 3 writes a trace
 # whose size OPTRACE bounds (events past it are dropped and counted).
 for p in 1 0x2 2 0x3,0x111,0x100,0x105,0x240,0x256,0x7D,0x8C; do
     probe GGML_HEXAGON_PROFILE=$p GGML_HEXAGON_TRACE_DIR="$work" -- "${mm[@]}"
-    quiet; passed; has "^ggml-hexagon: HTP0: profile MUL_MAT "; ok "per-op timings"
+    quiet; passed; has "^ggml-hex: HTP0 profile-op MUL_MAT[|].*[|]usec [0-9]+ cycles [0-9]+ start [0-9]+ mhz [0-9]+"
+    has "^ggml-hex: HTP0 profile-op OPBATCH[|]"
+    case $p in 1) hasnt " pmu \[" ;; *) has "profile-op MUL_MAT.* pmu \[([0-9]+,){7}[0-9]+\]" ;; esac
+    ok "per-op timings"
 done
 probe GGML_HEXAGON_PROFILE=3 GGML_HEXAGON_OPTRACE=8 GGML_HEXAGON_TRACE_DIR="$work" -- "${mm[@]}"
 quiet; passed; has 'wrote [0-9]+ trace events to .* \([1-9][0-9]* dropped\)'; ok "trace with events dropped"

@@ -4,6 +4,7 @@
 // worker for each ith in turn. Nothing here is used outside tests/.
 #include "device-api-double.h"
 #include "htp-abi/htp-status.h"
+#include "htp/counters.h"
 #include "htp/hmx.h"
 
 #include <cstdlib>
@@ -137,6 +138,13 @@ int htp_hmx_store_entry(struct htp_hmx *, uint32_t, dma_addr_t, dma_addr_t) { re
 int htp_mem_map(int, uint64_t, int, dma_addr_t *) { return HTP_STATUS_MAP_FAILED; }
 int htp_mem_unmap(int) { return HTP_STATUS_MAP_FAILED; }
 void htp_session_op_begin(uint32_t, uint32_t) {}
+
+// Level-2 counters are the vHTP's (tests/unit): the double counts nothing.
+void htp_counters_enable(int) {}
+void htp_counters_take(uint64_t out[HTP_CNT_COUNT]) {
+    std::memset(out, 0, sizeof(uint64_t) * HTP_CNT_COUNT);
+}
+void htp_count_add(uint32_t, uint64_t) {}
 
 int htp_fault_take(void) {
     const int f = test_double::g_fault;

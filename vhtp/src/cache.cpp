@@ -39,18 +39,24 @@ cache_counts cache_counters() {
 
 extern "C" {
 HTP_DEVICE_API void htp_dcache_clean(const void * p, size_t size) {
+    vhtp::count(HTP_CNT_L2_OPS, 1);
+    vhtp::count(HTP_CNT_L2_BYTES, size);
     g_clean.fetch_add(1, std::memory_order_relaxed);
     if (vhtp::core * c = cached_core()) {
         l2_range(c, p, size, false);
     }
 }
 HTP_DEVICE_API void htp_dcache_invalidate(const void * p, size_t size) {
+    vhtp::count(HTP_CNT_L2_OPS, 1);
+    vhtp::count(HTP_CNT_L2_BYTES, size);
     g_invalidate.fetch_add(1, std::memory_order_relaxed);
     if (vhtp::core * c = cached_core()) {
         l2_range(c, p, size, true);  // the model writes dirty lines back first: it never drops data
     }
 }
 HTP_DEVICE_API void htp_dcache_clean_invalidate(const void * p, size_t size) {
+    vhtp::count(HTP_CNT_L2_OPS, 1);
+    vhtp::count(HTP_CNT_L2_BYTES, size);
     g_clean_invalidate.fetch_add(1, std::memory_order_relaxed);
     vhtp::core * c = vhtp::tls_core;
     if (c && c->window.l2()) {
@@ -61,6 +67,8 @@ HTP_DEVICE_API void htp_dcache_clean_invalidate(const void * p, size_t size) {
     }
 }
 HTP_DEVICE_API void htp_dcache_flush_all(void) {
+    vhtp::count(HTP_CNT_L2_OPS, 1);
+    vhtp::count(HTP_CNT_L2_BYTES, HTP_DCACHE_FLUSH_ALL_BYTES);
     g_flush_all.fetch_add(1, std::memory_order_relaxed);
     if (vhtp::core * c = cached_core()) {
         c->window.l2_clean_all(vhtp::mdev_check_l2_sink(c));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "htp-abi/htp-abi.h"
 #include "htp/session.h"
 #include "vhtp/vhtp.h"
 #include "window.h"
@@ -31,7 +32,29 @@ struct core {
     std::atomic<mdev_member *> mdev{ nullptr };  // set while a device-group member (mdev-check.h)
     struct dsp_progress * progress = nullptr;    // where the session is (dsp.h), set by its vhtp_session
     std::atomic<bool> corrupt_answer{ false };   // GGML_HEXAGON_FAULT=corrupt@N fired (fault-inject.h)
+    // Level-2 counters (device API counters.h): one block per HVX thread (job index; 0 is the
+    // session's own thread), used while `counting`.
+    std::atomic<bool> counting{ false };
+    struct alignas(64) counter_block {
+        uint64_t v[HTP_CNT_COUNT];
+    };
+    counter_block counts[HTP_MAX_HVX_THREADS] = {};
 };
+
+// The calling thread's counter block while its session counts, else nullptr (counters.cpp).
+extern __thread uint64_t * tls_counts;
+
+// Adds n to counter c of the calling thread (HTP_CNT_VTCM_HWM: keeps the largest).
+inline void count(uint32_t c, uint64_t n) {
+    uint64_t * b = tls_counts;
+    if (__builtin_expect(b != nullptr, 0)) {
+        if (c == HTP_CNT_VTCM_HWM) {
+            b[c] = n > b[c] ? n : b[c];
+        } else {
+            b[c] += n;
+        }
+    }
+}
 
 // Creates session `session` of NPU `device` for `info`: info.n_hvx threads (at most the arch's
 // n_hvx_hw), info.vtcm_size bytes of the NPU's VTCM, and (info.dma64) the DMA64 window with

@@ -9,6 +9,8 @@
 #include "fault.h"
 #include "futex.h"
 #include "htp-abi/htp-status.h"
+#include "htp/timer.h"
+#include "window.h"
 
 namespace vhtp {
 
@@ -147,6 +149,31 @@ void dma_engine::run() {
 
 using vhtp::core;
 
+namespace {
+// Level-2 counters of one descriptor (vhtp::count): bytes by direction, and how far into VTCM
+// it reaches.
+void count_push(const core * c, dma_addr_t dst, dma_addr_t src, uint32_t dst_stride, uint32_t src_stride,
+                uint32_t row_size, uint32_t nrows) {
+    const uint64_t rows  = nrows ? nrows : 1;
+    const uint64_t bytes = rows * row_size;
+    auto in_vtcm = [c](dma_addr_t a) {
+        return a >= vhtp::Window::kVtcmBase && a < (dma_addr_t) vhtp::Window::kVtcmBase + c->info.vtcm_size;
+    };
+    vhtp::count(HTP_CNT_DMA_DESC, 1);
+    vhtp::count(in_vtcm(dst) ? HTP_CNT_DMA_IN_BYTES : HTP_CNT_DMA_OUT_BYTES, bytes);
+    if (in_vtcm(dst)) {
+        vhtp::count(HTP_CNT_VTCM_HWM, dst - vhtp::Window::kVtcmBase + (rows - 1) * dst_stride + row_size);
+    }
+    if (in_vtcm(src)) {
+        vhtp::count(HTP_CNT_VTCM_HWM, src - vhtp::Window::kVtcmBase + (rows - 1) * src_stride + row_size);
+    }
+}
+
+uint64_t now_ns() {
+    return vhtp::tls_counts ? htp_cycles() : 0;
+}
+}  // namespace
+
 extern "C" {
 
 HTP_DEVICE_API bool dma_queue_push(struct dma_queue * q, dma_addr_t dst, dma_addr_t src, uint32_t dst_stride,
@@ -171,6 +198,9 @@ HTP_DEVICE_API bool dma_queue_push(struct dma_queue * q, dma_addr_t dst, dma_add
             return false;
         }
     }
+    if (vhtp::tls_counts) {
+        count_push(c, dst, src, dst_stride, src_stride, row_size, nrows);
+    }
     q->ring[head % dma_queue::kCapacity] = dma_queue::desc{ dst, src, dst_stride, src_stride, row_size, nrows };
     q->head.store(head + 1, std::memory_order_release);
     q->engine->notify();
@@ -182,6 +212,7 @@ HTP_DEVICE_API dma_addr_t dma_queue_pop(struct dma_queue * q) {
         vhtp::record_fault(q->engine->owner(), HTP_STATUS_DMA_ERROR);
         return 0;
     }
+    const uint64_t t0   = now_ns();
     const uint32_t want = q->tail + 1;
     auto ready = [q, want] { return static_cast<int32_t>(q->done.load(std::memory_order_acquire) - want) >= 0; };
     // A popper whose transfer has not run yet runs it (and those before it) itself: on a host
@@ -194,10 +225,14 @@ HTP_DEVICE_API dma_addr_t dma_queue_pop(struct dma_queue * q) {
     }
     const dma_addr_t dst = q->ring[q->tail % dma_queue::kCapacity].dst;
     q->tail = want;
+    if (t0) {
+        vhtp::count(HTP_CNT_DMA_WAIT_NS, htp_cycles() - t0);
+    }
     return dst;
 }
 
 HTP_DEVICE_API void dma_queue_flush(struct dma_queue * q) {
+    const uint64_t t0   = now_ns();
     const uint32_t head = q->head.load(std::memory_order_relaxed);
     auto ready = [q, head] { return q->done.load(std::memory_order_acquire) == head; };
     while (!ready()) {
@@ -206,6 +241,9 @@ HTP_DEVICE_API void dma_queue_flush(struct dma_queue * q) {
         }
     }
     q->tail = head;
+    if (t0) {
+        vhtp::count(HTP_CNT_DMA_WAIT_NS, htp_cycles() - t0);
+    }
 }
 
 HTP_DEVICE_API uint32_t dma_queue_capacity(const struct dma_queue * /*q*/) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core.h"
 #include "htp-abi/htp-status.h"
 
 namespace {
@@ -396,6 +397,7 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
         check(h, w, (uint32_t) bytes, HTP_HMX_TILE_ALIGN)) {
         return HTP_STATUS_BAD_PARAMS;
     }
+    vhtp::count(HTP_CNT_HMX_TILES, n_k);
     vhtp::hmx_weight_cache & cache = *h->wcache;
     fp16_row                 ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
     for (uint32_t t = 0; t < n_k; t++) {
@@ -443,6 +445,7 @@ HTP_DEVICE_API int htp_hmx_store_entry(htp_hmx * h, uint32_t flags, dma_addr_t o
         check(h, col_params, HTP_HMX_COLPARAM_BYTES, 128)) {
         return HTP_STATUS_BAD_PARAMS;
     }
+    vhtp::count(HTP_CNT_HMX_STORES, 1);
     float scale[D], bias[D];
     std::memcpy(scale, h->window_base + col_params, sizeof scale);
     std::memcpy(bias, h->window_base + col_params + sizeof scale, sizeof bias);

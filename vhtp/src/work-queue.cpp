@@ -53,6 +53,8 @@ void work_queue::worker(uint32_t ith) {
             break;
         }
         if (ith < n_jobs_) {
+            // Level-2 counters (counters.cpp): this job's block while the session counts.
+            vhtp::tls_counts = core_->counting.load(std::memory_order_acquire) ? core_->counts[ith].v : nullptr;
             guarded_call(fn_, n_jobs_, ith, data_);
         }
         if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {

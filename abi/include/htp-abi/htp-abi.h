@@ -14,7 +14,10 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 10: mul_mat_tiled.split counts (column tile, K chunk) units, rows_per_chunk of them per
+/* 11: htp_op_timing holds the op's start and length in nanoseconds and the level-2 counters
+ *    (htp_counter, GGML_HEXAGON_PROFILE=2, HTP_MSG_FLAG_COUNTERS); the host derives cycles
+ *    from the arch's clock;
+ * 10: mul_mat_tiled.split counts (column tile, K chunk) units, rows_per_chunk of them per
  *    pipeline step (was: column tiles, the kernel making its own steps); mul_mat_hmx.asplit.n_bufs
  *    is the staging slot count the kernel uses;
  * 9: flash_attn.vscores holds HTP_FA_SCORE_VECS vectors (was 2): the score fold tree's state;
@@ -27,7 +30,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   10u
+#define HTP_ABI_VERSION   11u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       6  /* GATED_DELTA_NET: q, k, v, g, beta, state (FLASH_ATTN_EXT: 5) */
@@ -79,6 +82,9 @@ enum htp_msg_flags {
     // Stage only (GGML_HEXAGON_OPSTAGE=1): map the buffers and check every op's descriptors as
     // usual, but run no kernel; destinations keep whatever they held. Measures the framework.
     HTP_MSG_FLAG_STAGE = 1u << 2,
+    // Level-2 counters (GGML_HEXAGON_PROFILE=2): the session counts what every op executes
+    // (htp_counter) into its htp_op_timing. Without it the counters stay 0 and cost nothing.
+    HTP_MSG_FLAG_COUNTERS = 1u << 3,
 };
 
 struct htp_msg_header {
@@ -111,10 +117,35 @@ struct htp_fence_slot {
     int32_t  status;  // HTP_STATUS_OK, or the error that stopped the member
 };
 
+// What one op executed, counted by the vHTP (which sees every emulated instruction) when the
+// message has HTP_MSG_FLAG_COUNTERS; docs/profiling.md says how upstream's PMU events map here.
+enum htp_counter {
+    HTP_CNT_HVX_ALU = 0,     // HVX arithmetic, logic, shift, compare and conversion instructions
+    HTP_CNT_HVX_MPY,         // HVX multiplies (vmpy, vmpyi, vrmpy, float vmpy)
+    HTP_CNT_HVX_PERMUTE,     // HVX permutes: shuffle, deal, rotate, align, pack, unpack, combine
+    HTP_CNT_HVX_LDST,        // reserved (0): vector loads and stores are plain C dereferences on
+                             // the vHTP, which it cannot see (DMA bytes measure the traffic)
+    HTP_CNT_HVX_OTHER,       // HVX lookups (vlut), splats, extracts, predicate ops
+    HTP_CNT_HMX_TILES,       // HMX 32x32 tile multiply-accumulates (n_k of every htp_hmx_mma)
+    HTP_CNT_HMX_STORES,      // HMX accumulator stores (one output tile each)
+    HTP_CNT_DMA_DESC,        // DMA descriptors pushed
+    HTP_CNT_DMA_IN_BYTES,    // DMA bytes written into VTCM (DDR -> VTCM, VTCM -> VTCM)
+    HTP_CNT_DMA_OUT_BYTES,   // DMA bytes written outside VTCM (VTCM -> DDR, DDR -> DDR)
+    HTP_CNT_DMA_WAIT_NS,     // nanoseconds threads spent in dma_queue_pop / dma_queue_flush
+    HTP_CNT_FENCE_WAIT_NS,   // nanoseconds spent at device-group barriers
+    HTP_CNT_VTCM_HWM,        // highest VTCM byte offset (+1) a DMA descriptor touched (a maximum)
+    HTP_CNT_L2_OPS,          // L2 clean / invalidate calls (a line each for the Q6_dc*a forms)
+    HTP_CNT_L2_BYTES,        // bytes those calls named (flush-all: HTP_DCACHE_FLUSH_ALL_BYTES)
+    HTP_CNT_HVX_PACKETS,     // reserved (0): packets need the real core's bundling
+    HTP_CNT_COUNT
+};
+
 struct htp_op_timing {
-    uint64_t cycles;     // session cycles spent in the op
-    uint32_t usecs;      // wall microseconds
+    uint64_t start_ns;   // when the op started, on the session's clock (nanoseconds)
+    uint64_t nsecs;      // how long it ran (nanoseconds of the session's clock)
     uint32_t n_threads;  // HVX threads the op used
+    uint32_t reserved;
+    uint64_t counters[HTP_CNT_COUNT];  // enum htp_counter; 0 without HTP_MSG_FLAG_COUNTERS
 };
 
 struct htp_batch_response {
@@ -123,7 +154,7 @@ struct htp_batch_response {
     uint32_t failed_op;  // index of the failing op (valid when status != OK)
     uint32_t n_ops;      // op timings that follow
     uint64_t seq;        // from the message
-    uint64_t cycles;     // session cycles for the whole message
+    uint64_t cycles;     // nanoseconds of the session's clock for the whole message
     // What the session window cost during the message (the sliding window of delayed weight
     // mappings): buffers mapped and unmapped to make room, bytes newly mapped, and the bytes
     // the session holds mapped when it answers.

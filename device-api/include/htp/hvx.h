@@ -8,5 +8,10 @@
 #    include <hexagon_types.h>
 #    include <hvx_hexagon_protos.h>
 #else
+// Level-2 counters (htp/counters.h): every emulated intrinsic counts in its class.
+#    include "htp/counters.h"
+#    if HTP_COUNTERS
+#        define HVX_EMU_COUNT_HOOK(cls) HTP_COUNT(HTP_CNT_HVX_##cls, 1)
+#    endif
 #    include "hvx-emu/hvx-emu.h"
 #endif

@@ -5,26 +5,31 @@
 
 // Vd.w = vadd(Vu.w, Vv.w)  (wraps; done in unsigned lanes so overflow is defined)
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vadd_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return (HVX_Vector) ((hvx_vuw) Vu + (hvx_vuw) Vv);
 }
 
 // Vd.w = vsub(Vu.w, Vv.w)  (wraps)
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vsub_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return (HVX_Vector) ((hvx_vuw) Vu - (hvx_vuw) Vv);
 }
 
 // Vd.h = vadd(Vu.h, Vv.h)  (wraps)
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vadd_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return (HVX_Vector) ((hvx_vuh) Vu + (hvx_vuh) Vv);
 }
 
 // Vd.h = vsub(Vu.h, Vv.h)  (wraps)
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vsub_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return (HVX_Vector) ((hvx_vuh) Vu - (hvx_vuh) Vv);
 }
 
 // Vd.w = vadd(Vu.w, Vv.w):sat  (signed saturation to [INT32_MIN, INT32_MAX])
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vadd_VwVw_sat(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     const hvx_vw s = (hvx_vw) ((hvx_vuw) Vu + (hvx_vuw) Vv);
     // Overflow iff both operands have the same sign and the sum's sign differs.
     const hvx_vw ovf = ((Vu ^ s) & (Vv ^ s)) >> 31;            // -1 on overflow
@@ -34,6 +39,7 @@ HVX_EMU_INLINE HVX_Vector Q6_Vw_vadd_VwVw_sat(HVX_Vector Vu, HVX_Vector Vv) {
 
 // Vd.w = vsub(Vu.w, Vv.w):sat
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vsub_VwVw_sat(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     const hvx_vw s = (hvx_vw) ((hvx_vuw) Vu - (hvx_vuw) Vv);
     // Overflow iff the operands differ in sign and the result's sign differs from Vu's.
     const hvx_vw ovf = ((Vu ^ Vv) & (Vu ^ s)) >> 31;
@@ -43,9 +49,11 @@ HVX_EMU_INLINE HVX_Vector Q6_Vw_vsub_VwVw_sat(HVX_Vector Vu, HVX_Vector Vv) {
 
 // Vd.w = vmax(Vu.w, Vv.w) / vmin
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vmax_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return (HVX_Vector) (Vu > Vv ? Vu : Vv);
 }
 
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vmin_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return (HVX_Vector) (Vu < Vv ? Vu : Vv);
 }

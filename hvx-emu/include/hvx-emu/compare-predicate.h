@@ -6,57 +6,69 @@
 
 // Qd = vcmp.eq / vcmp.gt on signed words, halfwords, bytes and unsigned words.
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_eq_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_mask_to_pred((hvx_vub) (Vu == Vv));
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_mask_to_pred((hvx_vub) (Vu > Vv));
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VuwVuw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vuw) Vu > (hvx_vuw) Vv));
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_eq_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vh) Vu == (hvx_vh) Vv));
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vh) Vu > (hvx_vh) Vv));
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_eq_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vb) Vu == (hvx_vb) Vv));
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vb) Vu > (hvx_vb) Vv));
 }
 
 // Vd.ub[i] = Q[i] ? Vu.ub[i] : Vv.ub[i]
 HVX_EMU_INLINE HVX_Vector Q6_V_vmux_QVV(HVX_VectorPred Qt, HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     const HVX_Vector m = (HVX_Vector) hvx_emu_pred_to_mask(Qt);
     return (Vu & m) | (Vv & ~m);
 }
 
 // Vd.b[i] = Q[i] ? Vu.b[i] : 0  (vand(Qv, Vu))
 HVX_EMU_INLINE HVX_Vector Q6_V_vand_QV(HVX_VectorPred Qv, HVX_Vector Vu) {
+    HVX_EMU_COUNT(ALU);
     return Vu & (HVX_Vector) hvx_emu_pred_to_mask(Qv);
 }
 
 // Vd.ub[i] = Q[i] ? Rt.ub[i % 4] : 0  (vand(Qu, Rt))
 HVX_EMU_INLINE HVX_Vector Q6_V_vand_QR(HVX_VectorPred Qu, int32_t Rt) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_splat32((uint32_t) Rt) & (HVX_Vector) hvx_emu_pred_to_mask(Qu);
 }
 
 // Q[i] = (Vu.ub[i] & Rt.ub[i % 4]) != 0  (vand(Vu, Rt))
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vand_VR(HVX_Vector Vu, int32_t Rt) {
+    HVX_EMU_COUNT(OTHER);
     const hvx_vub x = (hvx_vub) (Vu & hvx_emu_splat32((uint32_t) Rt));
     return hvx_emu_mask_to_pred((hvx_vub) (x != 0));
 }
 
 // Qd = vsetq(Rt): Q[i] = i < (Rt & 127); Rt = 128 gives all-false.
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vsetq_R(int32_t Rt) {
+    HVX_EMU_COUNT(OTHER);
     const uint32_t n = (uint32_t) Rt & (HVX_EMU_VLEN - 1);
     HVX_VectorPred q;
     q.q[0] = n >= 64 ? ~0ull : ((1ull << n) - 1);
@@ -66,6 +78,7 @@ HVX_EMU_INLINE HVX_VectorPred Q6_Q_vsetq_R(int32_t Rt) {
 
 // Qd = vsetq2(Rt): Q[i] = i <= ((Rt - 1) & 127); Rt = 128 gives all-true, Rt = 0 too.
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_vsetq2_R(int32_t Rt) {
+    HVX_EMU_COUNT(OTHER);
     const uint32_t last = ((uint32_t) Rt - 1u) & (HVX_EMU_VLEN - 1);  // index of the last set lane
     HVX_VectorPred q;
     q.q[0] = last >= 63 ? ~0ull : ((2ull << last) - 1);
@@ -74,16 +87,19 @@ HVX_EMU_INLINE HVX_VectorPred Q6_Q_vsetq2_R(int32_t Rt) {
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_and_QQ(HVX_VectorPred Qs, HVX_VectorPred Qt) {
+    HVX_EMU_COUNT(OTHER);
     HVX_VectorPred q = { { Qs.q[0] & Qt.q[0], Qs.q[1] & Qt.q[1] } };
     return q;
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_or_QQ(HVX_VectorPred Qs, HVX_VectorPred Qt) {
+    HVX_EMU_COUNT(OTHER);
     HVX_VectorPred q = { { Qs.q[0] | Qt.q[0], Qs.q[1] | Qt.q[1] } };
     return q;
 }
 
 HVX_EMU_INLINE HVX_VectorPred Q6_Q_not_Q(HVX_VectorPred Qs) {
+    HVX_EMU_COUNT(OTHER);
     HVX_VectorPred q = { { ~Qs.q[0], ~Qs.q[1] } };
     return q;
 }

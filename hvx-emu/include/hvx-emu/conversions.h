@@ -121,6 +121,7 @@ HVX_EMU_INLINE hvx_emu_h32 hvx_emu_cvt_sf_hf32(HVX_Vector v) {
 // Vd.hf = vcvt(Vu.h) (v68): int16 -> fp16 lane for lane, round to nearest-even
 // (every int16 is below fp16's largest finite value, so no lane overflows).
 HVX_EMU_INLINE HVX_Vector Q6_Vhf_vcvt_Vh(HVX_Vector Vu) {
+    HVX_EMU_COUNT(ALU);
     typedef int16_t hvx_emu_h32i __attribute__((vector_size(64)));
     typedef float   hvx_emu_f32x32 __attribute__((vector_size(128)));
     hvx_emu_h32i half[2];
@@ -138,7 +139,8 @@ HVX_EMU_INLINE HVX_Vector Q6_Vhf_vcvt_Vh(HVX_Vector Vu) {
 
 // Vdd.sf = vcvt(Vu.hf): even hf lanes to the low register, odd to the high one
 HVX_EMU_INLINE HVX_VectorPair Q6_Wsf_vcvt_Vhf(HVX_Vector Vu) {
-    const HVX_Vector d = Q6_Vh_vdeal_Vh(Vu);  // evens in bytes [0,64), odds in [64,128)
+    HVX_EMU_COUNT(ALU);
+    const HVX_Vector d = hvx_emu_vdeal_h(Vu);  // evens in bytes [0,64), odds in [64,128)
     hvx_emu_h32      even, odd;
     memcpy(&even, (const char *) &d, 64);
     memcpy(&odd, (const char *) &d + 64, 64);
@@ -150,12 +152,13 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Wsf_vcvt_Vhf(HVX_Vector Vu) {
 
 // Vd.hf = vcvt(Vu.sf, Vv.sf): Vu's lanes to the even hf lanes, Vv's to the odd ones
 HVX_EMU_INLINE HVX_Vector Q6_Vhf_vcvt_VsfVsf(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     const hvx_emu_h32 even = hvx_emu_cvt_sf_hf32(Vu);
     const hvx_emu_h32 odd  = hvx_emu_cvt_sf_hf32(Vv);
     HVX_Vector        d;
     memcpy((char *) &d, &even, 64);
     memcpy((char *) &d + 64, &odd, 64);
-    const hvx_vuh h   = (hvx_vuh) Q6_Vh_vshuff_Vh(d);
+    const hvx_vuh h   = (hvx_vuh) hvx_emu_vshuff_h(d);
     const hvx_vuh nan = (hvx_vuh) ((h & 0x7fff) > 0x7c00);  // default NaN
     return (HVX_Vector) ((h & ~nan) | (nan & 0x7fff));
 }

@@ -14,15 +14,18 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_sf_default_nan(hvx_vsf r) {
 
 // Vd.sf = vadd(Vu.sf, Vv.sf)
 HVX_EMU_INLINE HVX_Vector Q6_Vsf_vadd_VsfVsf(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_sf_default_nan((hvx_vsf) Vu + (hvx_vsf) Vv);
 }
 
 // Vd.sf = vsub(Vu.sf, Vv.sf)
 HVX_EMU_INLINE HVX_Vector Q6_Vsf_vsub_VsfVsf(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(ALU);
     return hvx_emu_sf_default_nan((hvx_vsf) Vu - (hvx_vsf) Vv);
 }
 
 // Vd.sf = vmpy(Vu.sf, Vv.sf)
 HVX_EMU_INLINE HVX_Vector Q6_Vsf_vmpy_VsfVsf(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(MPY);
     return hvx_emu_sf_default_nan((hvx_vsf) Vu * (hvx_vsf) Vv);
 }

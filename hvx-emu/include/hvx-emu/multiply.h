@@ -5,12 +5,14 @@
 
 // Vd.h = vmpyi(Vu.h, Vv.h): low 16 bits of each halfword product.
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vmpyi_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(MPY);
     return (HVX_Vector) ((hvx_vuh) Vu * (hvx_vuh) Vv);
 }
 
 // Vdd.w = vmpy(Vu.h, Vv.h): full 32-bit products; Vdd.v[0].w[i] from the even halfwords
 // (2i), Vdd.v[1].w[i] from the odd ones (2i+1).
 HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vmpy_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(MPY);
     // Sign-extend each halfword within its word: even = (w << 16) >> 16, odd = w >> 16.
     const hvx_vw ue = (Vu << 16) >> 16, uo = Vu >> 16;
     const hvx_vw ve = (Vv << 16) >> 16, vo = Vv >> 16;
@@ -22,6 +24,7 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vmpy_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
 // Vd.w = vrmpy(Vu.b, Vv.b): each word lane is the sum of its four signed byte products
 // (|sum| <= 4 * 128 * 128, no overflow).
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpy_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(MPY);
 #if defined(__AVX2__)
     // Each 16-bit lane split into its sign-extended low (even) and high (odd) byte; vpmaddwd
     // then sums the two even and the two odd products of each word exactly (|sum| <= 2^15).

@@ -12,27 +12,32 @@ typedef uint32_t hvx_emu_wuw __attribute__((vector_size(2 * HVX_EMU_VLEN)));
 
 // Vdd.h = vunpack(Vu.b): sign-extend 128 bytes to 128 halfwords
 HVX_EMU_INLINE HVX_VectorPair Q6_Wh_vunpack_Vb(HVX_Vector Vu) {
+    HVX_EMU_COUNT(PERMUTE);
     return (HVX_VectorPair) __builtin_convertvector((hvx_vb) Vu, hvx_emu_wh);
 }
 
 // Vdd.uh = vunpack(Vu.ub): zero-extend
 HVX_EMU_INLINE HVX_VectorPair Q6_Wuh_vunpack_Vub(HVX_Vector Vu) {
+    HVX_EMU_COUNT(PERMUTE);
     return (HVX_VectorPair) __builtin_convertvector((hvx_vub) Vu, hvx_emu_wuh);
 }
 
 // Vdd.w = vunpack(Vu.h): sign-extend 64 halfwords to 64 words
 HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vunpack_Vh(HVX_Vector Vu) {
+    HVX_EMU_COUNT(PERMUTE);
     return (HVX_VectorPair) __builtin_convertvector((hvx_vh) Vu, hvx_emu_ww);
 }
 
 // Vdd.uw = vunpack(Vu.uh): zero-extend
 HVX_EMU_INLINE HVX_VectorPair Q6_Wuw_vunpack_Vuh(HVX_Vector Vu) {
+    HVX_EMU_COUNT(PERMUTE);
     return (HVX_VectorPair) __builtin_convertvector((hvx_vuh) Vu, hvx_emu_wuw);
 }
 
 // Vd.h = vpacke(Vu.w, Vv.w): the low halfword of every word (truncation); Vv's in lanes
 // [0, 32), Vu's in [32, 64).
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vpacke_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(PERMUTE);
     const hvx_vuw u = (hvx_vuw) Vu, v = (hvx_vuw) Vv;
     hvx_vuh       d;
     for (int i = 0; i < 32; i++) {
@@ -45,6 +50,7 @@ HVX_EMU_INLINE HVX_Vector Q6_Vh_vpacke_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
 // Vd.b = vpacke(Vu.h, Vv.h): the low byte of every halfword; Vv's in lanes [0, 64), Vu's in
 // [64, 128).
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vpacke_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(PERMUTE);
     const hvx_vuh u = (hvx_vuh) Vu, v = (hvx_vuh) Vv;
     hvx_vub       d;
     for (int i = 0; i < 64; i++) {

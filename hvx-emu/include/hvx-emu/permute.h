@@ -5,23 +5,27 @@
 
 // Vd = vsplat(Rt): every word = Rt
 HVX_EMU_INLINE HVX_Vector Q6_V_vsplat_R(int32_t Rt) {
+    HVX_EMU_COUNT(OTHER);
     return hvx_emu_splat32((uint32_t) Rt);
 }
 
 // Vd.h = vsplat(Rt): every halfword = Rt.h[0]
 HVX_EMU_INLINE HVX_Vector Q6_Vh_vsplat_R(int32_t Rt) {
+    HVX_EMU_COUNT(OTHER);
     const uint32_t h = (uint32_t) Rt & 0xffffu;
     return hvx_emu_splat32(h | (h << 16));
 }
 
 // Vd.b = vsplat(Rt): every byte = Rt.b[0]
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vsplat_R(int32_t Rt) {
+    HVX_EMU_COUNT(OTHER);
     return hvx_emu_splat32(((uint32_t) Rt & 0xffu) * 0x01010101u);
 }
 
 // Rd = vextract(Vu, Rs): Rd = Vu.uw[(Rs & 127) >> 2], a word of a vector into a scalar register
 // (no trip through memory)
 HVX_EMU_INLINE int32_t Q6_R_vextract_VR(HVX_Vector Vu, int32_t Rs) {
+    HVX_EMU_COUNT(OTHER);
     int32_t w;
     memcpy(&w, (const uint8_t *) &Vu + (((uint32_t) Rs & (HVX_EMU_VLEN - 1)) & ~3u), 4);
     return w;
@@ -32,11 +36,13 @@ HVX_EMU_INLINE HVX_Vector Q6_V_hi_W(HVX_VectorPair Vss) { return hvx_emu_pair_hi
 
 // Vdd = vcombine(Vu, Vv): Vdd.v[0] = Vv, Vdd.v[1] = Vu
 HVX_EMU_INLINE HVX_VectorPair Q6_W_vcombine_VV(HVX_Vector Vu, HVX_Vector Vv) {
+    HVX_EMU_COUNT(PERMUTE);
     return hvx_emu_pair(Vu, Vv);
 }
 
 // Vd = vror(Vu, Rt): Vd.ub[k] = Vu.ub[(k + Rt) & 127]
 HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
+    HVX_EMU_COUNT(PERMUTE);
 #if defined(__AVX2__)
     // In registers (a doubled buffer costs store-forwarding stalls): 16-byte chunk i of the
     // result joins chunks i + q and i + q + 1 (Rt = 16 q + s) with two byte shuffles.
@@ -75,6 +81,7 @@ HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
 // Vd.b[i] = (idx & 0xe0) == matchval << 5 ? Vv.h[idx % 64].b[oddhalf] : 0.
 // With Rt = 0 an index 0..31 reads byte 2 * idx of Vv.
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vlut32_VbVbR(HVX_Vector Vu, HVX_Vector Vv, int32_t Rt) {
+    HVX_EMU_COUNT(OTHER);
     const uint32_t matchval = (uint32_t) Rt & 7u;
     const uint32_t oddhalf  = ((uint32_t) Rt >> 1) & 1u;
 #if defined(__AVX2__)
@@ -131,11 +138,13 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_align_bytes(HVX_Vector Vu, HVX_Vector Vv, uint
 // Vd = valign(Vu, Vv, Rt): shift = Rt & 127; Vd.ub[i] = i + shift >= 128 ? Vu.ub[i + shift - 128]
 // : Vv.ub[i + shift]
 HVX_EMU_INLINE HVX_Vector Q6_V_valign_VVR(HVX_Vector Vu, HVX_Vector Vv, int32_t Rt) {
+    HVX_EMU_COUNT(PERMUTE);
     return hvx_emu_align_bytes(Vu, Vv, (uint32_t) Rt & (HVX_EMU_VLEN - 1));
 }
 
 // Vd = vlalign(Vu, Vv, Rt): as valign with shift = 128 - (Rt & 127) (Rt & 127 == 0 gives Vu)
 HVX_EMU_INLINE HVX_Vector Q6_V_vlalign_VVR(HVX_Vector Vu, HVX_Vector Vv, int32_t Rt) {
+    HVX_EMU_COUNT(PERMUTE);
     return hvx_emu_align_bytes(Vu, Vv, HVX_EMU_VLEN - ((uint32_t) Rt & (HVX_EMU_VLEN - 1)));
 }
 
@@ -158,7 +167,7 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
 #endif
 
 // Vd.h = vshuff(Vu.h): Vd.h[2i] = Vu.h[i], Vd.h[2i + 1] = Vu.h[i + 32]
-HVX_EMU_INLINE HVX_Vector Q6_Vh_vshuff_Vh(HVX_Vector Vu) {
+HVX_EMU_INLINE HVX_Vector hvx_emu_vshuff_h(HVX_Vector Vu) {
 #if defined(__AVX2__)
     return hvx_emu_interleave_halves(Vu, 2);
 #elif defined(__GNUC__) && !defined(__clang__)
@@ -180,6 +189,7 @@ HVX_EMU_INLINE HVX_Vector Q6_Vh_vshuff_Vh(HVX_Vector Vu) {
 
 // Vd.b = vshuff(Vu.b): Vd.b[2i] = Vu.b[i], Vd.b[2i + 1] = Vu.b[i + 64]
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
+    HVX_EMU_COUNT(PERMUTE);
 #if defined(__AVX2__)
     return hvx_emu_interleave_halves(Vu, 1);
 #elif defined(__GNUC__) && !defined(__clang__)
@@ -204,7 +214,7 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
 }
 
 // Vd.h = vdeal(Vu.h): Vd.h[i] = Vu.h[2i], Vd.h[i + 32] = Vu.h[2i + 1]
-HVX_EMU_INLINE HVX_Vector Q6_Vh_vdeal_Vh(HVX_Vector Vu) {
+HVX_EMU_INLINE HVX_Vector hvx_emu_vdeal_h(HVX_Vector Vu) {
 #if defined(__AVX2__)
     // Each 16-byte chunk to its 4 even halfwords (low 8 bytes) and 4 odd ones (high 8 bytes);
     // chunk pairs then join by 64-bit unpacks: evens to bytes [0,64), odds to [64,128).
@@ -235,4 +245,14 @@ HVX_EMU_INLINE HVX_Vector Q6_Vh_vdeal_Vh(HVX_Vector Vu) {
     }
     return (HVX_Vector) d;
 #endif
+}
+
+HVX_EMU_INLINE HVX_Vector Q6_Vh_vshuff_Vh(HVX_Vector Vu) {
+    HVX_EMU_COUNT(PERMUTE);
+    return hvx_emu_vshuff_h(Vu);
+}
+
+HVX_EMU_INLINE HVX_Vector Q6_Vh_vdeal_Vh(HVX_Vector Vu) {
+    HVX_EMU_COUNT(PERMUTE);
+    return hvx_emu_vdeal_h(Vu);
 }

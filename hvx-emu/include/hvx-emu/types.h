@@ -40,6 +40,15 @@ typedef int64_t  hvx_vw64 __attribute__((vector_size(2 * HVX_EMU_VLEN)));
 
 #define HVX_EMU_INLINE static inline __attribute__((always_inline))
 
+// HVX_EMU_COUNT(ALU | MPY | PERMUTE | OTHER): an intrinsic's instruction class, for whoever
+// includes these headers with HVX_EMU_COUNT_HOOK(cls) defined (the device API's level-2
+// counters, device-api/include/htp/hvx.h); nothing otherwise.
+#if defined(HVX_EMU_COUNT_HOOK)
+#    define HVX_EMU_COUNT(cls) HVX_EMU_COUNT_HOOK(cls)
+#else
+#    define HVX_EMU_COUNT(cls) ((void) 0)
+#endif
+
 // Every word lane = x (the ISA's Rt broadcast for vsplat, vand(Q, Rt), ...).
 HVX_EMU_INLINE HVX_Vector hvx_emu_splat32(uint32_t x) {
     const hvx_vuw z = { 0 };

@@ -35,6 +35,9 @@ struct vhtp_device_info {
     // that takes until the pop). GGML_HEXAGON_DMA_THREAD, else 1 only if the host has a core
     // beyond the session's n_hvx threads: on fewer, the engine's polling slows the HVX threads.
     uint32_t dma_thread;
+    // The NPU clock (MHz) of the arch profile: profiles (GGML_HEXAGON_PROFILE) turn the session
+    // clock's nanoseconds into cycles with it (docs/profiling.md "Clock").
+    uint32_t clock_mhz;
 };
 
 // Fills *info for the virtual device profile selected by the environment. Returns 0, or -1

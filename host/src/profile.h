@@ -1,0 +1,48 @@
+// GGML_HEXAGON_PROFILE output (docs/profiling.md): upstream's per-op line
+//   ggml-hex: <session> profile-op <OP>|<names>|<dims>|<types>|<strides>|<kparams>|usec <u> cycles <c> start <s> mhz <m>
+// with " pmu [<8 counts>]" at level 2 (upstream's event ids mapped to the vHTP's counters) and
+// our counters after it (" counters k=v,..."), and one OPBATCH line per batch and session.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "htp-abi/htp-abi.h"
+
+struct ggml_tensor;
+struct htp_config;
+
+// "<OP>|<names>|<dims>|<types>|<strides>|<kparams>" of one op as the NPU runs it: the
+// destination first, then the sources (`srcs`, may hold nulls), fields joined by ':'.
+std::string htp_profile_label(const char * op, const ggml_tensor * dst, const std::vector<const ggml_tensor *> & srcs,
+                              const htp_op_desc & desc, const std::string & path);
+
+// The value level 2 reports for upstream PMU event `event`, from one op's counters; `known`
+// false: no counter of ours is near it (reported as 0; docs/profiling.md lists them).
+uint64_t htp_pmu_value(uint32_t event, const htp_op_timing & t, uint32_t mhz, bool & known);
+
+// The per-arch cost model (docs/profiling.md "Estimated device time"): what one op's level-2
+// counters would take on the real NPU of `arch`, in microseconds. 0 for an unknown arch.
+struct htp_cost_model {
+    uint32_t arch;
+    uint32_t clock_mhz;        // = the vHTP profile's clock
+    uint32_t hvx_contexts;     // HVX contexts of the NPU
+    double   hvx_per_packet;   // HVX instructions one packet issues at most
+    double   mpy_per_packet;   // of them multiplies
+    double   perm_per_packet;  // of them permutes
+    double   hmx_tile_cycles;  // cycles of one 32x32x32 fp16 tile multiply-accumulate
+    double   ddr_gbps;         // effective DDR <-> VTCM DMA bandwidth, GB/s
+    double   op_overhead_us;   // fixed cost of one op (dispatch, DMA descriptor set-up)
+};
+const htp_cost_model * htp_cost_model_of(uint32_t arch);
+double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t);
+
+// The per-op line (without "ggml-hex: "), and the batch's. At level 2 the op line ends with
+// " est-usec <x>" (the cost model of `arch`).
+std::string htp_profile_op_line(const std::string & session, const std::string & label, const htp_op_timing & t,
+                                uint32_t mhz, uint32_t arch, const htp_config & cfg);
+std::string htp_profile_batch_line(const std::string & session, uint32_t n_ops, uint64_t nsecs, uint64_t start_ns,
+                                   uint32_t mhz, const htp_config & cfg);
+
+// Our counter names, in enum htp_counter order (the "counters" field's keys).
+const char * htp_counter_name(uint32_t c);

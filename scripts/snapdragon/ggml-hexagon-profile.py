@@ -1,0 +1,1 @@
+../../tools/ggml-hexagon-profile.py

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# GGML_HEXAGON_PROFILE=2 on one known kernel: SCALE f32 with a bias (npu/ops/scale.cpp) must
+# execute, per row of ne0 floats, ceil(ne0/32) vector multiplies and as many adds, and move the
+# row into VTCM and back by DMA (4 * ne0 bytes each way). The counters on upstream's profile-op
+# lines must say exactly that, the line must have upstream's fields, and the report tool must
+# read it.
+#   profile-counters.sh BIN ROOT           one session (HTP0)
+#   profile-counters.sh BIN ROOT group     a device group HTP0[0-1]: each member reports its own
+#                                          line, and the members' counts add up to the op's
+set -uo pipefail
+bin=$1
+root=$2
+mode=${3:-single}
+env=(GGML_HEXAGON_ARCH=v79)
+[ "$mode" = group ] && env+=("GGML_HEXAGON_DEVICES=HTP0[0-1]")
+out=$(env "${env[@]}" GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o SCALE \
+      -p '^type=f32,ne=\[100,10,10,10\]' 2>&1)
+echo "$out" | grep -qE '^ *([1-9][0-9]*)/\1 tests passed' || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass"; exit 1; }
+lines=$(grep -E '^ggml-hex: HTP0(/m[01])? profile-op SCALE\|' <<<"$out")
+[ -n "$lines" ] || { echo "FAIL: no profile-op SCALE line"; exit 1; }
+echo "$lines" | head -3
+PROF_LINES=$lines python3 - "$mode" <<'PY' || exit 1
+import os, re, sys
+mode = sys.argv[1]
+lines = os.environ["PROF_LINES"].strip().splitlines()
+pat = re.compile(r"^ggml-hex: (HTP0(?:/m\d)?) profile-op SCALE\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|"
+                 r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+) pmu \[((?:\d+,){7}\d+)\] counters (\S+) est-usec ([0-9.]+)$")
+ops = {}
+for l in lines:
+    m = pat.match(l)
+    assert m, "not upstream's field layout: " + l
+    sess, names, dims, types = m.group(1), m.group(2), m.group(3), m.group(4)
+    usec, cycles, mhz = int(m.group(7)), int(m.group(8)), int(m.group(10))
+    assert mhz > 0 and abs(cycles - usec * mhz) <= mhz + cycles // 1000, f"cycles {cycles} not usec x mhz ({usec} x {mhz})"
+    assert types.split(":")[0] == "f32", types
+    c = dict(kv.split("=") for kv in m.group(12).split(","))
+    c = {k: int(v) for k, v in c.items()}
+    # The estimate of docs/profiling.md's v79 row (the tests' arch): 4 HVX instructions, 2
+    # multiplies, 1 permute per packet over min(threads, 6) contexts at 1250 MHz; 32 GB/s of
+    # DMA; 5 us per op; the slowest unit counts.
+    thr = min(int(re.search(r"thr=(\d+)", m.group(6)).group(1)), 6) or 1
+    hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
+    pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"] / 1) / thr / 1250
+    est = 5 + max(pk, c["hmx_tiles"] * 16 / 1250, (c["dma_in"] + c["dma_out"]) / 32e3)
+    assert abs(float(m.group(13)) - est) <= 0.051, f"est-usec {m.group(13)}, the cost model gives {est:.2f}"
+    ops.setdefault(names, []).append((sess, dims, c))
+assert ops, "no SCALE op"
+for names, members in ops.items():
+    sessions = sorted(s for s, _, _ in members)
+    want = ["HTP0/m0", "HTP0/m1"] if mode == "group" else ["HTP0"]
+    # test-backend-ops may run the graph more than once: every run reports every member.
+    assert sorted(set(sessions)) == want, f"{names}: sessions {sessions}, want {want}"
+    runs = len(sessions) // len(want)
+    ne = [int(x) for x in members[0][1].split(":")[0].split("x")]
+    rows, n_vec = ne[1] * ne[2] * ne[3], (ne[0] + 31) // 32
+    tot = {k: sum(c[k] for _, _, c in members) // runs for k in members[0][2]}
+    tot["vtcm_hwm"] = max(c["vtcm_hwm"] for _, _, c in members)  # a maximum, not a sum
+    want_c = {"hvx_mpy": rows * n_vec, "hvx_alu": rows * n_vec, "dma_in": rows * ne[0] * 4, "dma_out": rows * ne[0] * 4,
+              "hmx_tiles": 0}
+    for k, v in want_c.items():
+        assert tot[k] == v, f"{names}: {k} = {tot[k]}, the kernel must execute {v} ({rows} rows of {ne[0]} floats)"
+    assert tot["dma_desc"] >= 2, tot
+    assert 0 < tot["vtcm_hwm"] <= 8 << 20, tot
+    print(f"ok: {names}: {rows} rows x {n_vec} vectors: mpy {tot['hvx_mpy']}, alu {tot['hvx_alu']}, "
+          f"dma in/out {tot['dma_in']}/{tot['dma_out']} bytes, on {', '.join(want)}")
+PY
+# The report tool reads the same log.
+table=$(python3 "$root/tools/ggml-hexagon-profile.py" --by member - <<<"$out") || { echo "FAIL: the report tool failed"; exit 1; }
+echo "$table" | tail -3
+grep -qE '^HTP0' <<<"$table" || { echo "FAIL: no HTP0 row in the report"; exit 1; }
+echo "PASS"

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Tests of tools/ggml-hexagon-profile.py on recorded GGML_HEXAGON_PROFILE=2 logs
+(tests/tools/fixtures/profile-*.log, README beside them): one session, a device group
+(HTP0[0-1]) and a layer split over two devices. Every figure the tool prints is checked against
+sums worked out here from the fixture's lines with a parser of its own.
+
+usage: profile-report-test.py"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, "..", "..", "tools", "ggml-hexagon-profile.py")
+FIX = os.path.join(HERE, "fixtures")
+
+
+def fixture(name):
+    return os.path.join(FIX, name)
+
+
+def run(*args, stdin=None):
+    p = subprocess.run([sys.executable, TOOL, *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expected(path, key):
+    """{key: (count, usec, {counter: sum})} of the fixture's op lines, grouped by key
+    ('op', 'session', 'device')."""
+    rows = {}
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for line in text.splitlines():
+        m = re.search(r"ggml-hex: (\S+) profile-op ([^|]+)\|.*\|usec (\d+) cycles", line)
+        if not m or m.group(2) == "OPBATCH":
+            continue
+        session, op, usec = m.group(1), m.group(2), int(m.group(3))
+        k = {"op": op, "session": session, "device": session.split("/")[0]}[key]
+        cnt = {}
+        c = re.search(r" counters (\S+)", line)
+        if c:
+            cnt = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in c.group(1).split(",")}
+        n, u, s = rows.get(k, (0, 0, {}))
+        for kk, v in cnt.items():
+            s[kk] = s.get(kk, 0) + v if kk != "vtcm_hwm" else max(s.get(kk, 0), v)
+        rows[k] = (n + 1, u + usec, s)
+    return rows
+
+
+class Report(unittest.TestCase):
+    def json_rows(self, *args, stdin=None):
+        rc, out, err = run(*args, "--json", stdin=stdin)
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out)
+        return doc, {r["key"]: r for r in doc["rows"]}
+
+    def check_against(self, name, by, key):
+        want = expected(fixture(name), key)
+        self.assertGreaterEqual(len(want), 2, f"{name}: the fixture should have several {key}s")
+        doc, rows = self.json_rows(fixture(name), "--by", by)
+        self.assertEqual(set(rows), set(want))
+        total = sum(u for _, u, _ in want.values())
+        self.assertEqual(doc["total_usec"], total)
+        for k, (n, u, s) in want.items():
+            self.assertEqual(rows[k]["count"], n, k)
+            self.assertEqual(rows[k]["usec"], u, k)
+            self.assertAlmostEqual(rows[k]["share"], u / total, places=6)
+            self.assertEqual(rows[k]["counters"], s, k)
+        self.assertAlmostEqual(sum(r["share"] for r in rows.values()), 1.0, places=6)
+
+    def test_single_by_op(self):
+        self.check_against("profile-single.log", "op", "op")
+
+    def test_group_by_member(self):
+        self.check_against("profile-group.log", "member", "session")
+        _, rows = self.json_rows(fixture("profile-group.log"), "--by", "member")
+        self.assertEqual(sorted(rows), ["HTP0/m0", "HTP0/m1"])
+
+    def test_group_by_device_sums_members(self):
+        _, rows = self.json_rows(fixture("profile-group.log"), "--by", "device")
+        self.assertEqual(list(rows), ["HTP0"])
+
+    def test_layer_split_by_device(self):
+        self.check_against("profile-layer-split.log", "device", "device")
+        _, rows = self.json_rows(fixture("profile-layer-split.log"), "--by", "device")
+        self.assertEqual(sorted(rows), ["HTP0", "HTP1"])
+
+    def test_sort_top_filter(self):
+        want = expected(fixture("profile-single.log"), "op")
+        doc, _ = self.json_rows(fixture("profile-single.log"), "--sort", "count", "--top", "2")
+        counts = sorted((n for n, _, _ in want.values()), reverse=True)[:2]
+        self.assertEqual([r["count"] for r in doc["rows"]], counts)
+        doc, rows = self.json_rows(fixture("profile-single.log"), "--filter", "^mul_mat$")
+        self.assertEqual(list(rows), ["MUL_MAT"])  # case-insensitive, whole name
+        self.assertEqual(rows["MUL_MAT"]["usec"], want["MUL_MAT"][1])
+        doc, _ = self.json_rows(fixture("profile-single.log"))
+        totals = [r["usec"] for r in doc["rows"]]
+        self.assertEqual(totals, sorted(totals, reverse=True))
+
+    def test_pipe_and_table(self):
+        with open(fixture("profile-single.log"), encoding="utf-8") as f:
+            text = f.read()
+        rc, out, err = run("-", stdin=text)
+        self.assertEqual(rc, 0, err)
+        lines = out.strip().splitlines()
+        self.assertTrue(lines[0].startswith("op "), lines[0])
+        self.assertIn("hvx_mpy", lines[0])
+        want = expected(fixture("profile-single.log"), "op")
+        self.assertEqual(len(lines), 1 + len(want) + 2)
+        n_ops = sum(n for n, _, _ in want.values())
+        self.assertRegex(lines[-2], rf"^{n_ops} ops, {sum(u for _, u, _ in want.values())} us on 1 session")
+        batch = re.search(r"profile-op OPBATCH\|----\|n-ops (\d+)\|.*\|usec (\d+) ", text)
+        self.assertEqual(lines[-1], f"HTP0: 1 batches, median {batch.group(2)} us, {batch.group(1)} ops per batch")
+
+    def test_bad_input_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            empty = os.path.join(d, "empty.log")
+            with open(empty, "w") as f:
+                f.write("llama: nothing profiled here\n")
+            for args in ([os.path.join(d, "missing.log")], [empty], [fixture("profile-single.log"), "--top", "-1"],
+                         [fixture("profile-single.log"), "--filter", "("], [fixture("profile-single.log"), "--by", "x"]):
+                rc, out, err = run(*args)
+                self.assertNotEqual(rc, 0, args)
+                self.assertEqual(out, "", args)
+                self.assertEqual(len(err.strip().splitlines()), 1, (args, err))
+
+    def test_help(self):
+        rc, out, _ = run("--help")
+        self.assertEqual(rc, 0)
+        for opt in ("--by", "--sort", "--filter", "--top", "--json"):
+            self.assertIn(opt, out)
+
+
+if __name__ == "__main__":
+    unittest.main()

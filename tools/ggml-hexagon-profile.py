@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Per-op table of a GGML_HEXAGON_PROFILE run (docs/profiling.md).
+
+Reads the log of a run with GGML_HEXAGON_PROFILE=1 or 2 (its "ggml-hex: <session> profile-op ..."
+lines) from a file or from a pipe ('-'), as upstream users do:
+
+    GGML_HEXAGON_PROFILE=2 llama-completion ... 2>&1 | tools/ggml-hexagon-profile.py -
+
+and prints one row per op (or per node name, device, group member or NPU kernel): count, total
+and mean microseconds, share of all ops' time, cycles, and at level 2 the estimated device
+time of the cost model and the summed counters; then per session its batches (OPBATCH lines),
+their median time and ops per batch.
+Other lines are ignored; a file with no profile line is an error (exit 1).
+"""
+import argparse
+import json
+import re
+import sys
+
+LINE = re.compile(r"ggml-hex: (\S+) profile-op (.*)$")
+TIMES = re.compile(r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+)")
+PMU = re.compile(r" pmu \[([0-9,]*)\]")
+COUNTERS = re.compile(r" counters (\S+)")
+EST = re.compile(r" est-usec ([0-9.]+)")
+# The counters shown as columns (all of them are in --json).
+SHOWN = ("hvx_alu", "hvx_mpy", "hvx_permute", "hmx_tiles", "dma_in", "dma_out", "dma_wait_us")
+
+
+def parse(stream):
+    """(ops, batches): one dict per profile-op line."""
+    ops, batches = [], []
+    for raw in stream:
+        m = LINE.search(raw.rstrip("\n"))
+        if not m:
+            continue
+        session, rest = m.group(1), m.group(2)
+        fields = rest.split("|")
+        if len(fields) < 7:
+            continue
+        t = TIMES.search(fields[6])
+        if not t:
+            continue
+        rec = {
+            "session": session,
+            "device": session.split("/")[0],
+            "member": session,
+            "op": fields[0],
+            "names": fields[1],
+            "name": fields[1].split(":")[0],
+            "dims": fields[2],
+            "types": fields[3],
+            "strides": fields[4],
+            "kparams": fields[5],
+            "usec": int(t.group(1)),
+            "cycles": int(t.group(2)),
+            "start": int(t.group(3)),
+            "mhz": int(t.group(4)),
+            "est_usec": None,
+            "pmu": [],
+            "counters": {},
+        }
+        kernel = re.search(r"kernel=([^,]+)", fields[5])
+        rec["kernel"] = kernel.group(1) if kernel else fields[0]
+        p = PMU.search(fields[6])
+        if p and p.group(1):
+            rec["pmu"] = [int(x) for x in p.group(1).split(",")]
+        e = EST.search(fields[6])
+        if e:
+            rec["est_usec"] = float(e.group(1))
+        c = COUNTERS.search(fields[6])
+        if c:
+            for kv in c.group(1).split(","):
+                k, _, v = kv.partition("=")
+                if v.isdigit():
+                    rec["counters"][k] = int(v)
+        if rec["op"] == "OPBATCH":
+            n = re.match(r"n-ops (\d+)", fields[2])
+            rec["n_ops"] = int(n.group(1)) if n else 0
+            batches.append(rec)
+        else:
+            ops.append(rec)
+    return ops, batches
+
+
+def table(ops, by):
+    rows = {}
+    for o in ops:
+        r = rows.setdefault(o[by], {"key": o[by], "count": 0, "usec": 0, "cycles": 0, "est_usec": None,
+                                    "counters": {}})
+        r["count"] += 1
+        if o["est_usec"] is not None:
+            r["est_usec"] = (r["est_usec"] or 0.0) + o["est_usec"]
+        r["usec"] += o["usec"]
+        r["cycles"] += o["cycles"]
+        for k, v in o["counters"].items():
+            if k == "vtcm_hwm":
+                r["counters"][k] = max(r["counters"].get(k, 0), v)
+            else:
+                r["counters"][k] = r["counters"].get(k, 0) + v
+    total = sum(r["usec"] for r in rows.values())
+    for r in rows.values():
+        r["mean_usec"] = r["usec"] / r["count"]
+        r["share"] = r["usec"] / total if total else 0.0
+    return list(rows.values()), total
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not usage + error
+        print(f"ggml-hexagon-profile: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def main():
+    ap = Parser(
+        description="Per-op table of a GGML_HEXAGON_PROFILE=1/2 log (docs/profiling.md).",
+        epilog="example: GGML_HEXAGON_PROFILE=2 llama-completion ... 2>&1 | %(prog)s -")
+    ap.add_argument("log", help="the run's log file, or - for standard input")
+    ap.add_argument("--by", choices=("op", "name", "device", "member", "kernel"), default="op",
+                    help="group rows by op (default), node name, device, group member (HTP0/m1) or NPU kernel")
+    ap.add_argument("--sort", choices=("total", "count", "mean", "key"), default="total",
+                    help="row order: total time (default), count, mean time, or key")
+    ap.add_argument("--filter", metavar="REGEX", help="only ops whose name matches REGEX (case-insensitive)")
+    ap.add_argument("--top", metavar="N", type=int, default=0, help="only the first N rows")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    args = ap.parse_args()
+    if args.top < 0:
+        ap.error("--top must be 0 or more")
+    try:
+        flt = re.compile(args.filter, re.IGNORECASE) if args.filter else None
+    except re.error as e:
+        ap.error(f"--filter {args.filter!r}: {e}")
+
+    if args.log == "-":
+        ops, batches = parse(sys.stdin)
+    else:
+        try:
+            with open(args.log, encoding="utf-8", errors="replace") as f:
+                ops, batches = parse(f)
+        except OSError as e:
+            print(f"ggml-hexagon-profile: {args.log}: {e.strerror}", file=sys.stderr)
+            return 1
+    if not ops:
+        print(f"ggml-hexagon-profile: {args.log}: no 'ggml-hex: ... profile-op' lines "
+              "(run with GGML_HEXAGON_PROFILE=1 or 2)", file=sys.stderr)
+        return 1
+    if flt:
+        ops = [o for o in ops if flt.search(o["op"])]
+    rows, total = table(ops, args.by)
+    key = {"total": lambda r: -r["usec"], "count": lambda r: -r["count"],
+           "mean": lambda r: -r["mean_usec"], "key": lambda r: r["key"]}[args.sort]
+    rows.sort(key=key)
+    if args.top:
+        rows = rows[:args.top]
+
+    if args.json:
+        json.dump({"total_usec": total, "batches": len(batches), "rows": rows}, sys.stdout, indent=1)
+        print()
+        return 0
+    has_counters = any(r["counters"] for r in rows)
+    has_est = any(r["est_usec"] is not None for r in rows)
+    head = f"{args.by:<28} {'count':>7} {'total us':>11} {'mean us':>10} {'share':>7} {'cycles':>14}"
+    if has_est:
+        head += f" {'est us':>11}"
+    if has_counters:
+        head += "".join(f" {c:>12}" for c in SHOWN)
+    print(head)
+    for r in rows:
+        line = (f"{r['key'][:28]:<28} {r['count']:>7} {r['usec']:>11} {r['mean_usec']:>10.1f} "
+                f"{100 * r['share']:>6.1f}% {r['cycles']:>14}")
+        if has_est:
+            line += f" {r['est_usec'] or 0:>11.1f}"
+        if has_counters:
+            line += "".join(f" {r['counters'].get(c, 0):>12}" for c in SHOWN)
+        print(line)
+    sessions = sorted({o["session"] for o in ops})
+    print(f"{len(ops)} ops, {total} us on {len(sessions)} session(s) ({', '.join(sessions)}), "
+          f"{len(batches)} batches")
+    # Per batch (a decode graph is one batch per session unless OPBATCH or the window splits it).
+    for s in sessions:
+        mine = [b for b in batches if b["session"] == s]
+        if mine:
+            usec = sorted(b["usec"] for b in mine)
+            print(f"{s}: {len(mine)} batches, median {usec[len(usec) // 2]} us, "
+                  f"{sum(b['n_ops'] for b in mine) / len(mine):.0f} ops per batch")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # | head
+        sys.exit(0)

@@ -133,7 +133,13 @@ static bool assemble_supports(const htp_device_caps & caps, const ggml_tensor * 
     const uint32_t esize = (uint32_t) ggml_type_size(op->type);
     for (uint32_t k = 0; k < pl.n_src; k++) {
         const ggml_tensor * t = pl.src[k].t;
-        if (t->type != op->type || t->nb[0] != esize || !fits_u32(t) || ggml_nelements(t) == 0) {
+        if (t->type != op->type || !fits_u32(t) || ggml_nelements(t) == 0) {
+            return false;
+        }
+        // Elements not adjacent (CONCAT of a transposed view): gathered one element per DMA row,
+        // a descriptor per dst row or per source column (npu/ops/assemble.cpp fetch), never repeated.
+        if (t->nb[0] != esize && (pl.src[k].rep > 1 || !dma_field_ok(caps, t->nb[0]) || !dma_field_ok(caps, t->nb[1]) ||
+                                  !dma_field_ok(caps, (uint64_t) t->ne[0]) || !dma_field_ok(caps, row_pitch(op)))) {
             return false;
         }
         // REPEAT: one 2-D descriptor with a zero source stride per row
@@ -172,6 +178,7 @@ static void assemble_encode(const htp_device_caps & caps, const ggml_tensor * op
         o.x0  = s.x0;
         o.len = (uint32_t) s.t->ne[0];
         o.rep = s.rep;
+        o.nb0 = (uint32_t) s.t->nb[0];
     }
     uint32_t off = 0;
     p.vsrc       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);

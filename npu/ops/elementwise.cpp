@@ -1,4 +1,4 @@
-// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS), GLU (act(x) * g, fused or split operands),
+// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS, XIELU), GLU (act(x) * g, fused or split operands),
 // ADD_ID, CLAMP, SQR, SQRT, LOG. One row stream per operand through VTCM; the activation is
 // a per-kind template so the inner loop has no branch. F16 rows are widened to fp32 in a
 // VTCM scratch, computed there and narrowed back into the dst slot. Transcendentals are in hvx-math.h.
@@ -97,7 +97,7 @@ inline HVX_Vector hardsigmoid_sf(HVX_Vector x) {
 // arguments and nothing on the stack): the activation's parameters as vectors, the row
 // pitches in vectors, the row length; for F16 rows the fp32 scratch rows.
 struct ew_consts {
-    HVX_Vector   p0, p1;
+    HVX_Vector   p0, p1, p2, p3;
     uint32_t     py, px, pg;
     uint32_t     n_vec;   // fp32 vectors per row
     uint32_t     n_half;  // F16: fp16 vectors per row; 0: the rows are F32
@@ -150,6 +150,13 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
         case HTP_EW_HARDSWISH:   return Q6_Vsf_vmpy_VsfVsf(x, hardsigmoid_sf(x));
         case HTP_EW_HARDSIGMOID: return hardsigmoid_sf(x);
         case HTP_EW_EXPM1:       return expm1_sf(x);
+        case HTP_EW_XIELU: {  // ggml-cpu's op_xielu, in its order of operations
+            const HVX_Vector bx  = Q6_Vsf_vmpy_VsfVsf(c.p2, x);
+            const HVX_Vector pos = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(c.p1, x), x), bx);
+            const HVX_Vector em  = Q6_Vsf_vsub_VsfVsf(expm1_sf(sf_min(x, c.p3)), x);
+            const HVX_Vector neg = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(em, c.p0), bx);
+            return Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), pos, neg);
+        }
         default:                 return Q6_Vsf_vadd_VsfVsf(x, g);  // ADD_ID
     }
 }
@@ -315,9 +322,9 @@ constexpr compute_fn kCompute[] = {
     compute_rows<HTP_EW_GEGLU_QUICK>, compute_rows<HTP_EW_SWIGLU>,     compute_rows<HTP_EW_SWIGLU_OAI>,
     compute_rows<HTP_EW_SWIGLU_CLAMP>, compute_rows<HTP_EW_SGN>,      compute_rows<HTP_EW_STEP>,
     compute_rows<HTP_EW_ELU>,         compute_rows<HTP_EW_HARDSWISH>,  compute_rows<HTP_EW_HARDSIGMOID>,
-    compute_rows<HTP_EW_EXPM1>,       compute_rows<HTP_EW_ADD_ID>,
+    compute_rows<HTP_EW_EXPM1>,       compute_rows<HTP_EW_ADD_ID>,     compute_rows<HTP_EW_XIELU>,
 };
-static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_ADD_ID + 1, "one compute per htp_ew_kind");
+static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_KIND_COUNT, "one compute per htp_ew_kind");
 
 struct elementwise_op {
     const htp_op_context *         octx;
@@ -361,8 +368,8 @@ struct elementwise_op {
         const uint32_t      px  = p->vsrc0.row_pitch / 128;
         const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : px;
         const uint32_t      py  = p->vdst.row_pitch / 128;
-        ew_consts c = { splat_f32(p->p0), splat_f32(p->p1), py, px, pg, (p->ne0 + 31) / 32, 0, 0,
-                        nullptr, nullptr, nullptr };
+        ew_consts c = { splat_f32(p->p0), splat_f32(p->p1), splat_f32(p->p2), splat_f32(p->p3), py, px, pg,
+                        (p->ne0 + 31) / 32, 0, 0, nullptr, nullptr, nullptr };
         if (p->type != HTP_TYPE_F32) {  // F16
             c.n_half = (p->ne0 + 63) / 64;
             c.n_vec  = 2 * c.n_half;

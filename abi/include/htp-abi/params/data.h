@@ -71,9 +71,11 @@ struct htp_fill_params {
 
 // ARGSORT F32 -> I32 along dim 0: a bitonic network over n_sort (a power of two >= 32 and
 // >= ne0) keys per row; keys are F32 bits mapped to order-preserving int32, padding sorts last.
+// TOP_K is the same descending sort with the first n_out indices of each row written.
 struct htp_argsort_params {
     struct htp_split_params split;
     uint32_t ne0;
+    uint32_t n_out;                  // indices written per row: ne0 (ARGSORT) or k (TOP_K)
     uint32_t n_sort;                 // padded row length (row_pitch / 4 of both streams)
     uint32_t descending;             // 1: GGML_SORT_ORDER_DESC
     uint32_t tail_bytes;             // ne0 * 4 % 128

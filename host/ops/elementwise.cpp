@@ -1,6 +1,7 @@
 // Host side of the F32 / F16 elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
 // CLAMP, SQR, SQRT, LOG. All run the one NPU kernel (npu/ops/elementwise.cpp); the kind and
 // where each operand's rows come from are decided here.
+#include <cmath>
 #include <cstring>
 
 #include "encode-util.h"
@@ -164,11 +165,13 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.p1 = 0.0f;
     p.p2 = 0.0f;
     p.p3 = 0.0f;
+    p.p4 = 0.0f;
     if (p.kind == HTP_EW_XIELU) {  // ggml_xielu stores alpha_n, alpha_p, beta, eps at 1..4
         p.p0 = param_f32(op, 1);
         p.p1 = param_f32(op, 2);
         p.p2 = param_f32(op, 3);
         p.p3 = param_f32(op, 4);
+        p.p4 = expm1f(p.p3);
     } else if (op->op == GGML_OP_CLAMP) {
         p.p0 = param_f32(op, 0);
         p.p1 = param_f32(op, 1);

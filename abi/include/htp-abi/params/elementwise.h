@@ -54,6 +54,7 @@ struct htp_elementwise_params {
     uint32_t src0_off, src1_off;     // bytes added to each operand's row address
     float p0, p1;                    // CLAMP: min, max; SWIGLU_OAI: alpha, limit; SWIGLU_CLAMP: -, limit
     float p2, p3;                    // XIELU: p0..p3 = alpha_n, alpha_p, beta, eps
+    float p4;                        // XIELU: expm1(eps) (min(x, eps) is eps for eps < x <= 0)
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides src0, src1, dst;  // ADD_ID: src1.nb1 = bytes between bias rows
     struct htp_rows_strides ids;     // ADD_ID: ids strides nb0 (i1), nb1 (i2), unused

@@ -244,6 +244,12 @@ template <int K> inline void apply_row(HVX_Vector * y, const HVX_Vector * x, con
     }
 }
 
+// The kinds with a second operand row (GLU's gate, ADD_ID's bias): only they need the F16
+// two-operand row loop, which for XIELU kept one scalar more than the registers hold.
+template <int K> struct ew_two_operand {
+    static constexpr bool on = (K >= HTP_EW_REGLU && K <= HTP_EW_SWIGLU_CLAMP) || K == HTP_EW_ADD_ID;
+};
+
 // One F16 row widened to fp32 scratch, and back (out of line: the F16 row loops call them).
 HTP_COMPUTE void compute_widen_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_half) {
     f16_to_f32_vectors(dst, src, n_half);
@@ -293,7 +299,7 @@ HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * x, const HVX_Ve
     const uint32_t n_half = c.n_half;
     HVX_Vector *   xs     = c.xs;
     HVX_Vector *   ys     = c.ys;
-    if (!c.two) {
+    if (!c.two || !ew_two_operand<K>::on) {  // (the unary kinds compile no two-operand loop)
         HTP_NO_UNROLL
         for (; n_rows > 0; n_rows--) {
             widen_row<K>(xs, x, n_half);

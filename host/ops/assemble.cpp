@@ -1,5 +1,6 @@
 // Host side of CONCAT, REPEAT and PAD: each source's place in the dst (see
 // htp_assemble_params) and the row streaming plan.
+#include <algorithm>
 #include <cstring>
 
 #include "encode-util.h"
@@ -62,6 +63,14 @@ static bool make_plan(const ggml_tensor * op, assemble_plan & pl) {
                 pl.src[0].hi[dim - 1]  = (uint32_t) a->ne[dim];
                 pl.src[1].lo[dim - 1]  = (uint32_t) a->ne[dim];
                 pl.src[1].off[dim - 1] = (uint32_t) a->ne[dim];
+            }
+            // An empty source (minicpm3 / plm with no unroped key part) covers no dst row.
+            for (uint32_t k = 0; k < 2; k++) {
+                if (ggml_nelements(pl.src[k].t) == 0) {
+                    for (int d = 0; d < 3; d++) {
+                        pl.src[k].lo[d] = pl.src[k].hi[d] = 0;
+                    }
+                }
             }
             return true;
         }
@@ -133,7 +142,19 @@ static bool assemble_supports(const htp_device_caps & caps, const ggml_tensor * 
     const uint32_t esize = (uint32_t) ggml_type_size(op->type);
     for (uint32_t k = 0; k < pl.n_src; k++) {
         const ggml_tensor * t = pl.src[k].t;
-        if (t->type != op->type || t->nb[0] != esize || !fits_u32(t) || ggml_nelements(t) == 0) {
+        if (t->type != op->type || !fits_u32(t)) {
+            return false;
+        }
+        if (ggml_nelements(t) == 0) {  // CONCAT's empty source is never read; REPEAT / PAD need one
+            if (op->op != GGML_OP_CONCAT) {
+                return false;
+            }
+            continue;
+        }
+        // Elements not adjacent (CONCAT of a transposed view): gathered one element per DMA row,
+        // a descriptor per dst row or per source column (npu/ops/assemble.cpp fetch), never repeated.
+        if (t->nb[0] != esize && (pl.src[k].rep > 1 || !dma_field_ok(caps, t->nb[0]) || !dma_field_ok(caps, t->nb[1]) ||
+                                  !dma_field_ok(caps, (uint64_t) t->ne[0]) || !dma_field_ok(caps, row_pitch(op)))) {
             return false;
         }
         // REPEAT: one 2-D descriptor with a zero source stride per row
@@ -166,12 +187,13 @@ static void assemble_encode(const htp_device_caps & caps, const ggml_tensor * op
             o.lo[d]  = s.lo[d];
             o.hi[d]  = s.hi[d];
             o.off[d] = s.off[d];
-            o.mod[d] = htp_fastdiv_init((uint32_t) s.t->ne[d + 1]);
+            o.mod[d] = htp_fastdiv_init((uint32_t) std::max<int64_t>(s.t->ne[d + 1], 1));  // empty: unused
         }
         o.nb  = rows_strides(s.t->nb[1], s.t->nb[2], s.t->nb[3]);
         o.x0  = s.x0;
         o.len = (uint32_t) s.t->ne[0];
         o.rep = s.rep;
+        o.nb0 = (uint32_t) s.t->nb[0];
     }
     uint32_t off = 0;
     p.vsrc       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);

@@ -1,4 +1,5 @@
-// Host side of CPY / CONT / DUP between F32 and F16. Equal shapes are walked dim by dim (any
+// Host side of CPY / CONT / DUP between F32 and F16, and of BF16 or I32 to the same type (the
+// i32 CONT of deepseek32's sparse-attention indices). Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
 // different shapes are accepted when one side is contiguous (walked with the other's shape).
 #include "encode-util.h"
@@ -42,7 +43,7 @@ bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
 }
 
 uint32_t type_size(ggml_type t) {
-    return t == GGML_TYPE_F16 ? 2 : 4;
+    return t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 ? 2 : 4;
 }
 
 // VTCM pitches: conversions read or write whole pairs of vectors (64 elements).
@@ -70,7 +71,9 @@ stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const
 bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * s = op->src[0];
     const auto          f = [](ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16; };
-    if (!f(s->type) || !f(op->type) || ggml_nelements(s) != ggml_nelements(op) || !fits_u32(s) || !fits_u32(op)) {
+    const auto          same = [](ggml_type t) { return t == GGML_TYPE_BF16 || t == GGML_TYPE_I32; };  // copies only
+    const bool          types_ok = (f(s->type) && f(op->type)) || (same(s->type) && s->type == op->type);
+    if (!types_ok || ggml_nelements(s) != ggml_nelements(op) || !fits_u32(s) || !fits_u32(op)) {
         return false;
     }
     cpy_walk w;

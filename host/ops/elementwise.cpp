@@ -1,6 +1,7 @@
 // Host side of the F32 / F16 elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
 // CLAMP, SQR, SQRT, LOG. All run the one NPU kernel (npu/ops/elementwise.cpp); the kind and
 // where each operand's rows come from are decided here.
+#include <cmath>
 #include <cstring>
 
 #include "encode-util.h"
@@ -36,6 +37,7 @@ int ew_kind(const ggml_tensor * op) {
                 case GGML_UNARY_OP_HARDSWISH:   return HTP_EW_HARDSWISH;
                 case GGML_UNARY_OP_HARDSIGMOID: return HTP_EW_HARDSIGMOID;
                 case GGML_UNARY_OP_EXPM1:       return HTP_EW_EXPM1;
+                case GGML_UNARY_OP_XIELU:       return HTP_EW_XIELU;
                 default:                        return -1;
             }
         case GGML_OP_GLU:
@@ -161,7 +163,16 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     }
     p.p0 = 0.0f;
     p.p1 = 0.0f;
-    if (op->op == GGML_OP_CLAMP) {
+    p.p2 = 0.0f;
+    p.p3 = 0.0f;
+    p.p4 = 0.0f;
+    if (p.kind == HTP_EW_XIELU) {  // ggml_xielu stores alpha_n, alpha_p, beta, eps at 1..4
+        p.p0 = param_f32(op, 1);
+        p.p1 = param_f32(op, 2);
+        p.p2 = param_f32(op, 3);
+        p.p3 = param_f32(op, 4);
+        p.p4 = expm1f(p.p3);
+    } else if (op->op == GGML_OP_CLAMP) {
         p.p0 = param_f32(op, 0);
         p.p1 = param_f32(op, 1);
     } else if (p.kind == HTP_EW_SWIGLU_OAI || p.kind == HTP_EW_SWIGLU_CLAMP) {

@@ -1,7 +1,8 @@
 // ARGSORT F32 -> I32: a bitonic sorting network per row, all in HVX registers and VTCM.
 // Keys become order-preserving int32 (negative floats get their magnitude bits flipped), so
 // compares are integer and exact. Stages with distance >= 32 compare whole vectors; shorter
-// distances pair lane i with lane i ^ d through rotations. Indices follow their keys.
+// distances pair lane i with lane i ^ d through rotations. Indices follow their keys. TOP_K
+// sorts descending and writes the first k indices of each row (ggml leaves their order open).
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -142,12 +143,16 @@ struct argsort_op {
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
+        return store_chunk(octx, p, ith, q, r, n, slot, p->n_out * 4);
     }
 };
 
 }  // namespace
 
 int htp_op_argsort(struct htp_op_context * octx) {
+    return run_rows<argsort_op>(octx, octx->params->argsort);
+}
+
+int htp_op_top_k(struct htp_op_context * octx) {
     return run_rows<argsort_op>(octx, octx->params->argsort);
 }

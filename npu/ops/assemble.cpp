@@ -1,7 +1,9 @@
 // CONCAT / REPEAT / PAD: each dst row is assembled in VTCM by DMA from the source rows that
 // cover it (2-D descriptors over runs of consecutive source rows; REPEAT's copies along dim 0
-// come from one descriptor with a zero source stride), then HVX copies it into the dst slot
-// (or zeroes it when no source covers the row) and DMA writes the chunk back.
+// come from one descriptor with a zero source stride; a source whose elements are apart, as
+// ggml_transpose(x) in the convolution-state CONCAT of mamba / lfm2 / qwen3next, in one-element
+// DMA rows), then HVX copies it into the dst slot (or zeroes it when no source covers the row)
+// and DMA writes the chunk back.
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -61,7 +63,21 @@ struct assemble_op {
                 }
                 const dma_addr_t src = plane + (uint32_t) s1 * s.nb.nb1;
                 const dma_addr_t dst = vslot + j * pitch + s.x0 * p->esize;
-                if (s.rep == 1) {
+                if (s.nb0 != p->esize) {
+                    // Elements apart (a transposed view): one-element DMA rows, min(len, m)
+                    // descriptors for the run (at most one per dst row, as the host counted).
+                    const bool     by_col = s.len <= m;
+                    const uint32_t n_desc = by_col ? s.len : m;
+                    for (uint32_t t = 0; t < n_desc; t++) {
+                        const bool ok =
+                            by_col ? dma_queue_push(q, dst + t * p->esize, src + t * s.nb0, pitch, s.nb.nb1, p->esize, m)
+                                   : dma_queue_push(q, dst + t * pitch, src + t * s.nb.nb1, p->esize, s.nb0, p->esize, s.len);
+                        if (!ok) {
+                            return -1;
+                        }
+                        pushed++;
+                    }
+                } else if (s.rep == 1) {
                     if (!dma_queue_push(q, dst, src, pitch, s.nb.nb1, row_bytes, m)) {
                         return -1;
                     }

@@ -1,4 +1,4 @@
-// CPY / CONT / DUP between F32 and F16. Rows of a strided source are gathered element by
+// CPY / CONT / DUP between F32 and F16, and BF16 / I32 to the same type (copied as bytes). Rows of a strided source are gathered element by
 // element with a 2-D DMA (row size = element size, src stride = nb0); a strided destination
 // is scattered the same way. HVX converts between the two VTCM buffers.
 #include "hvx-util.h"
@@ -10,7 +10,7 @@ using namespace htp_ops;
 namespace {
 
 inline uint32_t type_size(uint32_t t) {
-    return t == HTP_TYPE_F16 ? 2 : 4;
+    return t == HTP_TYPE_F16 || t == HTP_TYPE_BF16 ? 2 : 4;
 }
 
 struct cpy_op {

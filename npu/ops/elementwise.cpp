@@ -1,4 +1,4 @@
-// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS), GLU (act(x) * g, fused or split operands),
+// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS, XIELU), GLU (act(x) * g, fused or split operands),
 // ADD_ID, CLAMP, SQR, SQRT, LOG. One row stream per operand through VTCM; the activation is
 // a per-kind template so the inner loop has no branch. F16 rows are widened to fp32 in a
 // VTCM scratch, computed there and narrowed back into the dst slot. Transcendentals are in hvx-math.h.
@@ -97,7 +97,7 @@ inline HVX_Vector hardsigmoid_sf(HVX_Vector x) {
 // arguments and nothing on the stack): the activation's parameters as vectors, the row
 // pitches in vectors, the row length; for F16 rows the fp32 scratch rows.
 struct ew_consts {
-    HVX_Vector   p0, p1;
+    HVX_Vector   p0, p1, p2, p3, p4;
     uint32_t     py, px, pg;
     uint32_t     n_vec;   // fp32 vectors per row
     uint32_t     n_half;  // F16: fp16 vectors per row; 0: the rows are F32
@@ -106,6 +106,16 @@ struct ew_consts {
     HVX_Vector * gs;
     HVX_Vector * ys;
 };
+
+// XIELU from x and a = expm1(x), as ggml-cpu's op_xielu: x > 0 ? alpha_p x x + beta x :
+// (expm1(min(x, eps)) - x) alpha_n + beta x, with expm1(eps) (p4) where eps < x.
+inline HVX_Vector xielu_b(HVX_Vector x, HVX_Vector a, const ew_consts & c) {
+    const HVX_Vector bx  = Q6_Vsf_vmpy_VsfVsf(c.p2, x);
+    const HVX_Vector pos = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(c.p1, x), x), bx);
+    const HVX_Vector em  = Q6_Vsf_vsub_VsfVsf(Q6_V_vmux_QVV(sf_gt(x, c.p3), c.p4, a), x);
+    const HVX_Vector neg = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(em, c.p0), bx);
+    return Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), pos, neg);
+}
 
 template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_consts & c) {
     switch (K) {
@@ -150,6 +160,7 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
         case HTP_EW_HARDSWISH:   return Q6_Vsf_vmpy_VsfVsf(x, hardsigmoid_sf(x));
         case HTP_EW_HARDSIGMOID: return hardsigmoid_sf(x);
         case HTP_EW_EXPM1:       return expm1_sf(x);
+        case HTP_EW_XIELU:       return xielu_b(x, expm1_sf(x), c);  // (runs as two passes)
         default:                 return Q6_Vsf_vadd_VsfVsf(x, g);  // ADD_ID
     }
 }
@@ -161,7 +172,7 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
 template <int K> struct ew_two_pass {
     static constexpr bool on = K == HTP_EW_TANH || K == HTP_EW_GELU || K == HTP_EW_GELU_ERF || K == HTP_EW_SOFTPLUS ||
                                K == HTP_EW_GEGLU || K == HTP_EW_GEGLU_ERF || K == HTP_EW_HARDSWISH ||
-                               K == HTP_EW_HARDSIGMOID;
+                               K == HTP_EW_HARDSIGMOID || K == HTP_EW_XIELU;
 };
 
 template <int K> inline HVX_Vector first_pass(HVX_Vector x) {
@@ -172,11 +183,12 @@ template <int K> inline HVX_Vector first_pass(HVX_Vector x) {
         case HTP_EW_GELU_ERF:
         case HTP_EW_GEGLU_ERF: return gelu_erf_a(x);
         case HTP_EW_SOFTPLUS:  return softplus_a(x);
+        case HTP_EW_XIELU:     return expm1_sf(x);
         default:               return hardsigmoid_a(x);  // HARDSWISH, HARDSIGMOID
     }
 }
 
-template <int K> inline HVX_Vector second_pass(HVX_Vector x, HVX_Vector a, HVX_Vector g) {
+template <int K> inline HVX_Vector second_pass(HVX_Vector x, HVX_Vector a, HVX_Vector g, const ew_consts & c) {
     switch (K) {
         case HTP_EW_TANH:      return tanh_sf_finish(x, a);
         case HTP_EW_GELU:      return gelu_b(x, a);
@@ -186,6 +198,7 @@ template <int K> inline HVX_Vector second_pass(HVX_Vector x, HVX_Vector a, HVX_V
         // 1 + e^min(x, 20) is normal, positive and finite, or NaN: log_sf_normal is log_sf there
         case HTP_EW_SOFTPLUS:  return log_sf_normal(Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), a));  // then softplus_c
         case HTP_EW_HARDSWISH: return Q6_Vsf_vmpy_VsfVsf(x, hardsigmoid_b(a));
+        case HTP_EW_XIELU:     return xielu_b(x, a, c);
         default:               return hardsigmoid_b(a);  // HARDSIGMOID
     }
 }
@@ -200,10 +213,11 @@ template <int K> HTP_COMPUTE void compute_pass_a(HVX_Vector * y, const HVX_Vecto
 }
 
 template <int K>
-HTP_COMPUTE void compute_pass_b(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec) {
+HTP_COMPUTE void compute_pass_b(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec,
+                                const ew_consts & c) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        y[i] = second_pass<K>(x[i], y[i], g[i]);
+        y[i] = second_pass<K>(x[i], y[i], g[i], c);
     }
 }
 
@@ -219,7 +233,7 @@ template <int K> inline void apply_row(HVX_Vector * y, const HVX_Vector * x, con
                                        const ew_consts & c) {
     if (ew_two_pass<K>::on) {
         compute_pass_a<K>(y, x, n_vec);
-        compute_pass_b<K>(y, x, g, n_vec);
+        compute_pass_b<K>(y, x, g, n_vec, c);
         if (K == HTP_EW_SOFTPLUS) {
             compute_pass_softplus_c(y, x, n_vec);
         }
@@ -229,6 +243,12 @@ template <int K> inline void apply_row(HVX_Vector * y, const HVX_Vector * x, con
         y[i] = apply<K>(x[i], g[i], c);
     }
 }
+
+// The kinds with a second operand row (GLU's gate, ADD_ID's bias): only they need the F16
+// two-operand row loop, which for XIELU kept one scalar more than the registers hold.
+template <int K> struct ew_two_operand {
+    static constexpr bool on = (K >= HTP_EW_REGLU && K <= HTP_EW_SWIGLU_CLAMP) || K == HTP_EW_ADD_ID;
+};
 
 // One F16 row widened to fp32 scratch, and back (out of line: the F16 row loops call them).
 HTP_COMPUTE void compute_widen_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_half) {
@@ -279,7 +299,7 @@ HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * x, const HVX_Ve
     const uint32_t n_half = c.n_half;
     HVX_Vector *   xs     = c.xs;
     HVX_Vector *   ys     = c.ys;
-    if (!c.two) {
+    if (!c.two || !ew_two_operand<K>::on) {  // (the unary kinds compile no two-operand loop)
         HTP_NO_UNROLL
         for (; n_rows > 0; n_rows--) {
             widen_row<K>(xs, x, n_half);
@@ -315,9 +335,9 @@ constexpr compute_fn kCompute[] = {
     compute_rows<HTP_EW_GEGLU_QUICK>, compute_rows<HTP_EW_SWIGLU>,     compute_rows<HTP_EW_SWIGLU_OAI>,
     compute_rows<HTP_EW_SWIGLU_CLAMP>, compute_rows<HTP_EW_SGN>,      compute_rows<HTP_EW_STEP>,
     compute_rows<HTP_EW_ELU>,         compute_rows<HTP_EW_HARDSWISH>,  compute_rows<HTP_EW_HARDSIGMOID>,
-    compute_rows<HTP_EW_EXPM1>,       compute_rows<HTP_EW_ADD_ID>,
+    compute_rows<HTP_EW_EXPM1>,       compute_rows<HTP_EW_ADD_ID>,     compute_rows<HTP_EW_XIELU>,
 };
-static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_ADD_ID + 1, "one compute per htp_ew_kind");
+static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_KIND_COUNT, "one compute per htp_ew_kind");
 
 struct elementwise_op {
     const htp_op_context *         octx;
@@ -361,8 +381,8 @@ struct elementwise_op {
         const uint32_t      px  = p->vsrc0.row_pitch / 128;
         const uint32_t      pg  = p->has_src1 ? p->vsrc1.row_pitch / 128 : px;
         const uint32_t      py  = p->vdst.row_pitch / 128;
-        ew_consts c = { splat_f32(p->p0), splat_f32(p->p1), py, px, pg, (p->ne0 + 31) / 32, 0, 0,
-                        nullptr, nullptr, nullptr };
+        ew_consts c = { splat_f32(p->p0), splat_f32(p->p1), splat_f32(p->p2), splat_f32(p->p3), splat_f32(p->p4),
+                        py, px, pg, (p->ne0 + 31) / 32, 0, 0, nullptr, nullptr, nullptr };
         if (p->type != HTP_TYPE_F32) {  // F16
             c.n_half = (p->ne0 + 63) / 64;
             c.n_vec  = 2 * c.n_half;

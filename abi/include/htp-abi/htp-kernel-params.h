@@ -89,11 +89,11 @@ struct htp_scale_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
-// CPY / CONT / DUP between F32 and F16. Both tensors are walked with the same (iteration)
+// CPY / CONT / DUP between F32 and F16, or BF16 / I32 to the same type. Both tensors are walked with the same (iteration)
 // shape; the host rewrites shapes that differ but are both contiguous into one flat shape.
 struct htp_cpy_params {
     struct htp_split_params split;
-    uint32_t src_type, dst_type;     // HTP_TYPE_F32 / HTP_TYPE_F16
+    uint32_t src_type, dst_type;     // HTP_TYPE_F32 / HTP_TYPE_F16; or both BF16 or both I32
     uint32_t ne0;                    // elements per row
     struct htp_rows_shape shape;
     uint32_t src_nb0, dst_nb0;       // element strides; != element size means gather / scatter

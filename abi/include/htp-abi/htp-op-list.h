@@ -60,7 +60,9 @@
     X(MUL_MAT_HMX,      PATH, SPLIT, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)         \
     X(MUL_MAT_ID_TILED, PATH, SPLIT, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)      \
     X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)      \
-    X(ALLREDUCE,        HOST, SPLIT, allreduce,        htp_op_allreduce,        htp_allreduce_encoder)
+    X(ALLREDUCE,        HOST, SPLIT, allreduce,        htp_op_allreduce,        htp_allreduce_encoder)       \
+    X(SSM_SCAN,         GGML, SPLIT, ssm_scan,         htp_op_ssm_scan,         htp_ssm_scan_encoder)        \
+    X(TOP_K,            GGML, SPLIT, argsort,          htp_op_top_k,            htp_top_k_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies.
 #define HTP_GGML_OP_ALIASES(X) \

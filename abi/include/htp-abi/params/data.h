@@ -7,7 +7,9 @@
 // Where one source lands in the dst of CONCAT / REPEAT / PAD ("assemble"). A dst row
 // (i1, i2, i3) takes this source's row when lo[d] <= i_d < hi[d] for d = 1..3; the source
 // coordinate is (i_d - off[d]) % ne[d] (the modulo only matters for REPEAT). Along dim 0 the
-// source row (len elements) is written at element x0, rep times back to back.
+// source row (len elements) is written at element x0, rep times back to back. A source whose
+// elements are not adjacent (nb0 != esize, e.g. CONCAT of ggml_transpose(x), the convolution
+// state of mamba / lfm2 / qwen3next) is gathered one element per DMA row (rep is then 1).
 struct htp_assemble_src {
     uint32_t lo[3], hi[3], off[3];   // dims 1, 2, 3
     struct htp_fastdiv mod[3];       // source ne1, ne2, ne3
@@ -15,6 +17,7 @@ struct htp_assemble_src {
     uint32_t x0;                     // first dst element of the first copy
     uint32_t len;                    // elements per source row
     uint32_t rep;                    // copies along dim 0 (REPEAT: ne0 / ne00; else 1)
+    uint32_t nb0;                    // bytes between the elements of a source row (esize: adjacent)
 };
 
 // CONCAT / REPEAT / PAD: dst rows are assembled in VTCM from DMA-fetched source rows (src
@@ -23,7 +26,7 @@ struct htp_assemble_src {
 // once per thread before streaming and never written by DMA afterwards.
 struct htp_assemble_params {
     struct htp_split_params split;
-    uint32_t esize;                  // bytes per element (2 or 4)
+    uint32_t esize;                  // bytes per element (1, 2, 4 or 8)
     uint32_t ne0;                    // dst elements per row
     uint32_t n_src;                  // sources used (1 or 2)
     uint32_t zero_init;              // 1: dst has elements no source covers (PAD)
@@ -68,9 +71,11 @@ struct htp_fill_params {
 
 // ARGSORT F32 -> I32 along dim 0: a bitonic network over n_sort (a power of two >= 32 and
 // >= ne0) keys per row; keys are F32 bits mapped to order-preserving int32, padding sorts last.
+// TOP_K is the same descending sort with the first n_out indices of each row written.
 struct htp_argsort_params {
     struct htp_split_params split;
     uint32_t ne0;
+    uint32_t n_out;                  // indices written per row: ne0 (ARGSORT) or k (TOP_K)
     uint32_t n_sort;                 // padded row length (row_pitch / 4 of both streams)
     uint32_t descending;             // 1: GGML_SORT_ORDER_DESC
     uint32_t tail_bytes;             // ne0 * 4 % 128

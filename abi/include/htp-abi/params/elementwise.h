@@ -34,7 +34,9 @@ enum htp_ew_kind {
     HTP_EW_HARDSWISH,
     HTP_EW_HARDSIGMOID,
     HTP_EW_EXPM1,
-    HTP_EW_ADD_ID,      // x + src1 row ids[i1, i2] (last: the kernel's table has one entry per kind)
+    HTP_EW_ADD_ID,      // x + src1 row ids[i1, i2]
+    HTP_EW_XIELU,       // x > 0 ? p1 x x + p2 x : (expm1(min(x, p3)) - x) p0 + p2 x (ggml's op params 1..4)
+    HTP_EW_KIND_COUNT,  // last: the kernel's table has one entry per kind
 };
 
 // F32 / F16 elementwise ops (ADD_ID: F32 only), one dst row of ne0 elements per row. src0 (and for two-operand kinds
@@ -51,6 +53,8 @@ struct htp_elementwise_params {
     uint32_t src1_is_src0;           // 1: the second operand is the other half of src[0] (fused GLU)
     uint32_t src0_off, src1_off;     // bytes added to each operand's row address
     float p0, p1;                    // CLAMP: min, max; SWIGLU_OAI: alpha, limit; SWIGLU_CLAMP: -, limit
+    float p2, p3;                    // XIELU: p0..p3 = alpha_n, alpha_p, beta, eps
+    float p4;                        // XIELU: expm1(eps) (min(x, eps) is eps for eps < x <= 0)
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides src0, src1, dst;  // ADD_ID: src1.nb1 = bytes between bias rows
     struct htp_rows_strides ids;     // ADD_ID: ids strides nb0 (i1), nb1 (i2), unused

@@ -93,8 +93,42 @@ struct htp_gdn_params {
     uint32_t g_pitch;                // KDA: pitch; else 4 (packed scalars)
 };
 
+// SSM_SCAN F32 (Mamba-1: A has d_state decays per head; Mamba-2: one), K = 1. The heads' rows
+// ii = h * nr + i1 (nr = head_dim) are taken 32 at a time, "lanes": a row of work is one (lane
+// vector lv, sequence i3) pair, r = lv + n_lanes * i3, and its state (nc = d_state values per
+// lane) is kept in VTCM transposed, row k holding state k of the 32 lanes, so that the per-token
+// update and the readout y = sum_k state_k * C[k] are vector operations over lanes with B[k] and
+// C[k] splat. The 32 lanes of a vector lie in one group of B / C (host: nr * heads per group is
+// a multiple of 32). dt and A are laid out per lane by DMA (heads with nr > 1 replicated with a
+// zero source stride). Tokens come in blocks of tok_block (x, dt, B, C: two slots).
+struct htp_ssm_scan_params {
+    struct htp_split_params split;
+    uint32_t nc;                     // d_state
+    uint32_t nr;                     // head_dim (1: Mamba-1)
+    uint32_t na;                     // A->ne0: 1 (a decay per head) or nc (per state)
+    uint32_t nt;                     // tokens per sequence
+    uint32_t lanes_total;            // nr * n_head (floats of one token's y row)
+    uint32_t s_seqs;                 // sequences in the src state (ids must be below)
+    struct htp_fastdiv div_lanes;    // pair -> (lv = pair % n_lanes, i3 = pair / n_lanes)
+    struct htp_fastdiv div_nr;       // row ii -> head
+    struct htp_fastdiv div_group;    // head -> group (heads per group)
+    uint32_t n_lanes;                // lane vectors per sequence (lanes_total / 32)
+    struct htp_rows_strides x, b, c; // nb1 (head / group), nb2 (token), nb3 (sequence)
+    uint32_t dt_nb1, dt_nb2;         // dt strides: token, sequence (heads 4 bytes apart)
+    uint32_t s_nb3;                  // state bytes between sequences (src0 and the dst states)
+    uint32_t y_bytes;                // dst bytes before the states
+    uint32_t tok_block;              // tokens per block (per slot)
+    uint32_t n_blocks;               // ceil(nt / tok_block)
+    uint32_t c_pitch;                // align(nc * 4, 128): a B / C row in VTCM
+    // VTCM offsets in the thread's region; slot s of a per-block stream at off + s * size.
+    uint32_t v_state[2], v_a[2];     // state and A rows of pairs of even / odd parity
+    uint32_t v_x, v_dt, v_b, v_c, v_y;
+    uint32_t lane_size, bc_size;     // tok_block * 128, tok_block * c_pitch
+};
+
 #define HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE       \
     struct htp_im2col_params    im2col;          \
     struct htp_ssm_conv_params  ssm_conv;        \
     struct htp_solve_tri_params solve_tri;       \
-    struct htp_gdn_params       gdn;
+    struct htp_gdn_params       gdn;             \
+    struct htp_ssm_scan_params  ssm_scan;

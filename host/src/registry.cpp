@@ -88,7 +88,8 @@ static const ggml_backend_reg_i htp_reg_iface = {
 // The NPU libraries sit beside this library's file. ggml may load us through a symbolic link
 // (an installed bin/libggml-hexagon.so -> ../lib/libggml-hexagon.so, README "Install"), and
 // dladdr names the link, so the link is resolved first.
-static std::string htp_npu_library_path(uint32_t arch) {
+// GGML_HEXAGON_VTCM_CHECK=1 picks the VTCM check build of the library (npu/CMakeLists.txt).
+static std::string htp_npu_library_path(uint32_t arch, bool vtcm_check) {
     Dl_info info = {};
     std::string dir = ".";
     if (dladdr((void *) htp_npu_library_path, &info) && info.dli_fname) {
@@ -98,7 +99,7 @@ static std::string htp_npu_library_path(uint32_t arch) {
         const size_t slash = dir.rfind('/');
         dir = slash == std::string::npos ? "." : dir.substr(0, slash);
     }
-    return dir + "/libggml-htp-v" + std::to_string(arch) + ".so";
+    return dir + "/libggml-htp-v" + std::to_string(arch) + (vtcm_check ? "-vtcmcheck" : "") + ".so";
 }
 
 // What a device is; `sessions_on_npu`: how many of the listed sessions each NPU holds, so a
@@ -150,7 +151,12 @@ static void htp_registry_open_devices(htp_registry & reg) {
         HTP_LOG_ERROR("%s; no HTP device registered", error.c_str());
         return;
     }
-    const std::string lib = htp_npu_library_path(info.arch);
+    const std::string lib = htp_npu_library_path(info.arch, reg.cfg.vtcm_check != 0);
+    if (reg.cfg.vtcm_check && access(lib.c_str(), R_OK) != 0) {
+        HTP_LOG_ERROR("GGML_HEXAGON_VTCM_CHECK=1: no %s (only a clang build has the VTCM check libraries); no HTP "
+                      "device registered", lib.c_str());
+        return;
+    }
     // GGML_HEXAGON_DMA64: unset = wherever the arch has 64-bit DMA bases (v81); 1 on an arch
     // without them is refused like any value the device cannot honour (GGML_HEXAGON_NHVX too large).
     if (reg.cfg.dma64 == 1 && !info.dma64_capable) {

@@ -141,6 +141,20 @@ void on_fault(int sig, siginfo_t * si, void * uc) {
 
 }  // namespace
 
+void fault_pc_text(uintptr_t pc, char * out, size_t n) {
+    const fault_library * best = nullptr;
+    for (int i = 0, k = g_n_libraries.load(std::memory_order_acquire); i < k; ++i) {
+        if (g_libraries[i].base <= pc && (!best || g_libraries[i].base > best->base)) {
+            best = &g_libraries[i];
+        }
+    }
+    if (best && pc - best->base < (uintptr_t(1) << 28)) {
+        snprintf(out, n, "%s+0x%08llx", best->name, (unsigned long long) (pc - best->base));
+    } else {
+        snprintf(out, n, "0x%016llx", (unsigned long long) pc);
+    }
+}
+
 void register_fault_library(const void * symbol_in_library) {
     Dl_info di;
     if (!dladdr(symbol_in_library, &di) || !di.dli_fbase) {

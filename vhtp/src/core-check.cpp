@@ -17,7 +17,10 @@ namespace vhtp {
 namespace {
 
 [[noreturn]] void vtcm_access_fault(core * c, uint64_t dev, uint32_t bytes, bool store, const void * pc) {
-    if (c->fault.load(std::memory_order_relaxed) == 0) {  // the first fault only: later ones follow from it
+    // The first fault of the session only (later ones, on other HVX threads too, follow from it):
+    // the thread that records the status prints the line.
+    int expected = 0;
+    if (c->fault.compare_exchange_strong(expected, HTP_STATUS_MMU_FAULT, std::memory_order_acq_rel)) {
         char where[96];
         fault_pc_text(reinterpret_cast<uintptr_t>(pc), where, sizeof(where));
         char op[64] = "";
@@ -35,7 +38,6 @@ namespace {
         (void) w;
     }
     c->fault_addr.store(dev, std::memory_order_relaxed);
-    record_fault(c, HTP_STATUS_MMU_FAULT);
     if (recovery_point * rp = tls_recovery) {
         tls_recovery = nullptr;
         siglongjmp(rp->jb, 1);

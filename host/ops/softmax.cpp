@@ -29,6 +29,9 @@ stream_need soft_max_need(const htp_device_caps & caps, const ggml_tensor * op) 
             need.bytes_fixed = f32_mask_bytes(op);
         }
     }
+    if (op->src[2]) {
+        need.bytes_fixed += align_up((uint32_t) a->ne[2] * 4, 128);  // the sinks (npu/ops/softmax.cpp)
+    }
     return need;
 }
 
@@ -95,7 +98,11 @@ void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     } else {
         p.vmask = htp_vtcm_stream{ 0, 0, 0 };
     }
-    p.vmask_f32 = off;
+    p.vmask_f32   = off;
+    // Sinks (a model weight, above 4 GiB on a v81 with 64-bit DMA bases): DMA'd once per
+    // thread into the scratch after the f32 mask row.
+    p.vsinks      = off + (m && m->type == GGML_TYPE_F16 ? f32_mask_bytes(op) : 0);
+    p.sinks_bytes = op->src[2] ? (uint32_t) a->ne[2] * 4 : 0;
 }
 
 }  // namespace

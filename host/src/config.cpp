@@ -190,6 +190,7 @@ bool htp_config_from_env(htp_config & cfg, std::string & error, std::vector<std:
     env.integer("GGML_HEXAGON_OPSTAGE", 0, 3, cfg.opstage);
     env.flag("GGML_HEXAGON_PARAMS_CHECK", cfg.params_check);
     env.integer("GGML_HEXAGON_DMA64", 0, 1, cfg.dma64, /*device=*/true);
+    env.integer("GGML_HEXAGON_VTCM_CHECK", 0, 1, cfg.vtcm_check, /*device=*/true);
     env.choice("GGML_HEXAGON_REPACK", { { "0", 0 }, { "1", 1 }, { "all", 2 } }, cfg.repack);
     // Upstream's numbers (3 = HMX, then tiled, then flat; 2 = tiled, then flat; 1 = flat) and
     // our words for the same (auto, hvx, flat) plus hmx, which forces the HMX path.

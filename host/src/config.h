@@ -41,6 +41,7 @@ struct htp_config {
     uint32_t opstage = HTP_OPSTAGE_QUEUE | HTP_OPSTAGE_COMPUTE;  // GGML_HEXAGON_OPSTAGE bits
     bool     params_check = false;  // GGML_HEXAGON_PARAMS_CHECK=1: log encoders that leave kernel_params bytes unset (testing)
     bool     allreduce = true;      // GGML_HEXAGON_AR_SELECT=0 (alias GGML_HEXAGON_ALLREDUCE): a tensor split's sums are added by the host
+    uint32_t vtcm_check = 0;        // GGML_HEXAGON_VTCM_CHECK=1: the NPU library's VTCM check build (docs/vhtp.md "VTCM check")
     int      dma64 = -1;            // GGML_HEXAGON_DMA64: 1 64-bit DMA bases (v81 only), 0 off, -1 unset (on where the arch has them)
     uint64_t mbuf = 1024ull << 20;  // GGML_HEXAGON_MBUF: bytes of the largest device buffer
     uint64_t sbuf = 1024ull << 20;  // GGML_HEXAGON_SBUF: bytes of the largest host (shared) buffer

@@ -88,9 +88,10 @@ static const ggml_backend_reg_i htp_reg_iface = {
 // The NPU libraries sit beside this library's file. ggml may load us through a symbolic link
 // (an installed bin/libggml-hexagon.so -> ../lib/libggml-hexagon.so, README "Install"), and
 // dladdr names the link, so the link is resolved first.
-// GGML_HEXAGON_PROFILE=2 (counters): the variant built to count HVX instructions
-// (libggml-htp-vNN-counters.so, npu/CMakeLists.txt), when it is there.
-static std::string htp_npu_library_path(uint32_t arch, bool counters) {
+// GGML_HEXAGON_VTCM_CHECK=1 picks the VTCM check build of the library, GGML_HEXAGON_PROFILE=2
+// (counters) the build that counts HVX instructions (libggml-htp-vNN-{vtcmcheck,counters}.so,
+// npu/CMakeLists.txt); the check wins when both are asked for.
+static std::string htp_npu_library_path(uint32_t arch, bool counters, bool vtcm_check) {
     Dl_info info = {};
     std::string dir = ".";
     if (dladdr((void *) htp_npu_library_path, &info) && info.dli_fname) {
@@ -101,6 +102,13 @@ static std::string htp_npu_library_path(uint32_t arch, bool counters) {
         dir = slash == std::string::npos ? "." : dir.substr(0, slash);
     }
     const std::string base = dir + "/libggml-htp-v" + std::to_string(arch);
+    if (vtcm_check) {
+        if (counters) {
+            HTP_LOG_WARN("GGML_HEXAGON_PROFILE=2 with GGML_HEXAGON_VTCM_CHECK=1: the VTCM check build does not "
+                         "count HVX instructions (they stay 0)");
+        }
+        return base + "-vtcmcheck.so";
+    }
     if (counters) {
         if (access((base + "-counters.so").c_str(), R_OK) == 0) {
             return base + "-counters.so";
@@ -160,7 +168,12 @@ static void htp_registry_open_devices(htp_registry & reg) {
         HTP_LOG_ERROR("%s; no HTP device registered", error.c_str());
         return;
     }
-    const std::string lib = htp_npu_library_path(info.arch, reg.cfg.profile >= 2);
+    const std::string lib = htp_npu_library_path(info.arch, reg.cfg.profile >= 2, reg.cfg.vtcm_check != 0);
+    if (reg.cfg.vtcm_check && access(lib.c_str(), R_OK) != 0) {
+        HTP_LOG_ERROR("GGML_HEXAGON_VTCM_CHECK=1: no %s (only a clang build has the VTCM check libraries); no HTP "
+                      "device registered", lib.c_str());
+        return;
+    }
     // GGML_HEXAGON_DMA64: unset = wherever the arch has 64-bit DMA bases (v81); 1 on an arch
     // without them is refused like any value the device cannot honour (GGML_HEXAGON_NHVX too large).
     if (reg.cfg.dma64 == 1 && !info.dma64_capable) {

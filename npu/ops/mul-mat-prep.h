@@ -459,20 +459,33 @@ static inline void mm_prep_q3_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
     // Bytes with (b % 64) >= 32 (n = 1) take bits 4..7 of their hmask byte.
     const HVX_VectorPred up = Q6_Q_or_QQ(Q6_Q_and_QQ(Q6_Q_vsetq_R(64), Q6_Q_not_Q(Q6_Q_vsetq_R(32))),
                                          Q6_Q_not_Q(Q6_Q_vsetq_R(96)));
-    float  dd[64] __attribute__((aligned(128)));
-    int8_t sc[2][16];
-    float  es[32] __attribute__((aligned(128)));
-    float  eo[32] __attribute__((aligned(128)));
+    float   dd[64] __attribute__((aligned(128)));
+    int8_t  sc[2][16];
+    float   es[32] __attribute__((aligned(128)));
+    float   eo[32] __attribute__((aligned(128)));
+    uint8_t scb[256] __attribute__((aligned(128)));  // the scales of super-blocks 2m, 2m + 1, by HVX
     for (uint32_t m = 0; m < n_lo; m++) {
         const uint32_t sb0 = 2 * m;
         if ((sb0 & 63) == 0) {
             f16_to_f32_vectors((HVX_Vector *) dd, ds + sb0 / 64, 1);
         }
+        // The 12 or 24 bytes of scales lie in VTCM, which the core must not load from: the
+        // aligned vector(s) holding them come to the stack with HVX loads (the second only when
+        // the bytes cross into it, so nothing past the scales field is read).
+        const uintptr_t at = (uintptr_t) (scs + 12 * sb0);
+        if (sb0 < n_sb) {
+            const uint32_t     need = sb0 + 1 < n_sb ? 24u : 12u;
+            const HVX_Vector * sv   = (const HVX_Vector *) (at & ~(uintptr_t) 127);
+            ((HVX_Vector *) scb)[0] = sv[0];
+            if ((at & 127) + need > 128) {
+                ((HVX_Vector *) scb)[1] = sv[1];
+            }
+        }
         for (uint32_t t = 0; t < 2; t++) {
             if (sb0 + t >= n_sb) {
                 continue;
             }
-            const uint8_t * r = scs + 12 * (sb0 + t);
+            const uint8_t * r = scb + (at & 127) + 12 * t;
             uint32_t        aux[4];
             for (int i = 0; i < 3; i++) {
                 aux[i] = (uint32_t) r[4 * i] | (uint32_t) r[4 * i + 1] << 8 | (uint32_t) r[4 * i + 2] << 16 |

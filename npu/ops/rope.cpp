@@ -28,6 +28,33 @@ struct rope_op {
     // plane, and the angles depend on the plane's position only): built once per plane, not
     // once per chunk.
     uint32_t                tables_i2 = UINT32_MAX;
+    // The frequency factors (src2, n_dims / 2 floats; null: none), copied to the stack once
+    // per thread by load_freq_factors: they are a model weight, which on a v81 with 64-bit DMA
+    // bases lies above 4 GiB where only DMA reaches it (docs/vhtp.md "64-bit DMA bases").
+    const float *           ff        = nullptr;
+    lanes_f32               ff_copy[kMaxPairs / 32];
+
+    // Before the row stream starts (the thread's DMA queue is empty): DMA the factors into
+    // this thread's sin table, which build_tables fills only later, and bring them to the
+    // stack with HVX loads (the core reads neither DDR above 4 GiB nor VTCM).
+    // Returns an htp_status.
+    int load_freq_factors() {
+        if (!octx->src[2].data) {
+            return HTP_STATUS_OK;
+        }
+        const dma_addr_t at    = vtcm_at(octx->ctx, p->split, ith, p->vsin);
+        const uint32_t   bytes = p->n_dims / 2 * 4;
+        if (!dma_queue_push_1d(q, at, octx->src[2].data, bytes)) {
+            return HTP_STATUS_DMA_ERROR;
+        }
+        dma_queue_pop(q);
+        const HVX_Vector * v = vptr(at);
+        for (uint32_t i = 0; i < (bytes + 127) / 128; i++) {
+            ff_copy[i].v = v[i];
+        }
+        ff = ff_copy[0].f;
+        return HTP_STATUS_OK;
+    }
 
     uint32_t elem_size() const { return p->type == HTP_TYPE_F16 ? 2 : 4; }
 
@@ -67,7 +94,6 @@ struct rope_op {
     // cos / sin of every pair of plane i2, as ggml_rope_cache_init / ggml_mrope_cache_init
     // and rope_yarn compute them.
     void pair_angles(uint32_t i2, float * cs, float * sn) {
-        const float *    ff  = octx->src[2].data ? (const float *) htp_va(octx->src[2].data) : nullptr;
         const dma_addr_t pa  = octx->src[1].data + i2 * p->pos_nb;
         plane_pos        th  = {};
         th.t                 = (float) *(const int32_t *) htp_va(pa);
@@ -221,6 +247,16 @@ struct rope_op {
 
 }  // namespace
 
+// run_rows (row-stream.h), with the frequency factors loaded before each thread's stream.
 int htp_op_rope(struct htp_op_context * octx) {
-    return run_rows<rope_op>(octx, octx->params->rope);
+    const htp_rope_params & p    = octx->params->rope;
+    htp_context *           ctx  = octx->ctx;
+    const op_rows           rows = device_rows(ctx, p.split);
+    return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
+        rope_op op = { octx, &p, ith, ctx->dma[ith], UINT32_MAX, nullptr, {} };
+        if (const int rc = op.load_freq_factors()) {
+            return rc;
+        }
+        return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
+    });
 }

@@ -1,8 +1,13 @@
 // 64-bit DMA bases (VHTP_SESSION_DMA64, the host's GGML_HEXAGON_DMA64): a v81 session whose
-// DDR buffers are mapped above 4 GiB. DMA, htp_va and the HVX workers work there; an address
-// truncated to 32 bits lands in the empty low window and faults instead of working by luck.
+// weights (unpinned buffers) are mapped above 4 GiB, in the DMA engine's view only: DMA works
+// there, a core load or store faults (a v81 core cannot load a 64-bit address), and an address
+// truncated to 32 bits lands where nothing is mapped and faults instead of working by luck.
+// Pinned buffers (activations, KV cache) stay in the 32-bit area, where the core reaches them.
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <string>
 
 #include "fixture-session-util.h"
 #include "htp/dma-queue.h"
@@ -108,7 +113,7 @@ TEST(Dma64Profile, VmemOverridesTheDma64Budget) {
     EXPECT_EQ(vhtp_device_info(&info, err, sizeof(err)), -1);
 }
 
-TEST_F(Dma64Test, DdrIsMappedAbove4GiBAndVtcmStaysPut) {
+TEST_F(Dma64Test, WeightsAreMappedAbove4GiBForDmaOnly) {
     EXPECT_TRUE(c->window.dma64());
     EXPECT_EQ(c->sinfo.vtcm_base, Window::kVtcmBase);
     ddr_buffer a(100000), b(4096);
@@ -117,15 +122,31 @@ TEST_F(Dma64Test, DdrIsMappedAbove4GiBAndVtcmStaysPut) {
     EXPECT_GE(db, 4 * kGiB);
     EXPECT_LT(db + b.size, Window::kDdr64End);
     EXPECT_TRUE(db >= da + 100000 + 4096 || da >= db + 4096 + 4096);  // guard page between them
+    EXPECT_TRUE(c->window.dma_only(da));
 
+    // DMA reaches them.
     std::iota(a.host, a.host + a.size, 0);
-    EXPECT_EQ(memcmp(htp_va(da), a.host, a.size), 0);  // htp_va reaches above 4 GiB
-    static_cast<uint8_t *>(htp_va(db))[17] = 0x5a;
-    EXPECT_EQ(b.host[17], 0x5a);
-    uint32_t v = 0;
+    ASSERT_TRUE(dma_queue_push_1d(q, c->sinfo.vtcm_base, da, 4096));
+    dma_queue_pop(q);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+    EXPECT_EQ(memcmp(vtcm(), a.host, 4096), 0);
+
+    // The planted scalar read of a DMA64 buffer by an HVX worker: an MMU fault, one line naming
+    // the address and the buffer.
     memcpy(&a.host[64], "\x11\x22\x33\x44", 4);
-    EXPECT_EQ(read_on_workers(da + 64, &v), HTP_STATUS_OK);
-    EXPECT_EQ(v, 0x44332211u);
+    uint32_t v = 0;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(read_on_workers(da + 64, &v), HTP_STATUS_MMU_FAULT);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(c->fault_addr.load(), da + 64);
+    char addr[32];
+    snprintf(addr, sizeof(addr), "0x%016llx", static_cast<unsigned long long>(da + 64));
+    EXPECT_NE(err.find(std::string("vhtp: MMU fault at device address ") + addr), std::string::npos) << err;
+    EXPECT_NE(err.find("a core access to the DMA64-only buffer 'test' (byte 0x00000040 of 0x00019000)"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(v, 0x44332211u);
 
     // The multi-device checker finds the file behind a high address.
     dev_t    dev;
@@ -136,6 +157,26 @@ TEST_F(Dma64Test, DdrIsMappedAbove4GiBAndVtcmStaysPut) {
     EXPECT_FALSE(c->window.file_offset(c->sinfo.vtcm_base, &dev, &ino, &off));
     EXPECT_EQ(htp_mem_unmap(a.fd), HTP_STATUS_OK);
     EXPECT_EQ(htp_mem_unmap(b.fd), HTP_STATUS_OK);
+}
+
+TEST_F(Dma64Test, PinnedBuffersStayInThe32BitArea) {
+    ddr_buffer p(8192);
+    const dma_addr_t dp = map(p, 1);
+    EXPECT_GE(dp, Window::kDdrBase);
+    EXPECT_LE(dp + p.size, Window::kDdrEnd);
+    EXPECT_FALSE(c->window.dma_only(dp));
+    // The core reads and writes them (on this thread and on the HVX workers), and DMA too.
+    static_cast<uint8_t *>(htp_va(dp))[17] = 0x5a;
+    EXPECT_EQ(p.host[17], 0x5a);
+    memcpy(&p.host[64], "\x11\x22\x33\x44", 4);
+    uint32_t v = 0;
+    EXPECT_EQ(read_on_workers(dp + 64, &v), HTP_STATUS_OK);
+    EXPECT_EQ(v, 0x44332211u);
+    ASSERT_TRUE(dma_queue_push_1d(q, dp + 4096, dp, 128));
+    dma_queue_pop(q);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+    EXPECT_EQ(p.host[4096 + 17], 0x5a);
+    EXPECT_EQ(htp_mem_unmap(p.fd), HTP_STATUS_OK);
 }
 
 TEST_F(Dma64Test, DmaMovesDataBetweenHighDdrAndVtcm) {
@@ -189,23 +230,28 @@ TEST_F(Dma64Test, TruncatedAddressesFault) {
     EXPECT_EQ(htp_fault_take(), HTP_STATUS_DMA_ERROR);
     // The session carries on.
     a.host[4096] = 42;
-    uint32_t v   = 0;
-    EXPECT_EQ(read_on_workers(da + 4096, &v), HTP_STATUS_OK);
-    EXPECT_EQ(v & 0xff, 42u);
+    ASSERT_TRUE(dma_queue_push_1d(q, c->sinfo.vtcm_base, da + 4096, 64));
+    dma_queue_pop(q);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+    EXPECT_EQ(vtcm()[0], 42u);
 }
 
-TEST_F(Dma64Test, BudgetIsTheWholeArea) {
-    // Map more than a 32-bit window could ever hold (sparse memfds, mapped pinned: a weight's
-    // mapping is populated at once, a pinned one is not, so no memory is touched).
+TEST_F(Dma64Test, BudgetIsTheWholeAreaButPinnedBuffersShareTheLowOne) {
+    EXPECT_EQ(c->window.budget(), 64 * kGiB);
+    // Pinned buffers live in the 32-bit area (sparse memfds: a pinned mapping is not
+    // populated, so no memory is touched): one of 3 GiB fits, a second does not.
     constexpr uint64_t kBig = 3 * kGiB;
     ddr_buffer b0(kBig), b1(kBig);
-    dma_addr_t d0 = map(b0, 1), d1 = map(b1, 1);
-    EXPECT_EQ(c->window.mapped_bytes(), 2 * kBig);
-    EXPECT_GE(d0, d1 + kBig);  // pinned buffers are placed from the top
-    static_cast<uint8_t *>(htp_va(d1 + kBig - 1))[0] = 3;
-    EXPECT_EQ(b1.host[kBig - 1], 3);
+    dma_addr_t d0 = map(b0, 1), d1 = 0;
+    EXPECT_LT(d0 + kBig, Window::kDdrEnd);
+    static_cast<uint8_t *>(htp_va(d0 + kBig - 1))[0] = 3;
+    EXPECT_EQ(b0.host[kBig - 1], 3);
+    EXPECT_EQ(htp_mem_map(b1.fd, b1.size, 1, &d1), HTP_STATUS_NO_MEMORY);
+    // The weights' area above 4 GiB is apart: a weight still maps.
+    ddr_buffer w(1 << 20);
+    EXPECT_GE(map(w), Window::kDdr64Base);
+    EXPECT_EQ(htp_mem_unmap(w.fd), HTP_STATUS_OK);
     EXPECT_EQ(htp_mem_unmap(b0.fd), HTP_STATUS_OK);
-    EXPECT_EQ(htp_mem_unmap(b1.fd), HTP_STATUS_OK);
 }
 
 TEST(Dma64Session, RefusedBelowV81) {

@@ -37,7 +37,7 @@ std::mutex          g_libraries_mutex;
 
 // Async-signal-safe diagnostics: write(2) only.
 struct line_buf {
-    char   buf[256];
+    char   buf[512];
     size_t n = 0;
 
     void str(const char * s) {
@@ -70,31 +70,86 @@ uintptr_t fault_pc(void * uc) {
 #endif
 }
 
-// "vhtp: MMU fault <what> device address 0x..., pc LIB+0xOFF": the pc as an offset in the NPU
-// library it lies in (the nearest load address below it), else the raw pc.
+// ", pc LIB+0xOFF": the pc as an offset in the NPU library it lies in (the nearest load
+// address below it), else the raw pc.
+void pc_part(line_buf & l, uintptr_t pc) {
+    if (!pc) {
+        return;
+    }
+    const fault_library * best = nullptr;
+    for (int i = 0, n = g_n_libraries.load(std::memory_order_acquire); i < n; ++i) {
+        if (g_libraries[i].base <= pc && (!best || g_libraries[i].base > best->base)) {
+            best = &g_libraries[i];
+        }
+    }
+    l.str(", pc ");
+    if (best && pc - best->base < (uintptr_t(1) << 28)) {
+        l.str(best->name);
+        l.str("+");
+        l.hex(pc - best->base, 8);
+    } else {
+        l.hex(pc, 16);
+    }
+}
+
+// "vhtp: MMU fault <what> device address 0x..., pc LIB+0xOFF"
 void say(const char * what, uint64_t addr, uintptr_t pc) {
     line_buf l;
     l.str("vhtp: MMU fault ");
     l.str(what);
     l.str("device address ");
     l.hex(addr, addr >> 32 ? 16 : 8);  // 64-bit only in DMA64 windows
-    if (pc) {
-        const fault_library * best = nullptr;
-        for (int i = 0, n = g_n_libraries.load(std::memory_order_acquire); i < n; ++i) {
-            if (g_libraries[i].base <= pc && (!best || g_libraries[i].base > best->base)) {
-                best = &g_libraries[i];
-            }
-        }
-        l.str(", pc ");
-        if (best && pc - best->base < (uintptr_t(1) << 28)) {
-            l.str(best->name);
-            l.str("+");
-            l.hex(pc - best->base, 8);
-        } else {
-            l.hex(pc, 16);
-        }
-    }
+    pc_part(l, pc);
     l.flush();
+}
+
+// A core access to a DMA64 session's weights above 4 GiB (window.h): one line naming the
+// buffer (its memfd's name, from /proc/self/fd) and the offset in it. False when nothing is
+// mapped there (an ordinary MMU fault).
+bool say_dma_only(const core * c, const char * what, uint64_t addr, uintptr_t pc) {
+    int      fd = -1;
+    uint64_t size = 0, off = 0;
+    if (!c->window.buffer_at(addr, &fd, &size, &off)) {
+        return false;
+    }
+    char link[32] = "/proc/self/fd/";
+    {
+        char   digits[12];
+        int    n = 0;
+        for (unsigned v = static_cast<unsigned>(fd); n == 0 || v; v /= 10) {
+            digits[n++] = static_cast<char>('0' + v % 10);
+        }
+        size_t k = strlen(link);
+        while (n > 0 && k < sizeof(link) - 1) {
+            link[k++] = digits[--n];
+        }
+        link[k] = 0;
+    }
+    char    name[128];
+    ssize_t n = readlink(link, name, sizeof(name) - 1);
+    name[n > 0 ? n : 0] = 0;
+    const char * shown = name;
+    if (strncmp(shown, "/memfd:", 7) == 0) {
+        shown += 7;
+    }
+    if (char * del = strstr(name, " (deleted)")) {
+        *del = 0;
+    }
+    line_buf l;
+    l.str("vhtp: MMU fault ");
+    l.str(what);
+    l.str("device address ");
+    l.hex(addr, 16);
+    pc_part(l, pc);
+    l.str(": a core access to the DMA64-only buffer '");
+    l.str(*shown ? shown : "?");
+    l.str("' (byte ");
+    l.hex(off, off >> 32 ? 16 : 8);
+    l.str(" of ");
+    l.hex(size, size >> 32 ? 16 : 8);
+    l.str("): above 4 GiB only DMA reaches DDR (docs/vhtp.md \"64-bit DMA bases\")");
+    l.flush();
+    return true;
 }
 
 void chain(int sig, siginfo_t * si, void * uc) {
@@ -127,19 +182,36 @@ void on_fault(int sig, siginfo_t * si, void * uc) {
         if (recovery_point * rp = tls_recovery) {
             c->fault_addr.store(dev, std::memory_order_relaxed);
             // Only the first fault of a session: later ones are its consequences.
-            if (c->fault.load(std::memory_order_relaxed) == 0) {
+            if (c->fault.load(std::memory_order_relaxed) == 0 &&
+                !(c->window.dma_only(dev) && say_dma_only(c, "at ", dev, pc))) {
                 say("at ", dev, pc);
             }
             record_fault(c, rp->status);
             tls_recovery = nullptr;
             siglongjmp(rp->jb, 1);
         }
-        say("outside any recovery point at ", dev, pc);
+        if (!(c->window.dma_only(dev) && say_dma_only(c, "outside any recovery point at ", dev, pc))) {
+            say("outside any recovery point at ", dev, pc);
+        }
     }
     chain(sig, si, uc);
 }
 
 }  // namespace
+
+void fault_pc_text(uintptr_t pc, char * out, size_t n) {
+    const fault_library * best = nullptr;
+    for (int i = 0, k = g_n_libraries.load(std::memory_order_acquire); i < k; ++i) {
+        if (g_libraries[i].base <= pc && (!best || g_libraries[i].base > best->base)) {
+            best = &g_libraries[i];
+        }
+    }
+    if (best && pc - best->base < (uintptr_t(1) << 28)) {
+        snprintf(out, n, "%s+0x%08llx", best->name, (unsigned long long) (pc - best->base));
+    } else {
+        snprintf(out, n, "0x%016llx", (unsigned long long) pc);
+    }
+}
 
 void register_fault_library(const void * symbol_in_library) {
     Dl_info di;

@@ -12,6 +12,7 @@
 // faulted is abandoned, and its results are garbage.
 #pragma once
 #include <csetjmp>
+#include <cstddef>
 #include <cstdint>
 
 namespace vhtp {
@@ -42,5 +43,9 @@ void install_fault_handler();
 // fault's program counter is printed as NAME+0xOFFSET, which
 // `tools/ggml-hexagon-inspect.py --lib LIB --addr2line NAME+0xOFFSET` resolves to a source line.
 void register_fault_library(const void * symbol_in_library);
+
+// Writes pc as NAME+0xOFFSET in the registered NPU library it lies in (else the raw pc) into
+// out. Not async-signal-safe (snprintf): for faults found outside a signal handler (core-check.cpp).
+void fault_pc_text(uintptr_t pc, char * out, size_t n);
 
 }  // namespace vhtp

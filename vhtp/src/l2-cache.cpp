@@ -85,10 +85,18 @@ l2_cache::~l2_cache() {
     }
 }
 
-bool l2_cache::attach(uint64_t addr, uint64_t span, int fd, dev_t dev, ino_t ino, bool populate, bool tracked) {
+bool l2_cache::attach(uint64_t addr, uint64_t span, int fd, dev_t dev, ino_t ino, bool populate, bool tracked,
+                      bool core) {
     const int pop = populate ? MAP_POPULATE : 0;
     if (map_fixed(alias_ + addr, span, PROT_READ | PROT_WRITE, MAP_SHARED | pop, fd) == MAP_FAILED) {
         return false;
+    }
+    if (!core) {  // the DMA view only: nothing the core could cache
+        for (uint64_t p = addr; p < addr + span; p += kPage) {
+            state_[p / kPage].store(kUntracked, std::memory_order_release);
+        }
+        ranges_[addr] = range{ span, -1, dev, ino, false };
+        return true;
     }
     // A private view is mapped read-only: its first store to each page is the fault that
     // makes the page's cached copy (write_fault), never a silent copy-on-write. Only the DMA

@@ -64,8 +64,10 @@ class l2_cache {
     uint8_t * alias() const { return alias_; }
 
     // The window maps / drops a buffer (under its exclusive lock). attach maps both views;
-    // tracked = false keeps the view coherent (shared).
-    bool attach(uint64_t addr, uint64_t span, int fd, dev_t dev, ino_t ino, bool populate, bool tracked);
+    // tracked = false keeps the view coherent (shared); core = false maps the DMA view only
+    // (a DMA64 session's weights above 4 GiB, window.h), so a core access there faults.
+    bool attach(uint64_t addr, uint64_t span, int fd, dev_t dev, ino_t ino, bool populate, bool tracked,
+                bool core = true);
     void detach(uint64_t addr, uint64_t span);
 
     // A SIGSEGV at device address addr: true when it was the first store to a clean page (now

@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -20,22 +21,42 @@ uint64_t round_up(uint64_t v, uint64_t a) {
 }  // namespace
 
 bool Window::init(uint64_t vmem_budget, uint32_t vtcm_size, bool dma64, char * err, size_t err_len) {
-    reserve_  = dma64 ? kReserve64 : kReserve;
-    ddr_base_ = dma64 ? kDdr64Base : kDdrBase;
-    ddr_end_  = dma64 ? kDdr64End : kDdrEnd;
+    reserve_ = dma64 ? kReserve64 : kReserve;
     // MAP_NORESERVE: 4 (68) GiB of address space per session, no memory until something is mapped.
-    void * p = mmap(nullptr, reserve_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const int anon = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    void *    p    = mmap(nullptr, reserve_, PROT_NONE, anon, -1, 0);
     if (p == MAP_FAILED) {
         set_error(err, err_len, "cannot reserve the %llu GiB session window: %s",
                   static_cast<unsigned long long>(reserve_ >> 30), strerror(errno));
         return false;
     }
     base_ = static_cast<uint8_t *>(p);
-    if (mmap(base_ + kVtcmBase, vtcm_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-        MAP_FAILED) {
+    bool vtcm_ok = false;
+    if (dma64) {
+        // The DMA engine's own view, which alone maps the weights above 4 GiB; VTCM is shared
+        // memory seen by both views.
+        void * d  = mmap(nullptr, reserve_, PROT_NONE, anon, -1, 0);
+        dma_view_ = d == MAP_FAILED ? nullptr : static_cast<uint8_t *>(d);
+        const int vfd = dma_view_ ? memfd_create("vhtp-vtcm", MFD_CLOEXEC) : -1;
+        vtcm_ok       = vfd >= 0 && ftruncate(vfd, vtcm_size) == 0 &&
+                  mmap(base_ + kVtcmBase, vtcm_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, vfd, 0) != MAP_FAILED &&
+                  mmap(dma_view_ + kVtcmBase, vtcm_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, vfd, 0) !=
+                      MAP_FAILED;
+        if (vfd >= 0) {
+            close(vfd);  // the mappings keep it
+        }
+    } else {
+        vtcm_ok = mmap(base_ + kVtcmBase, vtcm_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                       -1, 0) != MAP_FAILED;
+    }
+    if (!vtcm_ok) {
         set_error(err, err_len, "cannot map %u bytes of VTCM: %s", vtcm_size, strerror(errno));
         munmap(base_, reserve_);
         base_ = nullptr;
+        if (dma_view_) {
+            munmap(dma_view_, reserve_);
+            dma_view_ = nullptr;
+        }
         return false;
     }
     vtcm_size_ = vtcm_size;
@@ -48,35 +69,43 @@ Window::~Window() {
     if (base_) {
         munmap(base_, reserve_);  // drops every DDR mapping and VTCM at once
     }
+    if (dma_view_) {
+        munmap(dma_view_, reserve_);
+    }
 }
 
-bool Window::find_gap(uint64_t span, bool from_top, uint64_t * addr) const {
+bool Window::find_gap(uint64_t span, bool from_top, uint64_t lo, uint64_t hi, uint64_t * addr) const {
     // Each mapping is followed by one unmapped guard page, so running off a buffer's end faults.
+    // Only the mappings inside [lo, hi) count: a DMA64 session has two areas.
     const uint64_t need = span + kPage;
     if (from_top) {
         // Last fit: the highest gap that holds `need`, placed at its top.
-        uint64_t limit = ddr_end_;
-        for (auto it = by_addr_.rbegin(); it != by_addr_.rend(); ++it) {
+        uint64_t limit = hi;
+        for (auto it = by_addr_.lower_bound(hi); it != by_addr_.begin();) {
+            --it;
+            if (it->first < lo) {
+                break;
+            }
             const uint64_t end = it->first + it->second.span + kPage;
             if (end <= limit && limit - end >= need) {
                 break;
             }
             limit = it->first;
         }
-        if (limit < ddr_base_ + need) {
+        if (limit < lo + need) {
             return false;
         }
         *addr = limit - need;
         return true;
     }
-    uint64_t cursor = ddr_base_;
-    for (const auto & [a, m] : by_addr_) {
-        if (a >= cursor && a - cursor >= need) {
+    uint64_t cursor = lo;
+    for (auto it = by_addr_.lower_bound(lo); it != by_addr_.end() && it->first < hi; ++it) {
+        if (it->first >= cursor && it->first - cursor >= need) {
             break;
         }
-        cursor = a + m.span + kPage;
+        cursor = it->first + it->second.span + kPage;
     }
-    if (cursor + need > ddr_end_) {
+    if (cursor + need > hi) {
         return false;
     }
     *addr = cursor;
@@ -91,6 +120,10 @@ void Window::drop(std::map<uint64_t, mapping>::iterator it) {
     }
     mmap(base_ + it->second.addr, it->second.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
          -1, 0);
+    if (dma_view_) {
+        mmap(dma_view_ + it->second.addr, it->second.span, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    }
     mapped_ -= it->second.span;
     by_addr_.erase(it);
 }
@@ -123,8 +156,12 @@ int Window::map(int fd, uint64_t size, bool pinned, uint64_t * addr) {
     if (mapped_ + span > budget_) {
         return HTP_STATUS_NO_MEMORY;
     }
-    uint64_t a = 0;
-    if (!find_gap(span, pinned, &a)) {
+    // A DMA64 session keeps its weights above 4 GiB, where only DMA reaches them; its pinned
+    // buffers (read and written by the core too) stay in the 32-bit area.
+    const bool     high = dma64() && !pinned;
+    const uint64_t lo = high ? kDdr64Base : kDdrBase, hi = high ? kDdr64End : kDdrEnd;
+    uint64_t       a = 0;
+    if (!find_gap(span, pinned, lo, hi, &a)) {
         return HTP_STATUS_NO_MEMORY;
     }
     // Weights are delayed mappings that come and go with the batches, and a kernel streams all
@@ -133,11 +170,20 @@ int Window::map(int fd, uint64_t size, bool pinned, uint64_t * addr) {
     const int populate = pinned ? 0 : MAP_POPULATE;
     const mapping m{ fd, st.st_dev, st.st_ino, a, span, 1, pinned };
     if (l2_cache * l = l2()) {
-        if (!l->attach(a, span, fd, st.st_dev, st.st_ino, !pinned, !coherent(m))) {
+        if (!l->attach(a, span, fd, st.st_dev, st.st_ino, !pinned, !coherent(m), !high)) {
             return HTP_STATUS_MAP_FAILED;
         }
-    } else if (mmap(base_ + a, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0) == MAP_FAILED) {
-        return HTP_STATUS_MAP_FAILED;
+    } else {
+        const int rw = PROT_READ | PROT_WRITE;
+        if (dma_view_ && mmap(dma_view_ + a, span, rw, MAP_SHARED | MAP_FIXED | populate, fd, 0) == MAP_FAILED) {
+            return HTP_STATUS_MAP_FAILED;
+        }
+        if (!high && mmap(base_ + a, span, rw, MAP_SHARED | MAP_FIXED | populate, fd, 0) == MAP_FAILED) {
+            if (dma_view_) {
+                mmap(dma_view_ + a, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+            }
+            return HTP_STATUS_MAP_FAILED;
+        }
     }
     by_addr_[a] = m;
     mapped_ += span;
@@ -194,6 +240,25 @@ bool Window::file_offset(uint64_t addr, dev_t * dev, ino_t * ino, uint64_t * off
     return true;
 }
 
+bool Window::buffer_at(uint64_t addr, int * fd, uint64_t * size, uint64_t * offset) const {
+    if (!mu_.try_lock_shared()) {
+        return false;
+    }
+    bool found = false;
+    auto it    = by_addr_.upper_bound(addr);
+    if (it != by_addr_.begin()) {
+        --it;
+        if (addr < it->second.addr + it->second.span) {
+            *fd     = it->second.fd;
+            *size   = it->second.span;
+            *offset = addr - it->second.addr;
+            found   = true;
+        }
+    }
+    mu_.unlock_shared();
+    return found;
+}
+
 bool Window::coherent(const mapping & m) const {
     return coherent_.count({ m.dev, m.ino }) != 0;
 }
@@ -210,11 +275,13 @@ bool Window::l2_enable(dev_t coherent_dev, ino_t coherent_ino, char * err, size_
     }
     // The buffers mapped so far move under the model (their data is in the file already).
     for (const auto & [a, m] : by_addr_) {
-        if (!l->attach(a, m.span, m.fd, m.dev, m.ino, !m.pinned, !coherent(m))) {
+        if (!l->attach(a, m.span, m.fd, m.dev, m.ino, !m.pinned, !coherent(m), !dma_only(a))) {
             set_error(err, err_len, "cannot map a buffer for the L2 model: %s", strerror(errno));
             // Back to coherent shared mappings, so the session works on without the model.
             for (const auto & [b, n] : by_addr_) {
-                mmap(base_ + b, n.span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, n.fd, 0);
+                if (!dma_only(b)) {
+                    mmap(base_ + b, n.span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, n.fd, 0);
+                }
             }
             delete l;
             return false;
@@ -238,7 +305,7 @@ void Window::l2_coherent(uint64_t addr) {
     }
     coherent_[{ m.dev, m.ino }] = true;
     l->detach(m.addr, m.span);
-    l->attach(m.addr, m.span, m.fd, m.dev, m.ino, !m.pinned, false);
+    l->attach(m.addr, m.span, m.fd, m.dev, m.ino, !m.pinned, false, !dma_only(m.addr));
 }
 
 uint64_t Window::l2_clean(uint64_t addr, uint64_t bytes, bool invalidate, const l2_cache::sink & s) const {

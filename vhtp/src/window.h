@@ -11,10 +11,14 @@
 //                               ranges never cut the space the sliding weights reuse
 //                               (32-bit sessions; unused by DMA64 sessions)
 //   [kVtcmBase = 0xF0000000, +vtcm_size)  VTCM (anonymous, private to the session)
-//   [kDdr64Base = 4 GiB, kDdr64End = 68 GiB)  DMA64 sessions only: their shared DDR buffers,
-//                               placed as above; nothing below 4 GiB but VTCM is mapped, so an
-//                               address truncated to 32 bits faults
-// The DDR area in use is [ddr_base_, ddr_end_): find_gap places buffers inside it.
+//   [kDdr64Base = 4 GiB, kDdr64End = 68 GiB)  DMA64 sessions only: their weights (unpinned
+//                               buffers), first fit, mapped in the DMA engine's view only
+//                               (dma_base()): a v81 core cannot load from a 64-bit address, so a
+//                               core access there faults; the pinned buffers (activations, KV
+//                               cache) stay in the 32-bit DDR area above, where the core reaches
+//                               them, as upstream keeps only weights above 4 GiB
+// find_gap places a buffer in its area: [kDdrBase, kDdrEnd), or for a DMA64 session's weights
+// [kDdr64Base, kDdr64End).
 #pragma once
 #include <sys/types.h>
 
@@ -74,11 +78,17 @@ class Window {
     // Keeps the buffer behind DDR address addr coherent (shared by atomics: the trace buffer).
     void l2_coherent(uint64_t addr);
     l2_cache * l2() const { return l2_.load(std::memory_order_acquire); }
-    // Where the DMA engine copies: the view, or with the L2 model its shared DMA view.
+    // Where the DMA engine copies: the view, or with the L2 model its shared DMA view, or in a
+    // DMA64 session the DMA view that alone maps the weights above 4 GiB.
     uint8_t * dma_base() const {
         l2_cache * l = l2();
-        return l ? l->alias() : base_;
+        return l ? l->alias() : dma_view_ ? dma_view_ : base_;
     }
+    // A DMA64 session's weights above 4 GiB: the DMA engine reaches them, the core does not.
+    bool dma_only(uint64_t addr) const { return dma64() && addr >= kDdr64Base && addr < kDdr64End; }
+    // For the fault handler (async-signal-safe: never waits for the lock): the buffer mapped at
+    // addr, its fd, size and addr's offset in it; false when none, or the lock is busy.
+    bool buffer_at(uint64_t addr, int * fd, uint64_t * size, uint64_t * offset) const;
     // Under the window's shared lock (a buffer cannot leave meanwhile); see l2_cache.
     uint64_t l2_clean(uint64_t addr, uint64_t bytes, bool invalidate, const l2_cache::sink & s) const;
     uint64_t l2_clean_all(const l2_cache::sink & s) const;
@@ -102,14 +112,13 @@ class Window {
     // Which mapping to give up when the budget or the address space runs out is the NPU
     // library's choice (npu/src/dispatcher.cpp: the most recently used weights first), as it is
     // on a real session: the window only says HTP_STATUS_NO_MEMORY.
-    bool find_gap(uint64_t span, bool from_top, uint64_t * addr) const;
+    bool find_gap(uint64_t span, bool from_top, uint64_t lo, uint64_t hi, uint64_t * addr) const;
     bool coherent(const mapping & m) const;
     void drop(std::map<uint64_t, mapping>::iterator it);
 
     uint8_t *                   base_      = nullptr;
+    uint8_t *                   dma_view_  = nullptr;    // DMA64: the DMA engine's view (reserve_ bytes)
     uint64_t                    reserve_   = kReserve;   // bytes reserved: kReserve or kReserve64
-    uint64_t                    ddr_base_  = kDdrBase;   // the DDR area find_gap places buffers in
-    uint64_t                    ddr_end_   = kDdrEnd;
     uint32_t                    vtcm_size_ = 0;
     uint64_t                    budget_    = 0;
     uint64_t                    mapped_    = 0;

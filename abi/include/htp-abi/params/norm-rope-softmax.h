@@ -81,6 +81,8 @@ struct htp_soft_max_params {
     uint32_t mask_row_bytes;         // ne0 * mask element size
     struct htp_vtcm_stream vsrc, vmask, vdst;
     uint32_t vmask_f32;              // F16 mask: offset of one f32 row (2 * ceil(ne0 / 64) vectors)
+    uint32_t vsinks;                 // sinks: offset of the heads' sinks (sinks_bytes, rounded up to vectors)
+    uint32_t sinks_bytes;            // ne02 * 4 (0: no sinks); a sink is a model weight, fetched by DMA
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX \

@@ -6,9 +6,9 @@
 // in the host program defines.
 #include "htp/core-check.h"
 
-#define HTP_CHECK_HOOK(kind, n, store)                                                       \
+#define HTP_CHECK_HOOK(kind, n, store)                                                          \
     extern "C" __attribute__((visibility("hidden"))) void __sanitizer_cov_##kind##n(void * p) { \
-        htp_core_access(p, n, store, __builtin_return_address(0));                            \
+        htp_core_access(p, n, store, __builtin_return_address(0));                              \
     }
 
 HTP_CHECK_HOOK(load, 1, 0)

@@ -179,7 +179,7 @@ def cmd_run(args):
     src_path = os.path.join(args.build_dir, f"conformance_cases_{isa}.cpp")
     with open(src_path, "w") as f:
         f.write(src)
-    includes = [os.path.join(ROOT, "device-api", "include"), HERE]
+    includes = [os.path.join(ROOT, "device-api", "include"), os.path.join(ROOT, "abi", "include"), HERE]
     hex_bin = os.path.join(args.build_dir, f"conformance_{isa}.hexagon")
     host_bin = os.path.join(args.build_dir, f"conformance_{isa}.host")
     cxx = args.cxx or os.environ.get("CXX") or "c++"
@@ -312,7 +312,7 @@ def cmd_qemu_check(args):
     rows_all = [r for r in table.load_table().values() if r["class"] in TESTED_CLASSES]
     rows_all.sort(key=lambda r: r["name"])
     pools = inputs.Pools()
-    includes = [os.path.join(ROOT, "device-api", "include"), HERE]
+    includes = [os.path.join(ROOT, "device-api", "include"), os.path.join(ROOT, "abi", "include"), HERE]
     outs, ok = {}, True
     for isa, qemus in (("v67", ["qemu_v67", "qemu_v73"]), ("v73", ["qemu_v73"])):
         rows = [r for r in rows_all if r["arch"] <= int(isa[1:])]

@@ -73,7 +73,7 @@ def cmd_run(args):
     cxx = args.cxx or os.environ.get("CXX") or "c++"
     cmd = [cxx, "-std=c++17", "-O1", "-Wall", "-Wextra", "-Wno-psabi", "-ffp-contract=off",
            *args.host_flags.split(),
-           "-I", HERE, "-I", os.path.join(ROOT, "device-api", "include"),
+           "-I", HERE, "-I", os.path.join(ROOT, "device-api", "include"), "-I", os.path.join(ROOT, "abi", "include"),
            "-I", os.path.join(ROOT, "hvx-emu", "include"),
            *[f"-DFREF_HAVE_{n}" for n in test], TEST_SRC, "-o", exe]
     r = subprocess.run(cmd, capture_output=True, text=True)

@@ -181,8 +181,9 @@ TEST(MdevFence, ErrorsOfAnEarlierBatchAreStale) {
         htp_trace tr = {};
         if (m.idx == 1) {  // a failure left in slot 1 by a batch before this one
             auto * slot   = (htp_fence_slot *) (window + 4096 + HTP_FENCE_SLOT_SIZE);
-            slot->status  = HTP_STATUS_MMU_FAULT;
-            slot->seq     = 990;
+            // Atomic, as fence_write stores (npu/src/mdev.cpp): the peer may be reading the slot.
+            __atomic_store_n(&slot->status, (int) HTP_STATUS_MMU_FAULT, __ATOMIC_RELAXED);
+            __atomic_store_n(&slot->seq, 990u, __ATOMIC_RELEASE);
         }
         return htp_mdev_barrier(&m, &tr, HTP_STATUS_OK, 0);
     });

@@ -181,12 +181,14 @@ void on_fault(int sig, siginfo_t * si, void * uc) {
         const uintptr_t pc = fault_pc(uc);
         if (recovery_point * rp = tls_recovery) {
             c->fault_addr.store(dev, std::memory_order_relaxed);
-            // Only the first fault of a session: later ones are its consequences.
-            if (c->fault.load(std::memory_order_relaxed) == 0 &&
+            // Only the first fault of a session is said: later ones are its consequences. The
+            // fault is recorded first (record_fault, core.h), so of two HVX threads faulting at
+            // once only the one whose record wins prints.
+            int expected = 0;
+            if (c->fault.compare_exchange_strong(expected, rp->status, std::memory_order_acq_rel) &&
                 !(c->window.dma_only(dev) && say_dma_only(c, "at ", dev, pc))) {
                 say("at ", dev, pc);
             }
-            record_fault(c, rp->status);
             tls_recovery = nullptr;
             siglongjmp(rp->jb, 1);
         }

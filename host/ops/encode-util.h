@@ -3,6 +3,7 @@
 // split of rows into threads and chunks with a VTCM layout that fits each thread's share.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 
 #include "ggml.h"
 #include "htp-abi/htp-abi.h"
@@ -23,6 +24,16 @@ htp_rows_strides rows_strides(uint64_t nb1, uint64_t nb2, uint64_t nb3);
 // A value fits a 2-D DMA descriptor field on this arch.
 static inline bool dma_field_ok(const htp_device_caps & caps, uint64_t v) {
     return v < (1ull << caps.dma_field_bits);
+}
+
+// Every value fits (the row sizes, strides and counts of an op's 2-D descriptors).
+static inline bool dma_fields_ok(const htp_device_caps & caps, std::initializer_list<uint64_t> values) {
+    for (uint64_t v : values) {
+        if (!dma_field_ok(caps, v)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 // A 1-D descriptor moves at most 16 MiB.

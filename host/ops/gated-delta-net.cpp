@@ -104,14 +104,8 @@ static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     }
     // 2-D descriptors: token blocks (q, k, v, g, beta rows; attention rows) and the transposed
     // state (S_v one-element rows, S_v * 4 bytes apart).
-    const uint64_t fields[] = { (uint64_t) S_v, (uint64_t) S_v * 4, l.pitch, l.tb, q->nb[2], k->nb[2], v->nb[2],
-                                g->nb[2], b->nb[2], (uint64_t) H * S_v * 4 };
-    for (uint64_t f : fields) {
-        if (!dma_field_ok(caps, f)) {
-            return false;
-        }
-    }
-    return true;
+    return dma_fields_ok(caps, { (uint64_t) S_v, (uint64_t) S_v * 4, l.pitch, l.tb, q->nb[2], k->nb[2], v->nb[2],
+                                g->nb[2], b->nb[2], (uint64_t) H * S_v * 4 });
 }
 
 static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {

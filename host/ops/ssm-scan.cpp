@@ -90,14 +90,8 @@ static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op) 
     }
     // 2-D descriptors: token blocks (x, dt, B, C, y rows), the transposed state (32 or nc
     // one-element rows, nc * 4 bytes apart) and A rows (na * 4 apart).
-    const uint64_t fields[] = { (uint64_t) nc, (uint64_t) nc * 4, (uint64_t) na * 4, l.c_pitch, l.tb, 128,
-                                x->nb[2], B->nb[2], C->nb[2], dt->nb[1], (uint64_t) nr * nh * 4 };
-    for (uint64_t f : fields) {
-        if (!dma_field_ok(caps, f)) {
-            return false;
-        }
-    }
-    return true;
+    return dma_fields_ok(caps, { (uint64_t) nc, (uint64_t) nc * 4, (uint64_t) na * 4, l.c_pitch, l.tb, 128,
+                                x->nb[2], B->nb[2], C->nb[2], dt->nb[1], (uint64_t) nr * nh * 4 });
 }
 
 static void scan_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {

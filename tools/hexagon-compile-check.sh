@@ -16,7 +16,9 @@
 #                                                  Incremental: objects in DIR/obj-vNN are rebuilt
 #                                                  only when a source or header they use changed.
 # Env: HEXAGON_CLANG (default clang-16), HEXAGON_ZIG (default the pinned zig of
-#      scripts/deps-hexagon.sh), HEXAGON_ARCHS ("73 75 79 81"), HEXAGON_WERROR=1, JOBS (default 2).
+#      scripts/deps-hexagon.sh), HEXAGON_ARCHS ("73 75 79 81"), HEXAGON_WERROR=1, JOBS (default 2),
+#      HEXAGON_CCACHE=0 (the check compiles through ccache when scripts/deps.sh installed it: an
+#      unchanged source with unchanged headers and flags gives back its cached diagnostics).
 # Exit 77 when the compiler is absent (ctest counts it as skipped).
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 ARCHS=${HEXAGON_ARCHS:-73 75 79 81}
@@ -28,7 +30,7 @@ files=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) [ $# -ge 2 ] || die "--build needs a directory"; build_dir=$2; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         -*) die "unknown option '$1' (see --help)" ;;
         *) files+=("$1"); shift ;;
     esac
@@ -53,6 +55,14 @@ else
         exit 77
     fi
     [ -x "$CC" ] || die "HEXAGON_CLANG=$CC is not an executable"
+fi
+# The check's objects are thrown away, so a cached compile is as good as a fresh one: ccache
+# hashes the preprocessed source, the flags and the compiler. Paths are taken relative to the
+# checkout's parent, as scripts/build.sh does, so other checkouts share the entries.
+LAUNCH=""
+if [ -z "$build_dir" ] && [ "${HEXAGON_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+    LAUNCH=ccache
+    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$ROOT")} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 
 if [ ${#files[@]} -gt 0 ]; then
@@ -113,7 +123,7 @@ for src in "${sources[@]}"; do
         jobs_list+=("$src" "$arch" "$(target_flags "$arch")")
     done
 done
-export CC out
+export CC LAUNCH out
 printf '%s\0%s\0%s\0' "${jobs_list[@]}" |
     xargs -0 -n3 -P "$JOBS" bash -c '
         src=${*: -3:1} arch=${*: -2:1} tflags=${*: -1}
@@ -131,7 +141,7 @@ printf '%s\0%s\0%s\0' "${jobs_list[@]}" |
         fi
         rm -f "$base.o" "$log.warn" "$log.fail"
         # shellcheck disable=SC2086
-        if "$CC" $tflags "$@" "${lang[@]}" -DHTP_ARCH="$arch" -MMD -MF "$base.d" "$src" -o "$base.o" >"$log" 2>&1; then
+        if $LAUNCH "$CC" $tflags "$@" "${lang[@]}" -DHTP_ARCH="$arch" -MMD -MF "$base.d" "$src" -o "$base.o" >"$log" 2>&1; then
             [ -s "$log" ] && mv "$log" "$log.warn" || rm -f "$log"
         else
             rm -f "$base.o"
@@ -157,7 +167,7 @@ for src in "${sources[@]}"; do
     done
 done
 total=$((${#sources[@]} * $(echo "$ARCHS" | wc -w)))
-echo "hexagon compile check ($(basename "$CC")): ${#sources[@]} sources x HTP_ARCH {$ARCHS}: $((total - n_fail)) of $total compiled, $n_fail failed, $n_warn with warnings"
+echo "hexagon compile check ($(basename "$CC")${LAUNCH:+ through $LAUNCH}): ${#sources[@]} sources x HTP_ARCH {$ARCHS}: $((total - n_fail)) of $total compiled, $n_fail failed, $n_warn with warnings"
 [ "$n_fail" -eq 0 ] || exit 1
 [ -n "$build_dir" ] || exit 0
 

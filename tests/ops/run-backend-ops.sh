@@ -8,6 +8,8 @@
 #   env HTP_EXPECT_KERNEL=NAME: also fail unless at least one OP ran on NPU kernel NAME (the
 #   per-op log, GGML_HEXAGON_VERBOSE=1, prints "(kernel NAME)"), so a variant that forces a
 #   path cannot pass with that path never taken. HTP_FORBID_KERNEL=NAME: fail if any did.
+# Every run also encodes each op a second time into poisoned params (GGML_HEXAGON_PARAMS_CHECK=1,
+# host/src/graph.cpp) and fails when an encoder leaves bytes of its params struct unset.
 set -uo pipefail
 bin=$1; op=$2; shift 2
 filter=()
@@ -16,6 +18,7 @@ expect=${HTP_EXPECT_KERNEL:-}; forbid=${HTP_FORBID_KERNEL:-}
 if [ -n "$expect$forbid" ]; then
     export GGML_HEXAGON_VERBOSE=1
 fi
+export GGML_HEXAGON_PARAMS_CHECK=${GGML_HEXAGON_PARAMS_CHECK:-1}
 out=$("$bin/test-backend-ops" test -b HTP0 -o "$op" "${filter[@]}" "$@" 2>&1)
 rc=$?
 kernel_runs() {  # ops OP that ran on kernel $1
@@ -32,6 +35,12 @@ m=$(echo "$line" | sed -E 's#^ *([0-9]+)/([0-9]+).*#\2#')
 if [ "$m" -eq 0 ] || [ "$n" -ne "$m" ] || [ "$rc" -ne 0 ]; then
     printf '%s\n' "$out" | grep -E 'FAIL|not supported|error' | head -n 40
     echo "FAIL: $op on HTP0: $n/$m passed (exit $rc)"
+    exit 1
+fi
+unset_params=$(printf '%s\n' "$out" | grep -E 'leaves params bytes unset' || true)
+if [ -n "$unset_params" ]; then
+    printf '%s\n' "$unset_params"
+    echo "FAIL: $op on HTP0: $n/$m passed, but an encoder leaves params bytes unset (line above)"
     exit 1
 fi
 kinfo=""

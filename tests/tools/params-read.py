@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every field of every op's kernel_params struct is read by its kernel (issue 14 item 5,
 "strict host-kernel alignment"): the host's encoder writes every field (unit.test_npu_ops and
-host.params_written check that with a poison pattern); this checks the other direction, so a
-field the host fills and no kernel reads (im2col.K, gdn.n_seqs were) fails here.
+the ops.* suites, run with GGML_HEXAGON_PARAMS_CHECK=1, check that with a poison pattern);
+this checks the other direction, so a field the host fills and no kernel reads (im2col.K, gdn.n_seqs were) fails here.
 
 For each struct of the kernel_params union (the HTP_KERNEL_PARAMS_MEMBERS* lists of
 abi/include/htp-abi), its kernel's sources are the npu/ops files that name the struct or its

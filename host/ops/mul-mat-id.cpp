@@ -43,7 +43,7 @@ bool plan_id_hmx(const htp_device_caps & caps, const ggml_tensor * op, const htp
 }
 
 // MUL_MAT's rule for a tiled weight (htp_mm_route_tiled) with the op's token count as the
-// activation row bound: tiled HVX for up to HTP_MM_TILED_HVX_MAX_ROWS tokens, HMX above;
+// activation row bound: tiled HVX for up to tiled_hvx_max_rows tokens, HMX above;
 // GGML_HEXAGON_MM_SELECT=hvx / hmx forces one, GGML_HEXAGON_NHMX=0 removes HMX. NONE: the
 // graph turns the stack flat (MUL_MAT_ID).
 htp_mm_route route_id_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
@@ -55,7 +55,7 @@ htp_mm_route route_id_tiled(const htp_device_caps & caps, const ggml_tensor * op
     mmh_plan                hmx;
     const bool hvx_ok = s.select != HTP_MM_SELECT_HMX && plan_id_tiled_hvx(caps, op, tw, hvx);
     const bool hmx_ok = s.hmx && s.select != HTP_MM_SELECT_HVX && plan_id_hmx(caps, op, tw, hmx);
-    const bool few    = op->src[2]->ne[1] <= HTP_MM_TILED_HVX_MAX_ROWS;
+    const bool few    = op->src[2]->ne[1] <= (int64_t) s.tiled_hvx_max_rows;
     if (hvx_ok && (few || !hmx_ok || s.select == HTP_MM_SELECT_HVX)) {
         return HTP_MM_ROUTE_TILED_HVX;
     }

@@ -7,12 +7,13 @@
 // (docs/architecture.md, "Scheduling"): mul_mat_supports accepts a weight type only if the flat
 // path and every tiled path handle it; encode then picks the path from the repack state:
 //   tiled weight: tiled HVX when its hooks exist, its plan succeeds and the activation rows
-//                 per plane are <= HTP_MM_TILED_HVX_MAX_ROWS; else HMX.
+//                 per plane are <= htp_mm_settings::tiled_hvx_max_rows
+//                 (GGML_HEXAGON_MM_HVX_ROWS, default HTP_MM_TILED_HVX_MAX_ROWS); else HMX.
 //                 GGML_HEXAGON_MM_SELECT=hvx / hmx forces one; GGML_HEXAGON_NHMX=0 removes HMX.
 //   flat weight:  rt-repack + HMX (the HMX path repacks the flat rows into tiles in VTCM as
 //                 they stream in, with the repacker of repack/) when the weight type has a
 //                 tiled format, HMX plans it and the activation rows per plane are
-//                 > HTP_MM_TILED_HVX_MAX_ROWS (the repack cost is shared by many rows), or
+//                 > HTP_MM_FLAT_HVX_MAX_ROWS (the repack cost is shared by many rows), or
 //                 always with GGML_HEXAGON_MM_SELECT=hmx / GGML_HEXAGON_RTREPACK=all;
 //                 else (GGML_HEXAGON_RTREPACK=0, few rows, MM_SELECT=hvx, NHMX=0) the flat
 //                 HVX path. Either way the flat path's plan decides supports_op, so the
@@ -24,8 +25,14 @@
 #include "htp-abi/htp-abi.h"
 #include "op-encoders.h"
 
-// Activation rows per plane (src1->ne[1]) up to which a tiled weight goes the tiled HVX way.
-#define HTP_MM_TILED_HVX_MAX_ROWS 8
+// Activation rows per plane (src1->ne[1]) up to which a tiled weight goes the tiled HVX way by
+// default: the vHTP's measured crossover (docs/speed.md "Short prompts"). Its HMX is exact
+// double arithmetic on host cores, so HMX pays off only from about a hundred rows here; on a
+// phone's HMX the crossover is lower, which GGML_HEXAGON_MM_HVX_ROWS sets.
+#define HTP_MM_TILED_HVX_MAX_ROWS 64
+// Activation rows per plane up to which a FLAT weight of a tiled type keeps the flat HVX path
+// instead of rt-repack + HMX (GGML_HEXAGON_RTREPACK=1).
+#define HTP_MM_FLAT_HVX_MAX_ROWS 8
 
 // Where a tiled weight's bytes are. A "plane" is one (i2, i3) matrix of the weight: a grid of
 // n_col_tiles x n_k_tiles tiles (tile (ct, kt) at (ct * n_k_tiles + kt) * tile_bytes from the
@@ -103,5 +110,6 @@ struct htp_mm_settings {
     htp_mm_select   select   = HTP_MM_SELECT_AUTO;
     bool            hmx      = true;  // GGML_HEXAGON_NHMX=0 -> false
     htp_mm_rtrepack rtrepack = HTP_MM_RTREPACK_AUTO;
+    uint32_t        tiled_hvx_max_rows = HTP_MM_TILED_HVX_MAX_ROWS;  // GGML_HEXAGON_MM_HVX_ROWS
 };
 htp_mm_settings & htp_mm_config();

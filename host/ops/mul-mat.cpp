@@ -431,7 +431,7 @@ htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor 
     }
     const bool hvx_ok = s.select != HTP_MM_SELECT_HMX && mm_tiled_hvx_plan(caps, op, tw);
     const bool hmx_ok = s.hmx && s.select != HTP_MM_SELECT_HVX && mm_hmx_plan(caps, op, tw);
-    const bool few    = op->src[1]->ne[1] <= HTP_MM_TILED_HVX_MAX_ROWS;
+    const bool few    = op->src[1]->ne[1] <= (int64_t) s.tiled_hvx_max_rows;
     if (hvx_ok && (few || !hmx_ok || s.select == HTP_MM_SELECT_HVX)) {
         return HTP_MM_ROUTE_TILED_HVX;
     }
@@ -460,7 +460,7 @@ htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor *
         return HTP_MM_ROUTE_NONE;
     }
     // Few activation rows would not pay back the repack: only when forced.
-    const bool many = op->src[1]->ne[1] > HTP_MM_TILED_HVX_MAX_ROWS;
+    const bool many = op->src[1]->ne[1] > HTP_MM_FLAT_HVX_MAX_ROWS;
     if (!many && s.rtrepack != HTP_MM_RTREPACK_ALL && s.select != HTP_MM_SELECT_HMX) {
         return HTP_MM_ROUTE_NONE;
     }

@@ -201,6 +201,7 @@ bool htp_config_from_env(htp_config & cfg, std::string & error, std::vector<std:
                cfg.fa_select);
     env.choice("GGML_HEXAGON_GDN_SELECT", { { "0", HTP_SELECT_CPU }, { "1", HTP_SELECT_HVX }, { "2", HTP_SELECT_HMX } },
                cfg.gdn_select);
+    env.integer("GGML_HEXAGON_MM_HVX_ROWS", 0, 1u << 20, cfg.mm_hvx_rows);
     env.choice("GGML_HEXAGON_RTREPACK", { { "0", 0 }, { "1", 1 }, { "all", 2 } }, cfg.rtrepack);
     // Buffer limits in MiB; VTCM in bytes (its granule is 4 KiB, vhtp/include/vhtp/vhtp.h).
     uint64_t mib = cfg.mbuf >> 20;

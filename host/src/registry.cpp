@@ -162,6 +162,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
     htp_mm_config().select = (htp_mm_select) reg.cfg.mm_select;
     htp_mm_config().hmx      = reg.cfg.hmx;
     htp_mm_config().rtrepack = (htp_mm_rtrepack) reg.cfg.rtrepack;
+    htp_mm_config().tiled_hvx_max_rows = reg.cfg.mm_hvx_rows;
 
     htp_device_profile info = {};
     if (!htp_transport_profile(info, error)) {

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "device-list.h"
+#include "mul-mat-paths.h"
 
 static std::vector<htp_device_spec> parse_ok(const char * v, std::vector<std::string> * warnings = nullptr) {
     std::vector<htp_device_spec> out;
@@ -161,6 +162,7 @@ static const char * const kConfigVars[] = {
     "GGML_HEXAGON_PARAMS_CHECK", "GGML_HEXAGON_DMA64",  "GGML_HEXAGON_REPACK",    "GGML_HEXAGON_MM_SELECT",
     "GGML_HEXAGON_FA_SELECT", "GGML_HEXAGON_GDN_SELECT", "GGML_HEXAGON_RTREPACK", "GGML_HEXAGON_MBUF",
     "GGML_HEXAGON_SBUF",      "GGML_HEXAGON_VTCM_SIZE", "GGML_HEXAGON_ETM",       "GGML_HEXAGON_TRACE_DIR",
+    "GGML_HEXAGON_MM_HVX_ROWS",
 };
 
 class Config : public ::testing::Test {
@@ -202,6 +204,7 @@ TEST_F(Config, Defaults) {
     EXPECT_EQ(cfg.dma64, -1);
     EXPECT_EQ(cfg.profile, 0);
     EXPECT_EQ(cfg.mm_select, 0);
+    EXPECT_EQ(cfg.mm_hvx_rows, (uint32_t) HTP_MM_TILED_HVX_MAX_ROWS);
     EXPECT_EQ(cfg.fa_select, HTP_SELECT_HMX);
     EXPECT_EQ(cfg.gdn_select, HTP_SELECT_HMX);
     EXPECT_EQ(cfg.mbuf, 1024ull << 20);
@@ -237,6 +240,7 @@ TEST_F(Config, UpstreamValues) {
         { "GGML_HEXAGON_MM_SELECT", "3", [](const htp_config & c) { return c.mm_select == 0; } },  // HMX first
         { "GGML_HEXAGON_MM_SELECT", "hmx", [](const htp_config & c) { return c.mm_select == 2; } },
         { "GGML_HEXAGON_MM_SELECT", "flat", [](const htp_config & c) { return c.mm_select == 3; } },
+        { "GGML_HEXAGON_MM_HVX_ROWS", "8", [](const htp_config & c) { return c.mm_hvx_rows == 8; } },
         { "GGML_HEXAGON_FA_SELECT", "0", [](const htp_config & c) { return c.fa_select == HTP_SELECT_CPU; } },
         { "GGML_HEXAGON_FA_SELECT", "1", [](const htp_config & c) { return c.fa_select == HTP_SELECT_HVX; } },
         { "GGML_HEXAGON_GDN_SELECT", "0", [](const htp_config & c) { return c.gdn_select == HTP_SELECT_CPU; } },

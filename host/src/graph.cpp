@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -361,6 +362,8 @@ struct htp_sent_batch {
 // The counters of one graph's batches (GGML_HEXAGON_PROFILE=1 prints them when the last is done).
 struct htp_window_counters {
     uint64_t maps = 0, unmaps = 0, bytes_mapped = 0, window_mapped = 0, batches = 0;
+    uint64_t n_ops = 0;
+    double   est_usec = 0;  // level 2: the batches' estimated device time (profile-graph line)
 };
 
 // Serializes the batch for the device's sessions. The pinned buffers it names count as held
@@ -554,9 +557,12 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
     window.bytes_mapped += r.bytes_mapped;
     window.window_mapped = r.window_mapped;
     window.batches++;
+    window.n_ops += sb.ops.size();
     if (reg.cfg.profile >= 1) {
         // Every member's own lines (docs/profiling.md): a group's members as HTP0/m0, HTP0/m1, ...
         const uint32_t mhz = d.profile.clock_mhz;
+        const htp_cost_model * model = reg.cfg.profile >= 2 ? htp_cost_model_of(d.profile.arch) : nullptr;
+        double slowest = 0;  // the members run the batch together: its estimate is the slowest's
         for (size_t m = 0; m < n; m++) {
             const std::vector<uint8_t> & resp = resps[m];
             memcpy(&r, resp.data(), sizeof(r));
@@ -565,15 +571,41 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
             }
             const std::string session = n == 1 ? d.spec.name : d.spec.name + "/m" + std::to_string(m);
             const auto *      t       = (const htp_op_timing *) (resp.data() + sizeof(r));
+            double est = 0;
             for (uint32_t i = 0; i < r.n_ops && i < sb.ops.size(); i++) {
                 const std::string line = htp_profile_op_line(session, sb.ops[i].prof, t[i], mhz, d.profile.arch, reg.cfg);
                 HTP_LOG_PROFILE("%s", line.c_str());
+                est += model ? htp_estimate_usec(*model, t[i]) : 0;
             }
+            slowest = std::max(slowest, est);
             const uint64_t start = r.n_ops ? t[0].start_ns : 0;
             HTP_LOG_PROFILE("%s", htp_profile_batch_line(session, r.n_ops, r.cycles, start, mhz, reg.cfg).c_str());
         }
+        window.est_usec += slowest;
     }
     return GGML_STATUS_SUCCESS;
+}
+
+uint64_t htp_now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+// The tokens a graph computes, for the per-token estimate: the most activation rows any
+// MUL_MAT takes (src1's ne[1]; MUL_MAT_ID: ne[2]). A llama graph's projections take every token
+// (its output head only the ones with logits), so this is the batch's tokens. 0: no MUL_MAT.
+uint32_t htp_graph_tokens(ggml_cgraph * graph) {
+    int64_t tokens = 0;
+    for (int i = 0; i < ggml_graph_n_nodes(graph); i++) {
+        const ggml_tensor * t = ggml_graph_node(graph, i);
+        if (t->op == GGML_OP_MUL_MAT && t->src[1]) {
+            tokens = std::max(tokens, t->src[1]->ne[1]);  // attention's KQ: [head, tokens, heads]
+        } else if (t->op == GGML_OP_MUL_MAT_ID && t->src[1]) {
+            tokens = std::max(tokens, t->src[1]->ne[2]);
+        }
+    }
+    return (uint32_t) std::min<int64_t>(tokens, UINT32_MAX);
 }
 
 // The tensors an op names (its destination and sources): what its buffers are.
@@ -644,6 +676,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         stream.synchronize();
     }
     auto        window = std::make_shared<htp_window_counters>();
+    const uint64_t graph_start = htp_now_ns();
     ggml_status ran    = GGML_STATUS_SUCCESS;  // !async: the batches' status so far
     auto        send   = [&](htp_batch & b) {
         auto sb = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg, d, b));
@@ -712,7 +745,17 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
     }
     if (planned && ran == GGML_STATUS_SUCCESS && reg.cfg.profile >= 1) {
         // The pinned bytes as planned now (the host's next graph may change them meanwhile).
-        auto print = [&d, window, budget, pinned = d.resident_pinned_bytes](bool skip) {
+        const uint32_t tokens = reg.cfg.profile >= 2 ? htp_graph_tokens(graph) : 0;
+        auto print = [&reg, &d, window, budget, pinned = d.resident_pinned_bytes, graph_start, tokens](bool skip) {
+            if (!skip && reg.cfg.profile >= 2 && window->batches > 0) {  // not a graph of no-ops
+                htp_graph_profile g;
+                g.batches  = window->batches;
+                g.n_ops    = window->n_ops;
+                g.host_ns  = htp_now_ns() - graph_start;
+                g.tokens   = tokens;
+                g.est_usec = window->est_usec;
+                HTP_LOG_PROFILE("%s", htp_profile_graph_line(d.spec.name, g).c_str());
+            }
             if (!skip) {
                 HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
                                   " unmaps; %s of %s mapped (%s pinned)",

@@ -44,5 +44,16 @@ std::string htp_profile_op_line(const std::string & session, const std::string &
 std::string htp_profile_batch_line(const std::string & session, uint32_t n_ops, uint64_t nsecs, uint64_t start_ns,
                                    uint32_t mhz, const htp_config & cfg);
 
+// One graph at level 2 (the device's batches; a group's members run each batch together, so a
+// batch's estimate is its slowest member's): " profile-graph n-batches <b> n-ops <n> tokens <t>
+// usec <host> est-usec <e>" and, with tokens, " usec-per-token <u> est-usec-per-token <e>".
+// usec: the host's time from graph_compute's start to the last batch's answer.
+struct htp_graph_profile {
+    uint64_t batches = 0, n_ops = 0, host_ns = 0;
+    uint32_t tokens   = 0;  // the graph's tokens (htp_graph_tokens), 0: not known
+    double   est_usec = 0;
+};
+std::string htp_profile_graph_line(const std::string & device, const htp_graph_profile & g);
+
 // Our counter names, in enum htp_counter order (the "counters" field's keys).
 const char * htp_counter_name(uint32_t c);

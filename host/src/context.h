@@ -25,7 +25,7 @@ struct htp_device {
     htp_shared_mem fence;                       // groups: one HTP_FENCE_SLOT_SIZE line per member
     std::atomic<uint32_t> fence_seq{ 0 };       // groups: last barrier sequence number handed out
                                                 // (a replay takes new ones on the stream's thread)
-    std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only (member 0's events)
+    std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only (a region per member)
 
     ggml_backend_buffer_type buft = {};       // device memory (shared DDR, NPU layout)
     std::string buft_name;

@@ -180,7 +180,8 @@ class htp_batch {
         return buf_index(fd, size, true);
     }
 
-    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf, const htp_group_place & g) const {
+    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf, uint64_t trace_offset,
+                                   const htp_group_place & g) const {
         htp_msg_header h = {};
         h.magic       = HTP_MSG_MAGIC;
         h.abi_version = HTP_ABI_VERSION;
@@ -190,6 +191,7 @@ class htp_batch {
         h.n_ops       = (uint32_t) ops_.size();
         h.seq         = seq;
         h.trace_buf   = trace_buf;
+        h.trace_offset = trace_offset;
         h.mdev_count     = g.count;
         h.mdev_idx       = g.idx;
         h.mdev_count_div = htp_fastdiv_init(g.count);
@@ -417,15 +419,16 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
         g = { (uint32_t) n, 0, batch.add_buffer(d.fence.fd, d.fence.size),
               d.fence_seq.fetch_add(batch_fence_span(batch.size())) };
     }
-    // One message per session: a group's members get the same but for mdev_idx (and the
-    // trace, member 0's only).
+    // One message per session: a group's members get the same but for mdev_idx and the
+    // region of the trace buffer they write (each member's events are its own process in the
+    // trace). A communicator's member writes its device's first region.
     sb.msgs.resize(n);
     for (size_t m = 0; m < n; m++) {
         if (m > 0) {
             g.idx = (uint32_t) m;
-            flags &= ~(uint32_t) HTP_MSG_FLAG_TRACE;
         }
-        sb.msgs[m] = batch.serialize(sb.seq, flags, trace_buf, g);
+        const uint64_t trace_offset = d.trace && !comm ? d.trace->region_offset((uint32_t) m) : 0;
+        sb.msgs[m] = batch.serialize(sb.seq, flags, trace_buf, trace_offset, g);
     }
     for (const htp_buf_desc & b : batch.buffers()) {
         if ((b.flags & HTP_BUF_PINNED) && d.resident_pinned.emplace(b.fd, window_span(b.size)).second) {
@@ -518,6 +521,8 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
     const size_t n = d.sessions.size();
     std::vector<std::vector<uint8_t>> resps;
     std::vector<std::vector<uint8_t>> replay;  // the batch again, when it is replayed
+    htp_host_span span("batch", htp_trace_host_on() ? "\"device\":\"" + d.spec.name + "\",\"seq\":" + std::to_string(sb.seq) +
+                                                      ",\"ops\":" + std::to_string(sb.ops.size()) : std::string());
     for (int attempt = 0;; attempt++) {
         if (sb.traced) {
             d.trace->arm();
@@ -677,6 +682,10 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
     }
     auto        window = std::make_shared<htp_window_counters>();
     const uint64_t graph_start = htp_now_ns();
+    htp_host_span  span("graph_compute", htp_trace_host_on() ? "\"device\":\"" + d.spec.name + "\",\"nodes\":" +
+                                                                 std::to_string(ggml_graph_n_nodes(graph)) +
+                                                                 ",\"async\":" + (async ? "true" : "false")
+                                                           : std::string());
     ggml_status ran    = GGML_STATUS_SUCCESS;  // !async: the batches' status so far
     auto        send   = [&](htp_batch & b) {
         auto sb = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg, d, b));

@@ -149,9 +149,8 @@ void trace_sink::write() {
     }
     fprintf(f, "\n]}\n");
     fclose(f);
-    HTP_LOG_REQUESTED("wrote %zu trace events on %zu tracks of %zu processes to %s (%" PRIu64
-                      " dropped); open it in ui.perfetto.dev", n_events, tracks.size(), procs.size(), path.c_str(),
-                      dropped);
+    HTP_LOG_REQUESTED("wrote %zu trace events to %s (%" PRIu64 " dropped): %zu tracks of %zu processes; "
+                      "open it in ui.perfetto.dev", n_events, path.c_str(), dropped, tracks.size(), procs.size());
 }
 
 }  // namespace

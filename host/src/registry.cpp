@@ -221,7 +221,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
                               (unsigned long long) (d->profile.vmem_budget >> 20));
         }
         d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
-        if (reg.cfg.profile >= 3) {
+        if (reg.cfg.profile >= 3 || reg.cfg.optrace) {  // upstream's op trace: OPTRACE alone traces too
             htp_trace_host_enable(reg.cfg.trace_dir);  // one file per process: ggml-hexagon-trace-<pid>.json
             // GGML_HEXAGON_OPTRACE events per HVX thread (upstream's default: OPBATCH x 256),
             // and as many again for the dispatcher's per-op events.

@@ -19,6 +19,9 @@ struct htp_device {
     std::string description;
     htp_device_profile profile = {};
     htp_device_caps caps = {};
+    // The most members of this device on one NPU: they run each batch at once and share that
+    // NPU's HVX contexts (docs/multi-device.md), which the cost model divides among them.
+    uint32_t hvx_sharing = 1;
     // One session, or a device group's members in mdev order (spec.members): every op runs on
     // all of them, each on its own slice, synchronized on the fence slots (npu/src/mdev.h).
     std::vector<std::unique_ptr<htp_session>> sessions;

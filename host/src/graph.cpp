@@ -578,9 +578,10 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
             const auto *      t       = (const htp_op_timing *) (resp.data() + sizeof(r));
             double est = 0;
             for (uint32_t i = 0; i < r.n_ops && i < sb.ops.size(); i++) {
-                const std::string line = htp_profile_op_line(session, sb.ops[i].prof, t[i], mhz, d.profile.arch, reg.cfg);
+                const std::string line =
+                    htp_profile_op_line(session, sb.ops[i].prof, t[i], mhz, d.profile.arch, d.hvx_sharing, reg.cfg);
                 HTP_LOG_PROFILE("%s", line.c_str());
-                est += model ? htp_estimate_usec(*model, t[i]) : 0;
+                est += model ? htp_estimate_usec(*model, t[i], d.hvx_sharing) : 0;
             }
             slowest = std::max(slowest, est);
             const uint64_t start = r.n_ops ? t[0].start_ns : 0;

@@ -114,12 +114,12 @@ const htp_cost_model * htp_cost_model_of(uint32_t arch) {
 // one thread splits over all of them on the phone, where GGML_HEXAGON_NHVX defaults to the
 // arch's count; one the host kept on one thread stays on one), its HMX tiles and its DMA bytes
 // each take their own unit; the units overlap perfectly (double buffering), so the slowest one
-// is the op's time, plus the fixed per-op cost.
-double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t) {
+// is the op's time, plus the fixed per-op cost. A group's members on one NPU share its contexts.
+double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint32_t sharing) {
     const double all   = (double) hvx_instructions(t);
     const double pkts  = std::max({ all / m.hvx_per_packet, (double) t.counters[HTP_CNT_HVX_MPY] / m.mpy_per_packet,
                                     (double) t.counters[HTP_CNT_HVX_PERMUTE] / m.perm_per_packet });
-    const double thr   = t.n_threads > 1 ? m.hvx_contexts : 1;
+    const double thr   = t.n_threads > 1 ? std::max(1u, m.hvx_contexts / std::max(1u, sharing)) : 1;
     const double hvx   = pkts / thr / m.clock_mhz;                                 // us
     const double hmx   = t.counters[HTP_CNT_HMX_TILES] * m.hmx_tile_cycles / m.clock_mhz;
     const double bytes = (double) t.counters[HTP_CNT_DMA_IN_BYTES] + (double) t.counters[HTP_CNT_DMA_OUT_BYTES];
@@ -128,7 +128,7 @@ double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t) {
 }
 
 std::string htp_profile_op_line(const std::string & session, const std::string & label, const htp_op_timing & t,
-                                uint32_t mhz, uint32_t arch, const htp_config & cfg) {
+                                uint32_t mhz, uint32_t arch, uint32_t sharing, const htp_config & cfg) {
     char buf[160];
     snprintf(buf, sizeof(buf), "|usec %" PRIu64 " cycles %" PRIu64 " start %" PRIu64 " mhz %u", t.nsecs / 1000,
              cycles_of(t.nsecs, mhz), t.start_ns / 1000, mhz);
@@ -156,7 +156,7 @@ std::string htp_profile_op_line(const std::string & session, const std::string &
         }
         if (const htp_cost_model * m = htp_cost_model_of(arch)) {
             char est[48];
-            snprintf(est, sizeof(est), " est-usec %.1f", htp_estimate_usec(*m, t));
+            snprintf(est, sizeof(est), " est-usec %.1f", htp_estimate_usec(*m, t, sharing));
             line += est;
         }
     }

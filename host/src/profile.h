@@ -35,12 +35,14 @@ struct htp_cost_model {
     double   op_overhead_us;   // fixed cost of one op (dispatch, DMA descriptor set-up)
 };
 const htp_cost_model * htp_cost_model_of(uint32_t arch);
-double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t);
+// sharing: sessions that run the op at once on the same NPU (a group's members), which share
+// its HVX contexts.
+double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint32_t sharing = 1);
 
 // The per-op line (without "ggml-hex: "), and the batch's. At level 2 the op line ends with
 // " est-usec <x>" (the cost model of `arch`).
 std::string htp_profile_op_line(const std::string & session, const std::string & label, const htp_op_timing & t,
-                                uint32_t mhz, uint32_t arch, const htp_config & cfg);
+                                uint32_t mhz, uint32_t arch, uint32_t sharing, const htp_config & cfg);
 std::string htp_profile_batch_line(const std::string & session, uint32_t n_ops, uint64_t nsecs, uint64_t start_ns,
                                    uint32_t mhz, const htp_config & cfg);
 

@@ -194,6 +194,10 @@ static void htp_registry_open_devices(htp_registry & reg) {
     std::vector<std::unique_ptr<htp_device>> devices;
     for (const htp_device_spec & spec : specs) {
         auto d = std::make_unique<htp_device>();
+        std::map<uint32_t, uint32_t> members_on_npu;
+        for (const htp_session_id & m : spec.members) {
+            d->hvx_sharing = std::max(d->hvx_sharing, ++members_on_npu[m.npu]);
+        }
         d->spec    = spec;
         d->stream  = std::make_unique<htp_stream>(reg.cfg.opqueue, spec.name);
         for (const htp_session_id & m : spec.members) {

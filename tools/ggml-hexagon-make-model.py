@@ -19,6 +19,12 @@ examples:
   tools/ggml-hexagon-make-model.py                      # the 3.8 GB Llama-2-7B-shaped model
   tools/ggml-hexagon-make-model.py --print-path         # its path (and size on stderr), no writing
   tools/ggml-hexagon-make-model.py --n-embd 256 --n-layer 2 --n-head 4 --n-ff 512 --n-vocab 512
+  # Qwen3-4B's shapes (head size 128, not n_embd / n_head; no q/k norms: llama architecture)
+  tools/ggml-hexagon-make-model.py --n-embd 2560 --n-layer 36 --n-head 32 --n-head-kv 8 --head-dim 128 \
+      --n-ff 9728 --n-vocab 151936 --tied
+  # OLMoE-1B-7B's shapes (64 experts of n_ff 1024, 8 used per token; llama architecture)
+  tools/ggml-hexagon-make-model.py --n-embd 2048 --n-layer 16 --n-head 16 --n-ff 1024 --n-expert 64 \
+      --n-expert-used 8 --n-vocab 50304
 """
 
 import argparse
@@ -160,19 +166,26 @@ def q4_scale(rms):
 
 def tensors_for(a):
     e, ff, v = a.n_embd, a.n_ff, a.n_vocab
-    kv = e // a.n_head * a.n_head_kv
+    q, kv = a.head_dim * a.n_head, a.head_dim * a.n_head_kv
     # a matrix with K inputs whose elements have an RMS of 1/sqrt(K) keeps its input's RMS
     mat = lambda name, k, n, gain=1.0: Tensor(name, [k, n], GGML_Q4_0, q4_scale(gain / k ** 0.5))
+    # one matrix per expert, stacked (llama.cpp's ffn_*_exps: [K, N, n_expert])
+    exps = lambda name, k, n, gain=1.0: Tensor(name, [k, n, a.n_expert], GGML_Q4_0, q4_scale(gain / k ** 0.5))
     g = a.branch_gain
     ts = [Tensor("token_embd.weight", [e, v], GGML_Q4_0, q4_scale(1.0))]
     for i in range(a.n_layer):
         p = f"blk.{i}."
         ts += [Tensor(p + "attn_norm.weight", [e], GGML_F32, 0),
-               mat(p + "attn_q.weight", e, e), mat(p + "attn_k.weight", e, kv),
-               mat(p + "attn_v.weight", e, kv), mat(p + "attn_output.weight", e, e, g),
-               Tensor(p + "ffn_norm.weight", [e], GGML_F32, 0),
-               mat(p + "ffn_gate.weight", e, ff), mat(p + "ffn_up.weight", e, ff),
-               mat(p + "ffn_down.weight", ff, e, g)]
+               mat(p + "attn_q.weight", e, q), mat(p + "attn_k.weight", e, kv),
+               mat(p + "attn_v.weight", e, kv), mat(p + "attn_output.weight", q, e, g),
+               Tensor(p + "ffn_norm.weight", [e], GGML_F32, 0)]
+        if a.n_expert:  # the router stays F32, as llama.cpp's quantizer leaves ffn_gate_inp
+            ts += [Tensor(p + "ffn_gate_inp.weight", [e, a.n_expert], GGML_F32, 0),
+                   exps(p + "ffn_gate_exps.weight", e, ff), exps(p + "ffn_up_exps.weight", e, ff),
+                   exps(p + "ffn_down_exps.weight", ff, e, g)]
+        else:
+            ts += [mat(p + "ffn_gate.weight", e, ff), mat(p + "ffn_up.weight", e, ff),
+                   mat(p + "ffn_down.weight", ff, e, g)]
     ts.append(Tensor("output_norm.weight", [e], GGML_F32, 0))
     if not a.tied:
         ts.append(Tensor("output.weight", [e, v], GGML_Q4_0, q4_scale(2.0 / e ** 0.5)))
@@ -181,7 +194,7 @@ def tensors_for(a):
 
 def metadata(a):
     tokens, scores, types = make_vocab(a.n_vocab)
-    head_dim = a.n_embd // a.n_head
+    head_dim = a.head_dim
     kvs = [enc_kv("general.architecture", T_STRING, "llama"),
            enc_kv("general.name", T_STRING, f"random llama e{a.n_embd} l{a.n_layer} seed {a.seed}"),
            enc_kv("general.file_type", T_UINT32, LLAMA_FTYPE_MOSTLY_Q4_0),
@@ -205,6 +218,12 @@ def metadata(a):
            enc_kv("tokenizer.ggml.eos_token_id", T_UINT32, 2),
            enc_kv("tokenizer.ggml.add_bos_token", T_BOOL, True),
            enc_kv("tokenizer.ggml.add_eos_token", T_BOOL, False)]
+    if head_dim != a.n_embd // a.n_head:  # only then: dense llama files stay byte-identical
+        kvs += [enc_kv("llama.attention.key_length", T_UINT32, head_dim),
+                enc_kv("llama.attention.value_length", T_UINT32, head_dim)]
+    if a.n_expert:
+        kvs += [enc_kv("llama.expert_count", T_UINT32, a.n_expert),
+                enc_kv("llama.expert_used_count", T_UINT32, a.n_expert_used)]
     return kvs
 
 
@@ -227,7 +246,10 @@ def layout(a):
 
 
 def default_name(a):
-    return (f"llama-random-e{a.n_embd}-l{a.n_layer}-h{a.n_head}-kv{a.n_head_kv}-ff{a.n_ff}-v{a.n_vocab}"
+    # the head size and the experts appear only when they differ from a dense llama's
+    hd = f"-hd{a.head_dim}" if a.head_dim != a.n_embd // a.n_head else ""
+    moe = f"-x{a.n_expert}u{a.n_expert_used}" if a.n_expert else ""
+    return (f"llama-random-e{a.n_embd}-l{a.n_layer}-h{a.n_head}-kv{a.n_head_kv}{hd}-ff{a.n_ff}{moe}-v{a.n_vocab}"
             f"-{'tied' if a.tied else 'untied'}-g{a.branch_gain:g}-q4_0-seed{a.seed}.gguf")
 
 
@@ -246,7 +268,14 @@ def parse_args(argv):
     p.add_argument("--n-layer", type=int, default=32, help="layers (default 32)")
     p.add_argument("--n-head", type=int, default=32, help="attention heads (default 32)")
     p.add_argument("--n-head-kv", type=int, default=None, help="KV heads (default: --n-head, no GQA)")
-    p.add_argument("--n-ff", type=int, default=11008, help="feed-forward length (default 11008)")
+    p.add_argument("--n-ff", type=int, default=11008,
+                   help="feed-forward length (default 11008); with --n-expert, each expert's")
+    p.add_argument("--head-dim", type=int, default=None,
+                   help="attention head size (default n_embd / n_head; Qwen3-4B: 128 with n_embd 2560)")
+    p.add_argument("--n-expert", type=int, default=0,
+                   help="mixture of experts: experts per layer (default 0: a dense FFN)")
+    p.add_argument("--n-expert-used", type=int, default=0,
+                   help="experts each token uses (with --n-expert; default n_expert / 8, at least 1)")
     p.add_argument("--n-vocab", type=int, default=32000, help="vocabulary size (default 32000, at least 260)")
     p.add_argument("--n-ctx", type=int, default=4096, help="training context length in the metadata (default 4096)")
     p.add_argument("--tied", action="store_true", help="no output.weight: the output reuses the token embedding")
@@ -264,18 +293,28 @@ def parse_args(argv):
     for k in ("n_embd", "n_layer", "n_head", "n_head_kv", "n_ff", "n_ctx"):
         if getattr(a, k) <= 0:
             die(f"--{k.replace('_', '-')} must be positive, got {getattr(a, k)}")
+    if a.n_expert < 0 or a.n_expert_used < 0:
+        die("--n-expert and --n-expert-used must not be negative")
+    if a.n_expert_used and not a.n_expert:
+        die("--n-expert-used needs --n-expert")
+    if a.n_expert and not a.n_expert_used:
+        a.n_expert_used = max(1, a.n_expert // 8)
+    if a.n_expert_used > a.n_expert:
+        die(f"--n-expert-used ({a.n_expert_used}) must be at most --n-expert ({a.n_expert})")
+    if a.head_dim is None:
+        if a.n_embd % a.n_head:
+            die(f"--n-embd ({a.n_embd}) must be a multiple of --n-head ({a.n_head}) (or give --head-dim)")
+        a.head_dim = a.n_embd // a.n_head
+    if a.head_dim <= 0 or a.head_dim % 2:
+        die(f"--head-dim must be positive and even (rope), got {a.head_dim}")
     if not 0 < a.branch_gain <= 4:
         die(f"--branch-gain must be in (0, 4], got {a.branch_gain}")
     if a.n_embd % QK4_0 or a.n_ff % QK4_0:
         die(f"--n-embd ({a.n_embd}) and --n-ff ({a.n_ff}) must be multiples of {QK4_0} (Q4_0 blocks)")
-    if a.n_embd % a.n_head:
-        die(f"--n-embd ({a.n_embd}) must be a multiple of --n-head ({a.n_head})")
-    if (a.n_embd // a.n_head) % 2:
-        die(f"head size n_embd / n_head = {a.n_embd // a.n_head} must be even (rope)")
     if a.n_head % a.n_head_kv:
         die(f"--n-head ({a.n_head}) must be a multiple of --n-head-kv ({a.n_head_kv})")
-    if (a.n_embd // a.n_head * a.n_head_kv) % QK4_0:
-        die(f"KV width {a.n_embd // a.n_head * a.n_head_kv} must be a multiple of {QK4_0}")
+    if (a.head_dim * a.n_head_kv) % QK4_0 or (a.head_dim * a.n_head) % QK4_0:
+        die(f"Q and KV widths {a.head_dim * a.n_head}, {a.head_dim * a.n_head_kv} must be multiples of {QK4_0}")
     if a.n_vocab < 260:
         die(f"--n-vocab must be at least 260 (<unk>, <s>, </s>, 256 byte tokens, one piece), got {a.n_vocab}")
     return a

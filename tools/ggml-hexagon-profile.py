@@ -9,7 +9,10 @@ lines) from a file or from a pipe ('-'), as upstream users do:
 and prints one row per op (or per node name, device, group member or NPU kernel): count, total
 and mean microseconds, share of all ops' time, cycles, and at level 2 the estimated device
 time of the cost model and the summed counters; then per session its batches (OPBATCH lines),
-their median time and ops per batch.
+their median time and ops per batch; then, from level 2's profile-graph lines, the per-token
+summary: per device its prompt graphs (more than one token) and generation graphs (one token),
+host and estimated device microseconds per token and tokens per second, and for a layer split
+the devices together (a token passes through each in turn, so their times add).
 Other lines are ignored; a file with no profile line is an error (exit 1).
 """
 import argparse
@@ -22,14 +25,21 @@ TIMES = re.compile(r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+)")
 PMU = re.compile(r" pmu \[([0-9,]*)\]")
 COUNTERS = re.compile(r" counters (\S+)")
 EST = re.compile(r" est-usec ([0-9.]+)")
+GRAPH = re.compile(r"ggml-hex: (\S+) profile-graph n-batches (\d+) n-ops (\d+) tokens (\d+) usec (\d+) "
+                   r"est-usec ([0-9.]+)")
 # The counters shown as columns (all of them are in --json).
 SHOWN = ("hvx_alu", "hvx_mpy", "hvx_permute", "hmx_tiles", "dma_in", "dma_out", "dma_wait_us")
 
 
 def parse(stream):
-    """(ops, batches): one dict per profile-op line."""
-    ops, batches = [], []
+    """(ops, batches, graphs): one dict per profile-op line, per profile-graph line."""
+    ops, batches, graphs = [], [], []
     for raw in stream:
+        g = GRAPH.search(raw)
+        if g:
+            graphs.append({"device": g.group(1), "batches": int(g.group(2)), "n_ops": int(g.group(3)),
+                           "tokens": int(g.group(4)), "usec": int(g.group(5)), "est_usec": float(g.group(6))})
+            continue
         m = LINE.search(raw.rstrip("\n"))
         if not m:
             continue
@@ -79,7 +89,40 @@ def parse(stream):
             batches.append(rec)
         else:
             ops.append(rec)
-    return ops, batches
+    return ops, batches, graphs
+
+
+def per_token(graphs):
+    """{"devices": {device: {"prompt"|"generation": summary}}, "all": {...}}: graphs of more than
+    one token are prompt graphs, of one token generation graphs (graphs of no known token count
+    are left out). A summary: graphs, tokens, host and estimated microseconds per token and the
+    tokens per second they make. "all": the devices' per-token times added (a layer split runs
+    a token through each device in turn; one device: the same as its own)."""
+    out = {"devices": {}, "all": {}}
+    for g in graphs:
+        if g["tokens"] <= 0:
+            continue
+        kind = "prompt" if g["tokens"] > 1 else "generation"
+        d = out["devices"].setdefault(g["device"], {}).setdefault(
+            kind, {"graphs": 0, "tokens": 0, "usec": 0, "est_usec": 0.0})
+        d["graphs"] += 1
+        d["tokens"] += g["tokens"]
+        d["usec"] += g["usec"]
+        d["est_usec"] += g["est_usec"]
+    for kinds in out["devices"].values():
+        for d in kinds.values():
+            d["usec_per_token"] = d["usec"] / d["tokens"]
+            d["est_usec_per_token"] = d["est_usec"] / d["tokens"]
+    for kind in ("prompt", "generation"):
+        ds = [k[kind] for k in out["devices"].values() if kind in k]
+        if ds:
+            out["all"][kind] = {"usec_per_token": sum(d["usec_per_token"] for d in ds),
+                                "est_usec_per_token": sum(d["est_usec_per_token"] for d in ds)}
+    for kinds in list(out["devices"].values()) + [out["all"]]:
+        for d in kinds.values():
+            d["tokens_per_s"] = 1e6 / d["usec_per_token"] if d["usec_per_token"] else 0.0
+            d["est_tokens_per_s"] = 1e6 / d["est_usec_per_token"] if d["est_usec_per_token"] else 0.0
+    return out
 
 
 def table(ops, by):
@@ -131,11 +174,11 @@ def main():
         ap.error(f"--filter {args.filter!r}: {e}")
 
     if args.log == "-":
-        ops, batches = parse(sys.stdin)
+        ops, batches, graphs = parse(sys.stdin)
     else:
         try:
             with open(args.log, encoding="utf-8", errors="replace") as f:
-                ops, batches = parse(f)
+                ops, batches, graphs = parse(f)
         except OSError as e:
             print(f"ggml-hexagon-profile: {args.log}: {e.strerror}", file=sys.stderr)
             return 1
@@ -152,8 +195,10 @@ def main():
     if args.top:
         rows = rows[:args.top]
 
+    tokens = per_token(graphs)
     if args.json:
-        json.dump({"total_usec": total, "batches": len(batches), "rows": rows}, sys.stdout, indent=1)
+        json.dump({"total_usec": total, "batches": len(batches), "rows": rows, "per_token": tokens}, sys.stdout,
+                  indent=1)
         print()
         return 0
     has_counters = any(r["counters"] for r in rows)
@@ -182,6 +227,16 @@ def main():
             usec = sorted(b["usec"] for b in mine)
             print(f"{s}: {len(mine)} batches, median {usec[len(usec) // 2]} us, "
                   f"{sum(b['n_ops'] for b in mine) / len(mine):.0f} ops per batch")
+    # Per token (level 2's profile-graph lines): host time beside the cost model's estimate.
+    rows_t = [(dev, kind, d) for dev, kinds in sorted(tokens["devices"].items()) for kind, d in sorted(kinds.items())]
+    if len(tokens["devices"]) > 1:
+        rows_t += [("all", kind, d) for kind, d in sorted(tokens["all"].items())]
+    if rows_t:
+        print(f"{'per token':<10} {'graphs of':<11} {'count':>6} {'tokens':>7} {'host us/tok':>12} {'est us/tok':>11} "
+              f"{'host t/s':>9} {'est t/s':>9}")
+        for dev, kind, d in rows_t:
+            print(f"{dev:<10} {kind:<11} {d.get('graphs', ''):>6} {d.get('tokens', ''):>7} {d['usec_per_token']:>12.1f} "
+                  f"{d['est_usec_per_token']:>11.1f} {d['tokens_per_s']:>9.2f} {d['est_tokens_per_s']:>9.2f}")
     return 0
 
 

@@ -19,13 +19,16 @@ struct htp_device {
     std::string description;
     htp_device_profile profile = {};
     htp_device_caps caps = {};
+    // The most members of this device on one NPU: they run each batch at once and share that
+    // NPU's HVX contexts (docs/multi-device.md), which the cost model divides among them.
+    uint32_t hvx_sharing = 1;
     // One session, or a device group's members in mdev order (spec.members): every op runs on
     // all of them, each on its own slice, synchronized on the fence slots (npu/src/mdev.h).
     std::vector<std::unique_ptr<htp_session>> sessions;
     htp_shared_mem fence;                       // groups: one HTP_FENCE_SLOT_SIZE line per member
     std::atomic<uint32_t> fence_seq{ 0 };       // groups: last barrier sequence number handed out
                                                 // (a replay takes new ones on the stream's thread)
-    std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only (member 0's events)
+    std::unique_ptr<htp_trace_recorder> trace;  // PROFILE=3 only (a region per member)
 
     ggml_backend_buffer_type buft = {};       // device memory (shared DDR, NPU layout)
     std::string buft_name;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -179,7 +180,8 @@ class htp_batch {
         return buf_index(fd, size, true);
     }
 
-    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf, const htp_group_place & g) const {
+    std::vector<uint8_t> serialize(uint64_t seq, uint32_t flags, uint32_t trace_buf, uint64_t trace_offset,
+                                   const htp_group_place & g) const {
         htp_msg_header h = {};
         h.magic       = HTP_MSG_MAGIC;
         h.abi_version = HTP_ABI_VERSION;
@@ -189,6 +191,7 @@ class htp_batch {
         h.n_ops       = (uint32_t) ops_.size();
         h.seq         = seq;
         h.trace_buf   = trace_buf;
+        h.trace_offset = trace_offset;
         h.mdev_count     = g.count;
         h.mdev_idx       = g.idx;
         h.mdev_count_div = htp_fastdiv_init(g.count);
@@ -361,6 +364,8 @@ struct htp_sent_batch {
 // The counters of one graph's batches (GGML_HEXAGON_PROFILE=1 prints them when the last is done).
 struct htp_window_counters {
     uint64_t maps = 0, unmaps = 0, bytes_mapped = 0, window_mapped = 0, batches = 0;
+    uint64_t n_ops = 0;
+    double   est_usec = 0;  // level 2: the batches' estimated device time (profile-graph line)
 };
 
 // Serializes the batch for the device's sessions. The pinned buffers it names count as held
@@ -414,15 +419,16 @@ htp_sent_batch htp_batch_prepare(htp_registry & reg, htp_device & d, htp_batch &
         g = { (uint32_t) n, 0, batch.add_buffer(d.fence.fd, d.fence.size),
               d.fence_seq.fetch_add(batch_fence_span(batch.size())) };
     }
-    // One message per session: a group's members get the same but for mdev_idx (and the
-    // trace, member 0's only).
+    // One message per session: a group's members get the same but for mdev_idx and the
+    // region of the trace buffer they write (each member's events are its own process in the
+    // trace). A communicator's member writes its device's first region.
     sb.msgs.resize(n);
     for (size_t m = 0; m < n; m++) {
         if (m > 0) {
             g.idx = (uint32_t) m;
-            flags &= ~(uint32_t) HTP_MSG_FLAG_TRACE;
         }
-        sb.msgs[m] = batch.serialize(sb.seq, flags, trace_buf, g);
+        const uint64_t trace_offset = d.trace && !comm ? d.trace->region_offset((uint32_t) m) : 0;
+        sb.msgs[m] = batch.serialize(sb.seq, flags, trace_buf, trace_offset, g);
     }
     for (const htp_buf_desc & b : batch.buffers()) {
         if ((b.flags & HTP_BUF_PINNED) && d.resident_pinned.emplace(b.fd, window_span(b.size)).second) {
@@ -515,6 +521,8 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
     const size_t n = d.sessions.size();
     std::vector<std::vector<uint8_t>> resps;
     std::vector<std::vector<uint8_t>> replay;  // the batch again, when it is replayed
+    htp_host_span span("batch", htp_trace_host_on() ? "\"device\":\"" + d.spec.name + "\",\"seq\":" + std::to_string(sb.seq) +
+                                                      ",\"ops\":" + std::to_string(sb.ops.size()) : std::string());
     for (int attempt = 0;; attempt++) {
         if (sb.traced) {
             d.trace->arm();
@@ -554,9 +562,12 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
     window.bytes_mapped += r.bytes_mapped;
     window.window_mapped = r.window_mapped;
     window.batches++;
+    window.n_ops += sb.ops.size();
     if (reg.cfg.profile >= 1) {
         // Every member's own lines (docs/profiling.md): a group's members as HTP0/m0, HTP0/m1, ...
         const uint32_t mhz = d.profile.clock_mhz;
+        const htp_cost_model * model = reg.cfg.profile >= 2 ? htp_cost_model_of(d.profile.arch) : nullptr;
+        double slowest = 0;  // the members run the batch together: its estimate is the slowest's
         for (size_t m = 0; m < n; m++) {
             const std::vector<uint8_t> & resp = resps[m];
             memcpy(&r, resp.data(), sizeof(r));
@@ -565,15 +576,42 @@ ggml_status htp_batch_run(const htp_registry & reg, htp_device & d, const htp_se
             }
             const std::string session = n == 1 ? d.spec.name : d.spec.name + "/m" + std::to_string(m);
             const auto *      t       = (const htp_op_timing *) (resp.data() + sizeof(r));
+            double est = 0;
             for (uint32_t i = 0; i < r.n_ops && i < sb.ops.size(); i++) {
-                const std::string line = htp_profile_op_line(session, sb.ops[i].prof, t[i], mhz, d.profile.arch, reg.cfg);
+                const std::string line =
+                    htp_profile_op_line(session, sb.ops[i].prof, t[i], mhz, d.profile.arch, d.hvx_sharing, reg.cfg);
                 HTP_LOG_PROFILE("%s", line.c_str());
+                est += model ? htp_estimate_usec(*model, t[i], d.hvx_sharing) : 0;
             }
+            slowest = std::max(slowest, est);
             const uint64_t start = r.n_ops ? t[0].start_ns : 0;
             HTP_LOG_PROFILE("%s", htp_profile_batch_line(session, r.n_ops, r.cycles, start, mhz, reg.cfg).c_str());
         }
+        window.est_usec += slowest;
     }
     return GGML_STATUS_SUCCESS;
+}
+
+uint64_t htp_now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+// The tokens a graph computes, for the per-token estimate: the most activation rows any
+// MUL_MAT takes (src1's ne[1]; MUL_MAT_ID: ne[2]). A llama graph's projections take every token
+// (its output head only the ones with logits), so this is the batch's tokens. 0: no MUL_MAT.
+uint32_t htp_graph_tokens(ggml_cgraph * graph) {
+    int64_t tokens = 0;
+    for (int i = 0; i < ggml_graph_n_nodes(graph); i++) {
+        const ggml_tensor * t = ggml_graph_node(graph, i);
+        if (t->op == GGML_OP_MUL_MAT && t->src[1]) {
+            tokens = std::max(tokens, t->src[1]->ne[1]);  // attention's KQ: [head, tokens, heads]
+        } else if (t->op == GGML_OP_MUL_MAT_ID && t->src[1]) {
+            tokens = std::max(tokens, t->src[1]->ne[2]);
+        }
+    }
+    return (uint32_t) std::min<int64_t>(tokens, UINT32_MAX);
 }
 
 // The tensors an op names (its destination and sources): what its buffers are.
@@ -644,6 +682,11 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         stream.synchronize();
     }
     auto        window = std::make_shared<htp_window_counters>();
+    const uint64_t graph_start = reg.cfg.profile >= 2 ? htp_now_ns() : 0;  // the profile-graph line
+    htp_host_span  span("graph_compute", htp_trace_host_on() ? "\"device\":\"" + d.spec.name + "\",\"nodes\":" +
+                                                                 std::to_string(ggml_graph_n_nodes(graph)) +
+                                                                 ",\"async\":" + (async ? "true" : "false")
+                                                           : std::string());
     ggml_status ran    = GGML_STATUS_SUCCESS;  // !async: the batches' status so far
     auto        send   = [&](htp_batch & b) {
         auto sb = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg, d, b));
@@ -712,7 +755,17 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
     }
     if (planned && ran == GGML_STATUS_SUCCESS && reg.cfg.profile >= 1) {
         // The pinned bytes as planned now (the host's next graph may change them meanwhile).
-        auto print = [&d, window, budget, pinned = d.resident_pinned_bytes](bool skip) {
+        const uint32_t tokens = reg.cfg.profile >= 2 ? htp_graph_tokens(graph) : 0;
+        auto print = [&reg, &d, window, budget, pinned = d.resident_pinned_bytes, graph_start, tokens](bool skip) {
+            if (!skip && reg.cfg.profile >= 2 && window->batches > 0) {  // not a graph of no-ops
+                htp_graph_profile g;
+                g.batches  = window->batches;
+                g.n_ops    = window->n_ops;
+                g.host_ns  = htp_now_ns() - graph_start;
+                g.tokens   = tokens;
+                g.est_usec = window->est_usec;
+                HTP_LOG_PROFILE("%s", htp_profile_graph_line(d.spec.name, g).c_str());
+            }
             if (!skip) {
                 HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
                                   " unmaps; %s of %s mapped (%s pinned)",

@@ -110,14 +110,16 @@ const htp_cost_model * htp_cost_model_of(uint32_t arch) {
     return nullptr;
 }
 
-// The op's HVX packets spread over its threads (at most the NPU's contexts), its HMX tiles and
-// its DMA bytes each take their own unit; the units overlap perfectly (double buffering), so
-// the slowest one is the op's time, plus the fixed per-op cost.
-double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t) {
+// The op's HVX packets spread over the NPU's HVX contexts (an op the host split over more than
+// one thread splits over all of them on the phone, where GGML_HEXAGON_NHVX defaults to the
+// arch's count; one the host kept on one thread stays on one), its HMX tiles and its DMA bytes
+// each take their own unit; the units overlap perfectly (double buffering), so the slowest one
+// is the op's time, plus the fixed per-op cost. A group's members on one NPU share its contexts.
+double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint32_t sharing) {
     const double all   = (double) hvx_instructions(t);
     const double pkts  = std::max({ all / m.hvx_per_packet, (double) t.counters[HTP_CNT_HVX_MPY] / m.mpy_per_packet,
                                     (double) t.counters[HTP_CNT_HVX_PERMUTE] / m.perm_per_packet });
-    const double thr   = std::max(1u, std::min(t.n_threads, m.hvx_contexts));
+    const double thr   = t.n_threads > 1 ? std::max(1u, m.hvx_contexts / std::max(1u, sharing)) : 1;
     const double hvx   = pkts / thr / m.clock_mhz;                                 // us
     const double hmx   = t.counters[HTP_CNT_HMX_TILES] * m.hmx_tile_cycles / m.clock_mhz;
     const double bytes = (double) t.counters[HTP_CNT_DMA_IN_BYTES] + (double) t.counters[HTP_CNT_DMA_OUT_BYTES];
@@ -126,7 +128,7 @@ double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t) {
 }
 
 std::string htp_profile_op_line(const std::string & session, const std::string & label, const htp_op_timing & t,
-                                uint32_t mhz, uint32_t arch, const htp_config & cfg) {
+                                uint32_t mhz, uint32_t arch, uint32_t sharing, const htp_config & cfg) {
     char buf[160];
     snprintf(buf, sizeof(buf), "|usec %" PRIu64 " cycles %" PRIu64 " start %" PRIu64 " mhz %u", t.nsecs / 1000,
              cycles_of(t.nsecs, mhz), t.start_ns / 1000, mhz);
@@ -154,9 +156,22 @@ std::string htp_profile_op_line(const std::string & session, const std::string &
         }
         if (const htp_cost_model * m = htp_cost_model_of(arch)) {
             char est[48];
-            snprintf(est, sizeof(est), " est-usec %.1f", htp_estimate_usec(*m, t));
+            snprintf(est, sizeof(est), " est-usec %.1f", htp_estimate_usec(*m, t, sharing));
             line += est;
         }
+    }
+    return line;
+}
+
+std::string htp_profile_graph_line(const std::string & device, const htp_graph_profile & g) {
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s profile-graph n-batches %" PRIu64 " n-ops %" PRIu64 " tokens %u usec %" PRIu64
+             " est-usec %.1f", device.c_str(), g.batches, g.n_ops, g.tokens, g.host_ns / 1000, g.est_usec);
+    std::string line = buf;
+    if (g.tokens > 0) {
+        snprintf(buf, sizeof(buf), " usec-per-token %.1f est-usec-per-token %.1f", g.host_ns / 1e3 / g.tokens,
+                 g.est_usec / g.tokens);
+        line += buf;
     }
     return line;
 }

@@ -195,8 +195,12 @@ static void htp_registry_open_devices(htp_registry & reg) {
     std::vector<std::unique_ptr<htp_device>> devices;
     for (const htp_device_spec & spec : specs) {
         auto d = std::make_unique<htp_device>();
+        std::map<uint32_t, uint32_t> members_on_npu;
+        for (const htp_session_id & m : spec.members) {
+            d->hvx_sharing = std::max(d->hvx_sharing, ++members_on_npu[m.npu]);
+        }
         d->spec    = spec;
-        d->stream  = std::make_unique<htp_stream>(reg.cfg.opqueue);
+        d->stream  = std::make_unique<htp_stream>(reg.cfg.opqueue, spec.name);
         for (const htp_session_id & m : spec.members) {
             const uint32_t share = reg.cfg.vtcm_size ? reg.cfg.vtcm_size
                                    : sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096
@@ -222,14 +226,13 @@ static void htp_registry_open_devices(htp_registry & reg) {
                               (unsigned long long) (d->profile.vmem_budget >> 20));
         }
         d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
-        if (reg.cfg.profile >= 3) {
-            const std::string file = reg.cfg.trace_dir + "/ggml-hexagon-trace-" + std::to_string(getpid()) + "-" +
-                                     spec.name + ".json";
+        if (reg.cfg.profile >= 3 || reg.cfg.optrace) {  // upstream's op trace: OPTRACE alone traces too
+            htp_trace_host_enable(reg.cfg.trace_dir);  // one file per process: ggml-hexagon-trace-<pid>.json
             // GGML_HEXAGON_OPTRACE events per HVX thread (upstream's default: OPBATCH x 256),
             // and as many again for the dispatcher's per-op events.
             const uint64_t per_thread = reg.cfg.optrace ? reg.cfg.optrace : (uint64_t) reg.cfg.opbatch * 256;
             const uint64_t capacity   = std::min<uint64_t>(per_thread * (d->profile.n_hvx + 1), UINT32_MAX);
-            d->trace = std::make_unique<htp_trace_recorder>(spec.name, (uint32_t) devices.size(), file,
+            d->trace = std::make_unique<htp_trace_recorder>(spec.name, (uint32_t) spec.members.size(),
                                                             (uint32_t) capacity);
             if (!d->trace->init_buffer(error)) {
                 HTP_LOG_WARN("%s: tracing disabled: %s", spec.name.c_str(), error.c_str());

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <vector>
 
+#include "host-trace.h"
+
 // Which streams are busy right now, across devices: each change of the set credits the time
 // since the last change to every busy stream, as overlap when more than one was busy.
 struct htp_stream_activity {
@@ -67,6 +69,14 @@ uint64_t htp_stream::submitted() const {
 
 void htp_stream::wait(uint64_t ticket) {
     std::unique_lock<std::mutex> lock(mu_);
+    if (done_ >= ticket) {
+        return;
+    }
+    lock.unlock();
+    // PROFILE=3: the wait on the waiting thread's track (the host, or another device's stream).
+    htp_host_span span("wait", htp_trace_host_on() ? "\"for\":\"" + name_ + " stream\",\"ticket\":" + std::to_string(ticket)
+                                                   : std::string());
+    lock.lock();
     cv_.wait(lock, [&] { return done_ >= ticket; });
 }
 
@@ -88,6 +98,7 @@ uint64_t htp_stream::busy_ns() const {
 }
 
 void htp_stream::run() {
+    htp_trace_host_thread_name(name_ + " stream");
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });

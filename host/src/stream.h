@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "ggml.h"
@@ -19,7 +20,10 @@ class htp_stream {
     using work_fn = std::function<ggml_status(bool skip)>;
 
     // max_queued (GGML_HEXAGON_OPQUEUE): enqueue blocks while that much work is waiting.
-    explicit htp_stream(uint32_t max_queued) : max_queued_(max_queued ? max_queued : 1) {}
+    // name: the device's, for the stream thread's PROFILE=3 track ("HTP0 stream").
+    explicit htp_stream(uint32_t max_queued, std::string name = "") :
+        max_queued_(max_queued ? max_queued : 1),
+        name_(std::move(name)) {}
     ~htp_stream();  // finishes the queued work, then stops the thread
 
     // Queues work; returns its ticket, the count of queued work once it is done. `busy`: the
@@ -43,6 +47,7 @@ class htp_stream {
     void run();
 
     uint32_t                max_queued_;
+    std::string             name_;
     mutable std::mutex      mu_;
     std::condition_variable cv_;       // work queued, or work done
     struct item {

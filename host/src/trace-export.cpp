@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <cinttypes>
-#include <cstdio>
-#include <cstring>
 
 #include "log.h"
 
+namespace {
 
-static const char * htp_trace_type_name(uint16_t type) {
+const char * htp_trace_type_name(uint16_t type) {
     switch (type) {
         case HTP_TRACE_EVT_OP:       return "op";
         case HTP_TRACE_EVT_HVX_COMP: return "hvx";
@@ -20,100 +18,124 @@ static const char * htp_trace_type_name(uint16_t type) {
         case HTP_TRACE_EVT_QUANT:    return "quantize";
         case HTP_TRACE_EVT_DEQUANT:  return "dequantize";
         case HTP_TRACE_EVT_OUTPUT:   return "output";
+        case HTP_TRACE_EVT_DMA_XFER: return "dma";
         default:                     return "event";
     }
 }
 
-htp_trace_recorder::htp_trace_recorder(std::string device_name, uint32_t device_index, std::string path,
-                                       uint32_t capacity) :
-    device_name_(std::move(device_name)),
-    device_index_(device_index),
-    path_(std::move(path)),
-    capacity_(capacity) {}
+// Track ids inside a session's process (docs/tracing.md "Tracks").
+constexpr uint32_t kTidDispatcher = 100, kTidHmx = 200, kTidFence = 201, kTidL2 = 202, kTidDma = 300;
+constexpr uint32_t kTidHost = 1000;  // host-trace.cpp: host threads from here
 
+uint32_t track_of(const htp_trace_event & e) {
+    switch (e.type) {
+        case HTP_TRACE_EVT_HMX_COMP: return kTidHmx;  // one HMX unit, taken under its lock: no overlap
+        case HTP_TRACE_EVT_FENCE:    return kTidFence;
+        case HTP_TRACE_EVT_L2FLUSH:  return kTidL2;
+        case HTP_TRACE_EVT_DMA_XFER: return kTidDma + (e.thread >= HTP_TRACE_DMA_THREAD ? e.thread - HTP_TRACE_DMA_THREAD : 0);
+        default:                     return e.thread == 0xff ? kTidDispatcher : e.thread;
+    }
+}
+
+std::string track_name(uint32_t tid) {
+    if (tid == kTidDispatcher) {
+        return "dispatcher";
+    }
+    if (tid == kTidHmx) {
+        return "HMX";
+    }
+    if (tid == kTidFence) {
+        return "fences";
+    }
+    if (tid == kTidL2) {
+        return "L2 flush";
+    }
+    if (tid >= kTidDma && tid < kTidHost) {
+        return "DMA queue " + std::to_string(tid - kTidDma);
+    }
+    return "HVX " + std::to_string(tid);
+}
+
+}  // namespace
+
+htp_trace_recorder::htp_trace_recorder(std::string device_name, uint32_t n_members, uint32_t capacity) :
+    device_name_(std::move(device_name)),
+    n_members_(n_members ? n_members : 1),
+    capacity_(capacity),
+    events_(n_members_) {
+    htp_trace_sink_retain();
+}
+
+// Every member's session events become slices of a process of its own; the process's trace
+// is written when the last device's recorder goes.
 htp_trace_recorder::~htp_trace_recorder() {
-    write_file();
+    std::vector<std::pair<std::string, std::vector<htp_trace_span>>> procs;
+    std::map<uint32_t, std::string>                                   names = { { kTidDispatcher, "dispatcher" } };
+    for (uint32_t m = 0; m < n_members_; m++) {
+        procs.emplace_back(n_members_ == 1 ? device_name_ : device_name_ + "/m" + std::to_string(m),
+                           std::vector<htp_trace_span>());
+        std::vector<htp_trace_span> &  spans = procs.back().second;
+        std::vector<htp_trace_event> & ev    = events_[m];
+        // Slots are taken in completion order of the atomic increment, not strictly by time.
+        std::stable_sort(ev.begin(), ev.end(),
+                         [](const htp_trace_event & a, const htp_trace_event & b) { return a.cycles < b.cycles; });
+        // Events that did not fit the buffer were dropped one by one, so a start may have lost
+        // its stop (closed at the track's last time) or the reverse (skipped).
+        std::map<uint32_t, std::vector<const htp_trace_event *>> open;
+        std::map<uint32_t, uint64_t>                             last;
+        auto add = [&](const htp_trace_event & b, uint32_t tid, uint64_t end) {
+            std::string args = "\"info\":" + std::to_string(b.info);
+            if (b.type == HTP_TRACE_EVT_DMA_XFER) {
+                const uint64_t bytes = b.info & 0x8000u ? (uint64_t) (b.info & 0x7fffu) * 1024 : b.info;
+                args += ",\"bytes\":" + std::to_string(bytes);
+            }
+            spans.push_back({ tid, std::string(htp_trace_type_name(b.type)) + " " + htp_opcode_name(b.opcode),
+                              htp_trace_type_name(b.type), args, b.cycles, end });
+            names[tid] = track_name(tid);
+        };
+        for (const htp_trace_event & e : ev) {
+            const uint32_t tid   = track_of(e);
+            auto &         stack = open[tid];
+            last[tid]            = e.cycles;
+            if (e.phase == HTP_TRACE_START) {
+                stack.push_back(&e);
+            } else if (!stack.empty() && stack.back()->type == e.type) {
+                add(*stack.back(), tid, e.cycles);
+                stack.pop_back();
+            }
+        }
+        for (auto & track : open) {
+            for (const htp_trace_event * e : track.second) {
+                add(*e, track.first, last[track.first]);
+            }
+        }
+    }
+    htp_trace_sink_release(procs, std::vector<std::pair<uint32_t, std::string>>(names.begin(), names.end()), dropped_);
     htp_shared_free(mem_);
 }
 
 bool htp_trace_recorder::init_buffer(std::string & error) {
-    const uint64_t size = sizeof(htp_trace_buffer_header) + (uint64_t) capacity_ * sizeof(htp_trace_event);
-    return htp_shared_alloc(size, "htp-trace", mem_, error);
+    region_ = (sizeof(htp_trace_buffer_header) + (uint64_t) capacity_ * sizeof(htp_trace_event) + 63) / 64 * 64;
+    return htp_shared_alloc(region_ * n_members_, "htp-trace", mem_, error);
 }
 
 void htp_trace_recorder::arm() {
-    auto * h     = (htp_trace_buffer_header *) mem_.host_ptr;
-    h->magic     = HTP_TRACE_MAGIC;
-    h->capacity  = capacity_;
-    h->count     = 0;
-    h->dropped   = 0;
+    for (uint32_t m = 0; m < n_members_; m++) {
+        auto * h     = (htp_trace_buffer_header *) (mem_.host_ptr + region_offset(m));
+        h->magic     = HTP_TRACE_MAGIC;
+        h->capacity  = capacity_;
+        h->count     = 0;
+        h->dropped   = 0;
+    }
 }
 
 void htp_trace_recorder::collect() {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto * h = (const htp_trace_buffer_header *) mem_.host_ptr;
-    const uint32_t n = h->count < h->capacity ? h->count : h->capacity;
-    const auto * e = (const htp_trace_event *) (h + 1);
-    events_.insert(events_.end(), e, e + n);
-    dropped_ += h->dropped;
-}
-
-// Chrome JSON trace events: B/E pairs per thread; timestamps in microseconds (1 cycle = 1 ns).
-void htp_trace_recorder::write_file() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (written_ || events_.empty()) {
-        return;
+    for (uint32_t m = 0; m < n_members_; m++) {
+        const auto *   h = (const htp_trace_buffer_header *) (mem_.host_ptr + region_offset(m));
+        const uint32_t n = h->count < h->capacity ? h->count : h->capacity;
+        const auto *   e = (const htp_trace_event *) (h + 1);
+        events_[m].insert(events_[m].end(), e, e + n);
+        dropped_ += h->dropped;
     }
-    written_ = true;
-    FILE * f = fopen(path_.c_str(), "w");
-    if (!f) {
-        HTP_LOG_ERROR("%s: cannot write trace %s: %s", device_name_.c_str(), path_.c_str(), strerror(errno));
-        return;
-    }
-    // Slots are taken in completion order of the atomic increment, not strictly by time.
-    std::stable_sort(events_.begin(), events_.end(),
-                     [](const htp_trace_event & a, const htp_trace_event & b) { return a.cycles < b.cycles; });
-    const uint64_t t0 = events_.front().cycles;
-    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}}", device_index_,
-            device_name_.c_str());
-    // Events that did not fit the buffer were dropped one by one, so a start may have lost its
-    // stop (closed at the track's last time) or the reverse (skipped): every track stays balanced.
-    std::map<unsigned, std::vector<const htp_trace_event *>> open;
-    uint64_t last = 0;
-    auto emit = [&](const htp_trace_event & e, bool begin, uint64_t cycles) {
-        const unsigned tid = e.thread == 0xff ? 100u : e.thread;
-        const uint64_t dt  = cycles >= t0 ? cycles - t0 : 0;
-        fprintf(f, ",\n{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%u,\"tid\":%u",
-                htp_trace_type_name(e.type), htp_opcode_name(e.opcode), htp_trace_type_name(e.type), begin ? "B" : "E",
-                dt / 1000, (unsigned) (dt % 1000), device_index_, tid);
-        fprintf(f, ",\"args\":{\"info\":%u}}", e.info);
-    };
-    for (const htp_trace_event & e : events_) {
-        auto & stack = open[e.thread];
-        last         = e.cycles;
-        if (e.phase == HTP_TRACE_START) {
-            stack.push_back(&e);
-            emit(e, true, e.cycles);
-        } else if (!stack.empty() && stack.back()->type == e.type) {
-            stack.pop_back();
-            emit(e, false, e.cycles);
-        }
-    }
-    for (auto & [thread, stack] : open) {
-        while (!stack.empty()) {
-            emit(*stack.back(), false, last);
-            stack.pop_back();
-        }
-    }
-    for (unsigned t = 0; t < 8; t++) {
-        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"HVX %u\"}}",
-                device_index_, t, t);
-    }
-    fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":100,\"args\":{\"name\":\"dispatcher\"}}",
-            device_index_);
-    fprintf(f, "\n]}\n");
-    fclose(f);
-    HTP_LOG_REQUESTED("%s: wrote %zu trace events to %s (%" PRIu64 " dropped); open it in ui.perfetto.dev",
-                 device_name_.c_str(), events_.size(), path_.c_str(), dropped_);
 }

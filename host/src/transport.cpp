@@ -1,6 +1,9 @@
 // The transport on the vHTP: each call maps onto the runtime API of vhtp/include/vhtp/vhtp.h.
 #include "transport.h"
 
+#include <optional>
+
+#include "host-trace.h"
 #include "vhtp/vhtp.h"
 
 static htp_device_profile profile_of(const struct vhtp_device_info & info) {
@@ -106,6 +109,10 @@ bool htp_session::exchange_all(const std::vector<htp_session *> & sessions, cons
             lost->op_index = l.op_index;
         }
     };
+    // PROFILE=3: sending the messages, then waiting for the answers, on the host's track.
+    const bool traced = htp_trace_host_on();
+    std::optional<htp_host_span> send_span;
+    send_span.emplace("send", traced ? "\"messages\":" + std::to_string(sessions.size()) : std::string());
     for (; sent < sessions.size(); sent++) {
         auto * s = static_cast<vhtp_session *>(sessions[sent]->handle_);
         const int rc = vhtp_session_send(s, msgs[sent].data(), (uint32_t) msgs[sent].size(), err, sizeof(err));
@@ -119,6 +126,8 @@ bool htp_session::exchange_all(const std::vector<htp_session *> & sessions, cons
     }
     // Every message sent gets its answer collected, even after a failure, so that no session
     // is left holding a response for the next exchange.
+    send_span.reset();
+    htp_host_span receive("receive", traced ? "\"answers\":" + std::to_string(sent) : std::string());
     resps.assign(sessions.size(), {});
     bool ok = sent == sessions.size();
     for (size_t i = 0; i < sent; i++) {

@@ -260,6 +260,7 @@ static void set_trace(struct htp_context * ctx, struct htp_trace_buffer_header *
     }
     ctx->session_trace.buf    = buf;
     ctx->session_trace.opcode = opcode;
+    htp_trace_bind(buf, opcode);  // the DMA engine's transfers
 }
 
 uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, uint32_t msg_len, uint8_t * resp,

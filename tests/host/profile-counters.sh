@@ -19,13 +19,13 @@ echo "$out" | grep -qE '^ *([1-9][0-9]*)/\1 tests passed' || { echo "$out" | tai
 lines=$(grep -E '^ggml-hex: HTP0(/m[01])? profile-op SCALE\|' <<<"$out")
 [ -n "$lines" ] || { echo "FAIL: no profile-op SCALE line"; exit 1; }
 echo "$lines" | head -3
-PROF_LINES=$lines python3 - "$mode" <<'PY' || exit 1
+PROF_LINES=$lines ALL_LINES=$(grep -E '^ggml-hex: ' <<<"$out") python3 - "$mode" <<'PY' || exit 1
 import os, re, sys
 mode = sys.argv[1]
 lines = os.environ["PROF_LINES"].strip().splitlines()
 pat = re.compile(r"^ggml-hex: (HTP0(?:/m\d)?) profile-op SCALE\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|"
                  r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+) pmu \[((?:\d+,){7}\d+)\] counters (\S+) est-usec ([0-9.]+)$")
-ops = {}
+ops, ests = {}, []
 for l in lines:
     m = pat.match(l)
     assert m, "not upstream's field layout: " + l
@@ -36,15 +36,30 @@ for l in lines:
     c = dict(kv.split("=") for kv in m.group(12).split(","))
     c = {k: int(v) for k, v in c.items()}
     # The estimate of docs/profiling.md's v79 row (the tests' arch): 4 HVX instructions, 2
-    # multiplies, 1 permute per packet over min(threads, 6) contexts at 1250 MHz; 32 GB/s of
-    # DMA; 5 us per op; the slowest unit counts.
-    thr = min(int(re.search(r"thr=(\d+)", m.group(6)).group(1)), 6) or 1
+    # multiplies, 1 permute per packet over the 6 contexts (1 for an op the host ran on one
+    # thread; a group's two members on NPU 0 share them: 3 each) at 1250 MHz; 32 GB/s of DMA;
+    # 5 us per op; the slowest unit counts.
+    ctx = 3 if mode == "group" else 6
+    thr = ctx if int(re.search(r"thr=(\d+)", m.group(6)).group(1)) > 1 else 1
     hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
     pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"] / 1) / thr / 1250
     est = 5 + max(pk, c["hmx_tiles"] * 16 / 1250, (c["dma_in"] + c["dma_out"]) / 32e3)
     assert abs(float(m.group(13)) - est) <= 0.051, f"est-usec {m.group(13)}, the cost model gives {est:.2f}"
     ops.setdefault(names, []).append((sess, dims, c))
+    ests.append((sess, est))
 assert ops, "no SCALE op"
+# Each graph's profile-graph line (level 2): its estimate is the batch's slowest member's, the
+# ops' est-usec summed (a SCALE graph is one op in one batch; no MUL_MAT: no tokens).
+graphs = [l for l in os.environ["ALL_LINES"].splitlines() if " profile-graph " in l]
+want_graphs = len(ests) // (2 if mode == "group" else 1)
+assert len(graphs) == want_graphs, f"{len(graphs)} profile-graph lines for {want_graphs} graphs"
+for i, g in enumerate(graphs):
+    m = re.match(r"^ggml-hex: HTP0 profile-graph n-batches 1 n-ops 1 tokens 0 usec (\d+) est-usec ([0-9.]+)$", g)
+    assert m, "profile-graph line: " + g
+    per = 2 if mode == "group" else 1
+    want = max(e for _, e in ests[i * per:(i + 1) * per])
+    assert abs(float(m.group(2)) - want) <= 0.11, f"graph est-usec {m.group(2)}, its ops' {want:.2f}"
+print(f"ok: {len(graphs)} profile-graph lines, estimates as their ops'")
 for names, members in ops.items():
     sessions = sorted(s for s, _, _ in members)
     want = ["HTP0/m0", "HTP0/m1"] if mode == "group" else ["HTP0"]

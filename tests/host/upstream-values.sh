@@ -133,6 +133,12 @@ probe GGML_HEXAGON_PROFILE=3 GGML_HEXAGON_OPTRACE=8 GGML_HEXAGON_TRACE_DIR="$wor
 quiet; passed; has 'wrote [0-9]+ trace events to .* \([1-9][0-9]* dropped\)'; ok "trace with events dropped"
 probe GGML_HEXAGON_PROFILE=3 GGML_HEXAGON_TRACE_DIR="$work" -- "${mm[@]}"
 quiet; passed; has 'wrote [1-9][0-9]* trace events to .* \(0 dropped\)'; ok "trace, nothing dropped"
+# OPTRACE alone: upstream's op trace, the same one file per process, without per-op lines.
+rm -f "$work"/ggml-hexagon-trace-*.json
+probe GGML_HEXAGON_OPTRACE=100000 GGML_HEXAGON_TRACE_DIR="$work" -- "${mm[@]}"
+quiet; passed; has 'wrote [1-9][0-9]* trace events to .*/ggml-hexagon-trace-[0-9]+[.]json \(0 dropped\)'
+hasnt "profile-op"; [ "$(ls "$work"/ggml-hexagon-trace-*.json | wc -l)" -eq 1 ] || fail "$what: want one trace file"
+ok "OPTRACE alone traces"
 
 # ETM: accepted; said once with VERBOSE.
 probe GGML_HEXAGON_ETM=1 GGML_HEXAGON_VERBOSE=1 -- "${none[@]}"

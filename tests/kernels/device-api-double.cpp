@@ -145,6 +145,7 @@ void htp_counters_take(uint64_t out[HTP_CNT_COUNT]) {
     std::memset(out, 0, sizeof(uint64_t) * HTP_CNT_COUNT);
 }
 void htp_count_add(uint32_t, uint64_t) {}
+void htp_trace_bind(struct htp_trace_buffer_header *, uint16_t) {}
 
 int htp_fault_take(void) {
     const int f = test_double::g_fault;

@@ -255,6 +255,36 @@ class MakeModelTest(unittest.TestCase):
     def test_llama_cpu_generates_gqa_tied(self):
         self.generate(self.gqa_path)
 
+    def test_moe_and_head_dim(self):
+        """OLMoE- and Qwen3-like shapes: experts stacked per layer with an F32 router, a head size
+        that is not n_embd / n_head; metadata and shapes as llama.cpp's llama architecture reads
+        them, and llama.cpp generates from the file."""
+        path = os.path.join(self.dir, "moe.gguf")
+        r = run_tool("--n-embd", "128", "--n-layer", "2", "--n-head", "4", "--n-head-kv", "2", "--head-dim", "64",
+                     "--n-ff", "96", "--n-expert", "4", "--n-expert-used", "2", "--n-vocab", "600", "-o", path, "-q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        g = GGUF(path)
+        kv = g.kv
+        self.assertEqual((kv["llama.expert_count"], kv["llama.expert_used_count"]), (4, 2))
+        self.assertEqual((kv["llama.attention.key_length"], kv["llama.attention.value_length"],
+                          kv["llama.rope.dimension_count"]), (64, 64, 64))
+        shapes = {n: (ne, t) for n, ne, t, _ in g.tensors}
+        self.assertEqual(shapes["blk.1.attn_q.weight"], ([128, 256], 2))
+        self.assertEqual(shapes["blk.1.attn_k.weight"], ([128, 128], 2))
+        self.assertEqual(shapes["blk.1.attn_output.weight"], ([256, 128], 2))
+        self.assertEqual(shapes["blk.0.ffn_gate_inp.weight"], ([128, 4], 0))
+        self.assertEqual(shapes["blk.0.ffn_gate_exps.weight"], ([128, 96, 4], 2))
+        self.assertEqual(shapes["blk.0.ffn_down_exps.weight"], ([96, 128, 4], 2))
+        self.assertNotIn("blk.0.ffn_gate.weight", shapes)
+        name = os.path.basename(run_tool("--n-embd", "128", "--n-head", "4", "--head-dim", "64", "--n-ff", "96",
+                                         "--n-expert", "4", "--print-path").stdout.strip())
+        self.assertIn("-hd64-ff96-x4u1-", name)  # n_expert_used defaults to n_expert / 8, at least 1
+        for args in (["--n-expert-used", "2"], ["--n-expert", "2", "--n-expert-used", "3"], ["--head-dim", "63"]):
+            r = run_tool(*TINY, *args, "--dir", self.dir)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, (args, r.stderr))
+        self.generate(path)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -116,6 +116,63 @@ class Report(unittest.TestCase):
         batch = re.search(r"profile-op OPBATCH\|----\|n-ops (\d+)\|.*\|usec (\d+) ", text)
         self.assertEqual(lines[-1], f"HTP0: 1 batches, median {batch.group(2)} us, {batch.group(1)} ops per batch")
 
+    def graph_lines(self, name):
+        """{device: {kind: (graphs, tokens, host us, est us)}} of a fixture's profile-graph lines."""
+        want = {}
+        with open(fixture(name), encoding="utf-8") as f:
+            for line in f:
+                m = re.search(r"ggml-hex: (\S+) profile-graph n-batches \d+ n-ops \d+ tokens (\d+) usec (\d+) "
+                              r"est-usec ([0-9.]+)", line)
+                if not m or int(m.group(2)) == 0:
+                    continue
+                kind = "prompt" if int(m.group(2)) > 1 else "generation"
+                g, t, u, e = want.setdefault(m.group(1), {}).get(kind, (0, 0, 0, 0.0))
+                want[m.group(1)][kind] = (g + 1, t + int(m.group(2)), u + int(m.group(3)), e + float(m.group(4)))
+        return want
+
+    def check_per_token(self, name, devices):
+        want = self.graph_lines(name)
+        self.assertEqual(sorted(want), devices)
+        doc, _ = self.json_rows(fixture(name))
+        got = doc["per_token"]
+        self.assertEqual(sorted(got["devices"]), devices)
+        for dev, kinds in want.items():
+            self.assertEqual(sorted(kinds), ["generation", "prompt"], dev)
+            for kind, (g, t, u, e) in kinds.items():
+                d = got["devices"][dev][kind]
+                self.assertEqual((d["graphs"], d["tokens"], d["usec"]), (g, t, u), (dev, kind))
+                self.assertAlmostEqual(d["est_usec"], e, places=3)
+                self.assertAlmostEqual(d["est_usec_per_token"], e / t, places=6)
+                self.assertAlmostEqual(d["est_tokens_per_s"], t * 1e6 / e, places=3)
+                self.assertAlmostEqual(d["tokens_per_s"], t * 1e6 / u, places=3)
+        # the devices together: a layer split's token passes through each, so their times add
+        for kind in ("prompt", "generation"):
+            est = sum(k[kind][3] / k[kind][1] for k in want.values())
+            self.assertAlmostEqual(got["all"][kind]["est_usec_per_token"], est, places=6)
+        # the estimate sits beside the host's time in the table
+        rc, out, err = run(fixture(name))
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        head = [i for i, l in enumerate(lines) if l.startswith("per token")]
+        self.assertEqual(len(head), 1, out)
+        body = lines[head[0] + 1:]
+        self.assertEqual(len(body), 2 * len(devices) + (2 if len(devices) > 1 else 0), out)
+        g, t, u, e = want[devices[0]]["generation"]
+        self.assertRegex(body[0], rf"^{devices[0]} +generation +{g} +{t} +{u / t:.1f} +{e / t:.1f} ")
+
+    def test_per_token_single(self):
+        self.check_per_token("profile-graph-single.log", ["HTP0"])
+
+    def test_per_token_group(self):
+        self.check_per_token("profile-graph-group.log", ["HTP0"])  # one line per device, not per member
+
+    def test_per_token_layer_split(self):
+        self.check_per_token("profile-graph-layer-split.log", ["HTP0", "HTP1"])
+
+    def test_level1_log_has_no_per_token(self):
+        doc, _ = self.json_rows(fixture("profile-single.log"))
+        self.assertEqual(doc["per_token"], {"devices": {}, "all": {}})
+
     def test_bad_input_one_line(self):
         with tempfile.TemporaryDirectory() as d:
             empty = os.path.join(d, "empty.log")

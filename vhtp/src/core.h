@@ -39,6 +39,9 @@ struct core {
         uint64_t v[HTP_CNT_COUNT];
     };
     counter_block counts[HTP_MAX_HVX_THREADS] = {};
+    // PROFILE=3: where the DMA engine records its transfers (htp_trace_bind), and the op's opcode.
+    std::atomic<struct htp_trace_buffer_header *> trace{ nullptr };
+    std::atomic<uint16_t> trace_opcode{ 0 };
 };
 
 // The calling thread's counter block while its session counts, else nullptr (counters.cpp).

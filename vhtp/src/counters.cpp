@@ -7,6 +7,7 @@
 #include "core.h"
 #include "fault.h"
 #include "htp/counters.h"
+#include "htp/trace.h"
 
 namespace vhtp {
 __thread uint64_t * tls_counts = nullptr;
@@ -44,6 +45,15 @@ HTP_DEVICE_API void htp_counters_take(uint64_t out[HTP_CNT_COUNT]) {
         }
     }
     std::memset(c->counts, 0, sizeof c->counts);
+}
+
+HTP_DEVICE_API void htp_trace_bind(struct htp_trace_buffer_header * buf, uint16_t opcode) {
+    core * c = vhtp::tls_core;
+    if (!c) {
+        return;
+    }
+    c->trace_opcode.store(opcode, std::memory_order_relaxed);
+    c->trace.store(buf, std::memory_order_release);
 }
 
 HTP_DEVICE_API void htp_count_add(uint32_t c, uint64_t n) {

@@ -10,6 +10,7 @@
 #include "futex.h"
 #include "htp-abi/htp-status.h"
 #include "htp/timer.h"
+#include "htp/trace.h"
 #include "window.h"
 
 namespace vhtp {
@@ -114,7 +115,16 @@ bool dma_engine::step(dma_queue & q) {
     const uint32_t n   = q.next.load(std::memory_order_relaxed);
     const bool     did = n != q.head.load(std::memory_order_acquire);
     if (did) {
-        execute(q.ring[n % dma_queue::kCapacity]);
+        // PROFILE=3: the transfer on its queue's DMA track (queues run their descriptors in
+        // order, one at a time: the track's slices never overlap).
+        htp_trace tr = { core_->trace.load(std::memory_order_acquire),
+                         (uint8_t) (HTP_TRACE_DMA_THREAD + (uint32_t) (&q - queues_)),
+                         core_->trace_opcode.load(std::memory_order_relaxed) };
+        const dma_queue::desc & d = q.ring[n % dma_queue::kCapacity];
+        const uint16_t info = tr.buf ? htp_trace_dma_info((uint64_t) (d.nrows ? d.nrows : 1) * d.row_size) : 0;
+        htp_trace_event_start(&tr, HTP_TRACE_EVT_DMA_XFER, info);
+        execute(d);
+        htp_trace_event_stop(&tr, HTP_TRACE_EVT_DMA_XFER, info);
         q.next.store(n + 1, std::memory_order_relaxed);
         q.done.store(n + 1, std::memory_order_release);
     }

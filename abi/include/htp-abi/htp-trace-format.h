@@ -13,6 +13,8 @@ enum htp_trace_event_type {
     HTP_TRACE_EVT_QUANT = 6,    // on-the-fly activation quantization
     HTP_TRACE_EVT_DEQUANT = 7,  // weights unpacked into the compute form (flat rows, HMX FP16 tiles)
     HTP_TRACE_EVT_OUTPUT = 8,   // results leave the accumulators: written out, write-back queued
+    HTP_TRACE_EVT_DMA_XFER = 9, // one DMA descriptor moving its bytes (recorded by the DMA engine;
+                                // thread = HTP_TRACE_DMA_THREAD + queue; info: htp_trace_dma_info)
     HTP_TRACE_EVT_COUNT
 };
 
@@ -37,3 +39,15 @@ struct htp_trace_buffer_header {
 };
 
 #define HTP_TRACE_MAGIC 0x43525448u /* "HTRC" */
+
+// DMA_XFER events: `thread` is this plus the HVX thread whose queue the descriptor is in.
+#define HTP_TRACE_DMA_THREAD 0x80u
+
+// DMA_XFER's info: bytes below 32 KiB; else bit 15 and KiB (rounded up, at most 0x7fff).
+static inline uint16_t htp_trace_dma_info(uint64_t bytes) {
+    if (bytes < 0x8000u) {
+        return (uint16_t) bytes;
+    }
+    const uint64_t kib = (bytes + 1023) / 1024;
+    return (uint16_t) (0x8000u | (kib < 0x7fffu ? kib : 0x7fffu));
+}

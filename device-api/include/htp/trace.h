@@ -42,3 +42,13 @@ static inline void htp_trace_event_start(struct htp_trace * tr, uint16_t type, u
 static inline void htp_trace_event_stop(struct htp_trace * tr, uint16_t type, uint16_t info) {
     htp_trace_record(tr, type, info, HTP_TRACE_STOP);
 }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+// The runtime's own events (the DMA engine's transfers, HTP_TRACE_EVT_DMA_XFER) go to `buf`
+// under `opcode` from now on (NULL: none). The dispatcher calls it with each op's trace.
+void htp_trace_bind(struct htp_trace_buffer_header * buf, uint16_t opcode);
+#ifdef __cplusplus
+}
+#endif

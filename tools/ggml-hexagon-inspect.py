@@ -347,13 +347,27 @@ def find_loops(f):
                 idom[node] = new
                 changed = True
 
+    # h dominates b when b lies in h's subtree of the dominator tree: number the tree once
+    # (entry and exit times of a depth-first walk) and compare, instead of walking b's idom
+    # chain for every edge (that walk was most of the tool's time on a whole library).
+    children = collections.defaultdict(list)
+    for node, parent in idom.items():
+        if node != parent:
+            children[parent].append(node)
+    tin, tout, clock, walk = {}, {}, 0, [(0, False)]
+    while walk:
+        node, done = walk.pop()
+        if done:
+            tout[node] = clock
+            clock += 1
+            continue
+        tin[node] = clock
+        clock += 1
+        walk.append((node, True))
+        walk.extend((c, False) for c in children[node])
+
     def dominates(h, b):
-        while True:
-            if b == h:
-                return True
-            if b == 0 or b not in idom:
-                return False
-            b = idom[b]
+        return h in tin and b in tin and tin[h] <= tin[b] and tout[b] <= tout[h]
 
     loops = []
     for b in range(n):
@@ -435,16 +449,33 @@ class Symbolizer:
     def __init__(self, path):
         self.path = path
         self.cache = {}
+        self.proc = None
 
     def lines(self, addrs):
+        # One llvm-symbolizer for the whole run, fed an address per line: starting one per
+        # function re-read the library's debug information a hundred times per check.
         want = sorted({a for a in addrs if a not in self.cache})
-        if want:
-            out = run([llvm_tool("llvm-symbolizer"), f"--obj={self.path}", "--no-inlines", "--functions=none"]
-                      + [hex(a) for a in want])
-            blocks = [b for b in out.strip("\n").split("\n\n")]
-            for a, b in zip(want, blocks):
-                self.cache[a] = short_path(b.strip().splitlines()[0]) if b.strip() else "??"
+        if want and self.proc is None:
+            self.proc = subprocess.Popen([llvm_tool("llvm-symbolizer"), f"--obj={self.path}", "--no-inlines",
+                                          "--functions=none"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         text=True, errors="replace")
+        for a in want:
+            self.proc.stdin.write(hex(a) + "\n")
+            self.proc.stdin.flush()
+            block = []
+            while True:  # its answer: lines, then an empty line
+                line = self.proc.stdout.readline()
+                if not line or not line.strip():
+                    break
+                block.append(line.strip())
+            self.cache[a] = short_path(block[0]) if block else "??"
         return {a: self.cache.get(a, "??") for a in addrs}
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait()
+            self.proc = None
 
 
 def short_path(loc):
@@ -494,6 +525,7 @@ def report(binary, label, checks, regex, limit, exclude=None):
                       f"{loop}  {where[insn.addr]}")
             if len(found) > len(shown):
                 print(f"      ... {len(found) - len(shown)} more (--limit 0 shows all)")
+    symb.close()
     return totals, kinds, funcs, funcs + left_out
 
 
@@ -517,7 +549,9 @@ def kernel_sources(ops_dir):
 
 def missing_kernels(path, funcs, ops_dir):
     """Kernel sources of ops_dir none of whose files defines one of funcs."""
-    where = Symbolizer(path).lines([f.addr for f in funcs])
+    symb = Symbolizer(path)
+    where = symb.lines([f.addr for f in funcs])
+    symb.close()
     files = {os.path.basename(where[f.addr].split(":")[0]) for f in funcs}
     return [k for k, own in kernel_sources(ops_dir).items() if not own & files]
 

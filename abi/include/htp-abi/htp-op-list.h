@@ -62,7 +62,10 @@
     X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)      \
     X(ALLREDUCE,        HOST, SPLIT, allreduce,        htp_op_allreduce,        htp_allreduce_encoder)       \
     X(SSM_SCAN,         GGML, SPLIT, ssm_scan,         htp_op_ssm_scan,         htp_ssm_scan_encoder)        \
-    X(TOP_K,            GGML, SPLIT, argsort,          htp_op_top_k,            htp_top_k_encoder)
+    X(TOP_K,            GGML, SPLIT, argsort,          htp_op_top_k,            htp_top_k_encoder)           \
+    X(RWKV_WKV6,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv6,        htp_rwkv_wkv6_encoder)       \
+    X(RWKV_WKV7,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv7,        htp_rwkv_wkv7_encoder)       \
+    X(GATED_LINEAR_ATTN, GGML, SPLIT, wkv,             htp_op_gated_linear_attn, htp_gated_linear_attn_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies.
 #define HTP_GGML_OP_ALIASES(X) \

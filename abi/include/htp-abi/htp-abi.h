@@ -14,7 +14,8 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 13: op codes RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN (kernel_params member wkv);
+/* 13: op codes RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN (kernel_params member wkv),
+ *    LIGHTNING_INDEXER (lightning);
  * 12: HTP_MAX_SRC is 7 (SSM_SCAN's seven sources), so every op descriptor grew by one tensor;
  * 11: htp_op_timing holds the op's start and length in nanoseconds and the level-2 counters
  *    (htp_counter, GGML_HEXAGON_PROFILE=2, HTP_MSG_FLAG_COUNTERS); the host derives cycles

@@ -1,4 +1,4 @@
-// Host side of LIGHTNING_INDEXER (F32 q / weights, F32 or F16 k, F16 mask), as ggml-cpu's
+// Host side of LIGHTNING_INDEXER (F32 q / weights, F32, F16 or BF16 k, F16 mask), as ggml-cpu's
 // ggml_compute_forward_lightning_indexer; the kernel is npu/ops/lightning-indexer.cpp.
 #include <algorithm>
 
@@ -26,7 +26,7 @@ struct li_layout {
 
 static li_layout layout_for(const ggml_tensor * op, uint32_t chunk, uint32_t tb) {
     const ggml_tensor * q   = op->src[0];
-    const bool          f16 = op->src[1]->type == GGML_TYPE_F16;
+    const bool          f16 = op->src[1]->type != GGML_TYPE_F32;  // F16 / BF16: staged
     const uint32_t      hsk = (uint32_t) q->ne[0], nh = (uint32_t) q->ne[1];
     li_layout           l;
     l.chunk     = chunk;
@@ -73,7 +73,7 @@ static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * w = op->src[2];
     const ggml_tensor * m = op->src[3];
     if (m == nullptr || op->type != GGML_TYPE_F32 || q->type != GGML_TYPE_F32 || w->type != GGML_TYPE_F32 ||
-        m->type != GGML_TYPE_F16 || (k->type != GGML_TYPE_F32 && k->type != GGML_TYPE_F16)) {
+        m->type != GGML_TYPE_F16 || (k->type != GGML_TYPE_F32 && k->type != GGML_TYPE_F16 && k->type != GGML_TYPE_BF16)) {
         return false;
     }
     for (const ggml_tensor * t : { op, q, k, w, m }) {
@@ -108,7 +108,7 @@ static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_
     li_layout l;
     choose_layout(caps, op, l);
 
-    p.k_type     = k->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_F32;
+    p.k_type     = k->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : k->type == GGML_TYPE_BF16 ? HTP_TYPE_BF16 : HTP_TYPE_F32;
     p.hsk        = (uint32_t) q->ne[0];
     p.nh         = (uint32_t) q->ne[1];
     p.n_tok      = (uint32_t) q->ne[2];

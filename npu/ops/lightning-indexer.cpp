@@ -4,9 +4,9 @@
 // A work row is a (stream, kv chunk) pair (npu/ops/pair-blocks.h: the chunk plays the part of
 // a recurrent op's state, loaded at the pair's first token block and kept for its others). The
 // chunk is gathered transposed by DMA (one descriptor of kv_chunk one-element rows per element
-// e; F16 keys into a staging area that HVX converts), so that with vectors over 32 keys a head's
-// scores are sum_e q[e] * Kt[e], q[e] splat by vextract. Per token block: q (nh rows per token),
-// the weights and mask rows in, the scores out, two slots.
+// e; F16 / BF16 keys into a staging area that HVX converts), so that with vectors over 32
+// keys a head's scores are sum_e q[e] * Kt[e], q[e] splat by vextract. Per token block: q (nh
+// rows per token), the weights and mask rows in, the scores out, two slots.
 #include "dma-tickets.h"
 #include "hvx-math.h"
 #include "hvx-util.h"
@@ -46,7 +46,7 @@ struct li_thread {
     uint32_t fetch(const unit & u, uint32_t slot) {
         uint32_t last = t.pushed;
         if (u.block == 0) {  // K chunk, transposed: row e <- element e of keys k0 .. k0 + nk
-            const uint32_t   esz = p->k_type == HTP_TYPE_F16 ? 2 : 4;
+            const uint32_t   esz = p->k_type == HTP_TYPE_F32 ? 4 : 2;
             const dma_addr_t src = octx->src[1].data + u.s * p->k_nb3 + u.k0 * p->k_nb2;
             const dma_addr_t dst = at(esz == 2 ? p->v_k16[u.state] : p->v_k[u.state]);
             const uint32_t   pit = esz == 2 ? p->k16_pitch : p->k_pitch;
@@ -70,6 +70,8 @@ struct li_thread {
     HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
         if (u.block == 0 && p->k_type == HTP_TYPE_F16) {
             compute_k_f32(u.state);
+        } else if (u.block == 0 && p->k_type == HTP_TYPE_BF16) {
+            compute_k_bf16(u.state);
         }
         switch (p->kv_chunk / 64) {
             case 1: compute_tokens<2>(u, slot); break;
@@ -86,6 +88,15 @@ struct li_thread {
         for (uint32_t e = 0; e < p->hsk; e++) {
             f16_to_f32_vectors(vptr(at(p->v_k[state] + e * p->k_pitch)), vptr(at(p->v_k16[state] + e * p->k16_pitch)),
                                nv16);
+        }
+    }
+
+    HTP_COMPUTE void compute_k_bf16(uint32_t state) {
+        const uint32_t nv16 = p->kv_chunk / 64;
+        HTP_NO_UNROLL
+        for (uint32_t e = 0; e < p->hsk; e++) {
+            bf16_to_f32_vectors(vptr(at(p->v_k[state] + e * p->k_pitch)), vptr(at(p->v_k16[state] + e * p->k16_pitch)),
+                                nv16);
         }
     }
 

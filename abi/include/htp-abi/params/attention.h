@@ -63,7 +63,7 @@ struct htp_flash_attn_params {
 };
 #define HTP_FA_SCORE_VECS 12u
 
-// LIGHTNING_INDEXER (DeepSeek sparse attention's indexer), F32 q / weights, F32 or F16 k, F16
+// LIGHTNING_INDEXER (DeepSeek sparse attention's indexer), F32 q / weights, F32 / F16 / BF16 k, F16
 // mask: dst[ik, t, s] = sum_h max(q[:, h, t, s] . k[:, 0, ik, s], 0) * w[h, t, s]
 //                      + mask[ik, t, s % nm].
 // A "row" is one (stream s, kv chunk c) pair, r = c + n_chunks * s; its K chunk (kv_chunk keys,
@@ -74,7 +74,7 @@ struct htp_flash_attn_params {
 // two slots; the scores go out per block.
 struct htp_lightning_params {
     struct htp_split_params split;
-    uint32_t k_type;                 // HTP_TYPE_F32 / HTP_TYPE_F16
+    uint32_t k_type;                 // HTP_TYPE_F32 / HTP_TYPE_F16 / HTP_TYPE_BF16
     uint32_t hsk, nh, n_kv, n_tok;   // head size, heads, keys, tokens per stream
     uint32_t kv_chunk;               // keys per pair (multiple of 64)
     struct htp_fastdiv div_chunks;   // pair -> (c = pair % n_chunks, s = pair / n_chunks)
@@ -87,7 +87,7 @@ struct htp_lightning_params {
     uint32_t d_nb1, d_nb3;           // dst strides: token, stream
     uint32_t tok_block, n_blocks;    // tokens per block (per slot), ceil(n_tok / tok_block)
     uint32_t k_pitch;                // kv_chunk * 4: a row of the F32 K chunk
-    uint32_t k16_pitch;              // align(kv_chunk * 2, 128): a row of the F16 staging
+    uint32_t k16_pitch;              // align(kv_chunk * 2, 128): a row of the F16 / BF16 staging
     uint32_t q_pitch;                // align(hsk * 4, 128): a q row (one head of a token)
     uint32_t w_pitch;                // align(nh * 4, 128)
     uint32_t m_pitch;                // align(kv_chunk * 2, 128)

@@ -1,4 +1,5 @@
-// Host side of GET_ROWS: F32 / F16 / Q8_0 rows (flat layout) picked by I32 indices, to F32.
+// Host side of GET_ROWS: F32 / F16 / BF16 / Q8_0 rows (flat layout) picked by I32 indices, to
+// F32; I32 rows to I32 (a copy, as ggml_get_rows keeps I32).
 #include "encode-util.h"
 
 using namespace htp_enc;
@@ -15,7 +16,7 @@ void get_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd, uint
         q8_off            = align_up(nb * 2, 128);
         ps                = q8_off + align_up(nb * 32, 128);
         pd                = align_up(ne0 * 4, 512);  // 4 blocks = 4 vectors per step
-    } else if (s->type == GGML_TYPE_F16) {
+    } else if (s->type == GGML_TYPE_F16 || s->type == GGML_TYPE_BF16) {
         ps = align_up(ne0 * 2, 128);
         pd = align_up(ne0 * 4, 256);
     } else {
@@ -40,10 +41,12 @@ stream_need get_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
 bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * s = op->src[0];
     const ggml_tensor * i = op->src[1];
-    if (s->type != GGML_TYPE_F32 && s->type != GGML_TYPE_F16 && s->type != GGML_TYPE_Q8_0) {
+    if (s->type != GGML_TYPE_F32 && s->type != GGML_TYPE_F16 && s->type != GGML_TYPE_BF16 &&
+        s->type != GGML_TYPE_Q8_0 && s->type != GGML_TYPE_I32) {
         return false;
     }
-    if (i->type != GGML_TYPE_I32 || op->type != GGML_TYPE_F32 || op->ne[0] != s->ne[0] || op->nb[0] != 4) {
+    const ggml_type dst_type = s->type == GGML_TYPE_I32 ? GGML_TYPE_I32 : GGML_TYPE_F32;
+    if (i->type != GGML_TYPE_I32 || op->type != dst_type || op->ne[0] != s->ne[0] || op->nb[0] != 4) {
         return false;
     }
     if (s->nb[0] != ggml_type_size(s->type) || !fits_u32(s) || !fits_u32(i) || !fits_u32(op)) {

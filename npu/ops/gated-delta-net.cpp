@@ -14,6 +14,7 @@
 #include "hvx-math.h"
 #include "hvx-util.h"
 #include "op-table.h"
+#include "pair-blocks.h"
 #include "row-stream.h"
 
 using namespace htp_ops;
@@ -185,41 +186,7 @@ struct gdn_thread {
         return last;
     }
 
-    int run(row_range rr) {
-        if (rr.begin >= rr.end) {
-            return HTP_STATUS_OK;
-        }
-        const uint32_t nb      = p->n_blocks;
-        const uint32_t n_units = (rr.end - rr.begin) * nb;
-        uint32_t       fetched[2] = { 0, 0 }, stored[2] = { 0, 0 };
-        fetched[0] = fetch(make_unit(0, rr.begin, 0), 0);
-        // Unit ui is block ui % nb of pair ui / nb: (pi, bi) now, (nx_pi, nx_bi) the next one,
-        // both stepped instead of divided.
-        uint32_t pi = 0, bi = 0;
-        uint32_t nx_pi = nb == 1 ? 1 : 0, nx_bi = nb == 1 ? 0 : 1;
-        for (uint32_t ui = 0; ui < n_units; ui++) {
-            const uint32_t slot = ui & 1;
-            const uint16_t info = (uint16_t) ui;
-            if (ui + 1 < n_units) {  // next unit into the other slot, once its last store is done
-                t.wait(stored[slot ^ 1], info);
-                fetched[slot ^ 1] = fetch(make_unit(nx_pi, rr.begin + nx_pi, nx_bi), slot ^ 1);
-            }
-            const unit u = make_unit(pi, rr.begin + pi, bi);
-            pi = nx_pi;
-            bi = nx_bi;
-            if (++nx_bi == nb) {
-                nx_bi = 0;
-                nx_pi++;
-            }
-            t.wait(fetched[slot], info);
-            htp_trace_event_start(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
-            compute_chunk(u, slot);
-            htp_trace_event_stop(&octx->ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
-            stored[slot] = store(u, slot);
-        }
-        t.drain((uint16_t) (n_units - 1));  // the last units' stores
-        return t.failed ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
-    }
+    int run(row_range rr) { return run_pair_blocks(*this, rr, p->n_blocks); }
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// GET_ROWS to F32 from F32 / F16 / Q8_0 rows picked by I32 indices. The index is a scalar
+// GET_ROWS to F32 from F32 / F16 / BF16 / Q8_0 rows picked by I32 indices (I32 rows: copied). The index is a scalar
 // load from DDR (it forms the DMA address). A Q8_0 row is split by two 2-D DMAs into its
 // fp16 scales (2 of every 34 bytes) and its quants (32 of every 34), so HVX sees dense arrays.
 #include "hvx-util.h"
@@ -42,10 +42,12 @@ struct get_rows_op {
         for (uint32_t j = 0; j < n; j++) {
             const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
             HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
-            if (p->src_type == HTP_TYPE_F32) {
+            if (p->src_type == HTP_TYPE_F32 || p->src_type == HTP_TYPE_I32) {
                 copy_vectors(y, x, (p->ne0 + 31) / 32);
             } else if (p->src_type == HTP_TYPE_F16) {
                 f16_to_f32_vectors(y, x, (p->ne0 + 63) / 64);
+            } else if (p->src_type == HTP_TYPE_BF16) {
+                bf16_to_f32_vectors(y, x, (p->ne0 + 63) / 64);
             } else {
                 q8_0_to_f32_vectors(y, x, x + p->q8_quant_offset / 128, p->n_blocks);
             }

@@ -1,6 +1,6 @@
 // Small HVX building blocks the kernels share: float splats, lane extraction into a
-// register-file copy (not a VTCM scalar read), fp16 <-> fp32 rows, Q8_0 -> fp32 rows, vector
-// row copies.
+// register-file copy (not a VTCM scalar read), fp16 <-> fp32 and bf16 -> fp32 rows, Q8_0 ->
+// fp32 rows, vector row copies.
 #pragma once
 #include <stdint.h>
 
@@ -112,6 +112,17 @@ static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, 
         const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(src[i]));
         dst[2 * i]             = Q6_V_lo_W(w);
         dst[2 * i + 1]         = Q6_V_hi_W(w);
+    }
+}
+
+// bf16 -> fp32 for 64 * n_in elements: reads n_in vectors, writes 2 * n_in (zero-extended in
+// order, then shifted up: a bf16 is the top half of its fp32).
+static inline void bf16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_in; i++) {
+        const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(src[i]);
+        dst[2 * i]             = Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16);
+        dst[2 * i + 1]         = Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16);
     }
 }
 

@@ -165,7 +165,7 @@ struct mm_dot_op {
                 mm_prep_b16(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo, MM_B16_Q2_0);
                 break;
             case HTP_TYPE_BF16:
-                mm_bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
+                bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
                 if (p->ne00 % 32) {
                     w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
                                                      Q6_V_vzero());

@@ -522,13 +522,4 @@ static inline void mm_prep_q3_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
     }
 }
 
-// BF16 row -> F32: 64 elements per input vector, zero-extended in order, then shifted up.
-static inline void mm_bf16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
-    for (uint32_t i = 0; i < n_in; i++) {
-        const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(src[i]);
-        dst[2 * i]             = Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16);
-        dst[2 * i + 1]         = Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16);
-    }
-}
-
 }  // namespace htp_ops

@@ -32,7 +32,7 @@ if [ "$scope" = all ]; then
     check all MUL_MAT_ID
 else
     for op in ADD MUL RMS_NORM SCALE SOFT_MAX ROPE SWIGLU GELU CPY GET_ROWS SET_ROWS SUM_ROWS CONCAT RMS_NORM_MUL_ADD \
-        MUL_MAT_VEC_FUSION; do
+        MUL_MAT_VEC_FUSION RWKV_WKV6 RWKV_WKV7 GATED_LINEAR_ATTN LIGHTNING_INDEXER; do
         check 1 "$op"
     done
     for rp in 1 all; do

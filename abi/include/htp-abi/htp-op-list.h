@@ -18,51 +18,55 @@
 //   encoder  the host's const htp_op_encoder (op-encoders.h) in host/ops/
 #pragma once
 
-#define HTP_OP_LIST(X)                                                                                       \
-    X(ADD,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(SUB,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(MUL,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(DIV,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)          \
-    X(RMS_NORM,         GGML, SPLIT, rms_norm,         htp_op_rms_norm,         htp_rms_norm_encoder)        \
-    X(SCALE,            GGML, SPLIT, scale,            htp_op_scale,            htp_scale_encoder)           \
-    X(CPY,              GGML, SPLIT, cpy,              htp_op_cpy,              htp_cpy_encoder)             \
-    X(GET_ROWS,         GGML, SPLIT, get_rows,         htp_op_get_rows,         htp_get_rows_encoder)        \
-    X(SET_ROWS,         GGML, SPLIT, set_rows,         htp_op_set_rows,         htp_set_rows_encoder)        \
-    X(MUL_MAT,          GGML, SPLIT, mul_mat,          htp_op_mul_mat,          htp_mul_mat_encoder)         \
-    X(MUL_MAT_ID,       GGML, SPLIT, mul_mat_id,       htp_op_mul_mat_id,       htp_mul_mat_id_encoder)      \
-    X(UNARY,            GGML, SPLIT, elementwise,      htp_op_unary,            htp_unary_encoder)           \
-    X(GLU,              GGML, SPLIT, elementwise,      htp_op_glu,              htp_glu_encoder)             \
-    X(ADD_ID,           GGML, SPLIT, elementwise,      htp_op_add_id,           htp_add_id_encoder)          \
-    X(CLAMP,            GGML, SPLIT, elementwise,      htp_op_clamp,            htp_clamp_encoder)           \
-    X(SQR,              GGML, SPLIT, elementwise,      htp_op_sqr,              htp_sqr_encoder)             \
-    X(SQRT,             GGML, SPLIT, elementwise,      htp_op_sqrt,             htp_sqrt_encoder)            \
-    X(LOG,              GGML, SPLIT, elementwise,      htp_op_log,              htp_log_encoder)             \
-    X(NORM,             GGML, SPLIT, norm,             htp_op_norm,             htp_norm_encoder)            \
-    X(L2_NORM,          GGML, SPLIT, norm,             htp_op_l2_norm,          htp_l2_norm_encoder)         \
-    X(ROPE,             GGML, SPLIT, rope,             htp_op_rope,             htp_rope_encoder)            \
-    X(SOFT_MAX,         GGML, SPLIT, soft_max,         htp_op_soft_max,         htp_soft_max_encoder)        \
-    X(FLASH_ATTN_EXT,   GGML, SPLIT, flash_attn,       htp_op_flash_attn_ext,   htp_flash_attn_ext_encoder)  \
-    X(CONCAT,           GGML, SPLIT, assemble,         htp_op_concat,           htp_concat_encoder)          \
-    X(REPEAT,           GGML, SPLIT, assemble,         htp_op_repeat,           htp_repeat_encoder)          \
-    X(PAD,              GGML, SPLIT, assemble,         htp_op_pad,              htp_pad_encoder)             \
-    X(FILL,             GGML, SPLIT, fill,             htp_op_fill,             htp_fill_encoder)            \
-    X(DIAG,             GGML, SPLIT, fill,             htp_op_diag,             htp_diag_encoder)            \
-    X(TRI,              GGML, SPLIT, fill,             htp_op_tri,              htp_tri_encoder)             \
-    X(SUM_ROWS,         GGML, SPLIT, reduce,           htp_op_sum_rows,         htp_sum_rows_encoder)        \
-    X(MEAN,             GGML, SPLIT, reduce,           htp_op_mean,             htp_mean_encoder)            \
-    X(CUMSUM,           GGML, SPLIT, reduce,           htp_op_cumsum,           htp_cumsum_encoder)          \
-    X(ARGSORT,          GGML, SPLIT, argsort,          htp_op_argsort,          htp_argsort_encoder)         \
-    X(SOLVE_TRI,        GGML, SPLIT, solve_tri,        htp_op_solve_tri,        htp_solve_tri_encoder)       \
-    X(SSM_CONV,         GGML, SPLIT, ssm_conv,         htp_op_ssm_conv,         htp_ssm_conv_encoder)        \
-    X(GATED_DELTA_NET,  GGML, SPLIT, gdn,              htp_op_gated_delta_net,  htp_gated_delta_net_encoder) \
-    X(IM2COL,           GGML, SPLIT, im2col,           htp_op_im2col,           htp_im2col_encoder)          \
-    X(MUL_MAT_TILED,    PATH, SPLIT, mul_mat_tiled,    htp_op_mul_mat_tiled,    htp_mul_mat_encoder)         \
-    X(MUL_MAT_HMX,      PATH, SPLIT, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)         \
-    X(MUL_MAT_ID_TILED, PATH, SPLIT, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)      \
-    X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)      \
-    X(ALLREDUCE,        HOST, SPLIT, allreduce,        htp_op_allreduce,        htp_allreduce_encoder)       \
-    X(SSM_SCAN,         GGML, SPLIT, ssm_scan,         htp_op_ssm_scan,         htp_ssm_scan_encoder)        \
-    X(TOP_K,            GGML, SPLIT, argsort,          htp_op_top_k,            htp_top_k_encoder)
+#define HTP_OP_LIST(X)                                                                                          \
+    X(ADD,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)             \
+    X(SUB,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)             \
+    X(MUL,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)             \
+    X(DIV,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)             \
+    X(RMS_NORM,         GGML, SPLIT, rms_norm,         htp_op_rms_norm,         htp_rms_norm_encoder)           \
+    X(SCALE,            GGML, SPLIT, scale,            htp_op_scale,            htp_scale_encoder)              \
+    X(CPY,              GGML, SPLIT, cpy,              htp_op_cpy,              htp_cpy_encoder)                \
+    X(GET_ROWS,         GGML, SPLIT, get_rows,         htp_op_get_rows,         htp_get_rows_encoder)           \
+    X(SET_ROWS,         GGML, SPLIT, set_rows,         htp_op_set_rows,         htp_set_rows_encoder)           \
+    X(MUL_MAT,          GGML, SPLIT, mul_mat,          htp_op_mul_mat,          htp_mul_mat_encoder)            \
+    X(MUL_MAT_ID,       GGML, SPLIT, mul_mat_id,       htp_op_mul_mat_id,       htp_mul_mat_id_encoder)         \
+    X(UNARY,            GGML, SPLIT, elementwise,      htp_op_unary,            htp_unary_encoder)              \
+    X(GLU,              GGML, SPLIT, elementwise,      htp_op_glu,              htp_glu_encoder)                \
+    X(ADD_ID,           GGML, SPLIT, elementwise,      htp_op_add_id,           htp_add_id_encoder)             \
+    X(CLAMP,            GGML, SPLIT, elementwise,      htp_op_clamp,            htp_clamp_encoder)              \
+    X(SQR,              GGML, SPLIT, elementwise,      htp_op_sqr,              htp_sqr_encoder)                \
+    X(SQRT,             GGML, SPLIT, elementwise,      htp_op_sqrt,             htp_sqrt_encoder)               \
+    X(LOG,              GGML, SPLIT, elementwise,      htp_op_log,              htp_log_encoder)                \
+    X(NORM,             GGML, SPLIT, norm,             htp_op_norm,             htp_norm_encoder)               \
+    X(L2_NORM,          GGML, SPLIT, norm,             htp_op_l2_norm,          htp_l2_norm_encoder)            \
+    X(ROPE,             GGML, SPLIT, rope,             htp_op_rope,             htp_rope_encoder)               \
+    X(SOFT_MAX,         GGML, SPLIT, soft_max,         htp_op_soft_max,         htp_soft_max_encoder)           \
+    X(FLASH_ATTN_EXT,   GGML, SPLIT, flash_attn,       htp_op_flash_attn_ext,   htp_flash_attn_ext_encoder)     \
+    X(CONCAT,           GGML, SPLIT, assemble,         htp_op_concat,           htp_concat_encoder)             \
+    X(REPEAT,           GGML, SPLIT, assemble,         htp_op_repeat,           htp_repeat_encoder)             \
+    X(PAD,              GGML, SPLIT, assemble,         htp_op_pad,              htp_pad_encoder)                \
+    X(FILL,             GGML, SPLIT, fill,             htp_op_fill,             htp_fill_encoder)               \
+    X(DIAG,             GGML, SPLIT, fill,             htp_op_diag,             htp_diag_encoder)               \
+    X(TRI,              GGML, SPLIT, fill,             htp_op_tri,              htp_tri_encoder)                \
+    X(SUM_ROWS,         GGML, SPLIT, reduce,           htp_op_sum_rows,         htp_sum_rows_encoder)           \
+    X(MEAN,             GGML, SPLIT, reduce,           htp_op_mean,             htp_mean_encoder)               \
+    X(CUMSUM,           GGML, SPLIT, reduce,           htp_op_cumsum,           htp_cumsum_encoder)             \
+    X(ARGSORT,          GGML, SPLIT, argsort,          htp_op_argsort,          htp_argsort_encoder)            \
+    X(SOLVE_TRI,        GGML, SPLIT, solve_tri,        htp_op_solve_tri,        htp_solve_tri_encoder)          \
+    X(SSM_CONV,         GGML, SPLIT, ssm_conv,         htp_op_ssm_conv,         htp_ssm_conv_encoder)           \
+    X(GATED_DELTA_NET,  GGML, SPLIT, gdn,              htp_op_gated_delta_net,  htp_gated_delta_net_encoder)    \
+    X(IM2COL,           GGML, SPLIT, im2col,           htp_op_im2col,           htp_im2col_encoder)             \
+    X(MUL_MAT_TILED,    PATH, SPLIT, mul_mat_tiled,    htp_op_mul_mat_tiled,    htp_mul_mat_encoder)            \
+    X(MUL_MAT_HMX,      PATH, SPLIT, mul_mat_hmx,      htp_op_mul_mat_hmx,      htp_mul_mat_encoder)            \
+    X(MUL_MAT_ID_TILED, PATH, SPLIT, mul_mat_id_tiled, htp_op_mul_mat_id_tiled, htp_mul_mat_id_encoder)         \
+    X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)         \
+    X(ALLREDUCE,        HOST, SPLIT, allreduce,        htp_op_allreduce,        htp_allreduce_encoder)          \
+    X(SSM_SCAN,         GGML, SPLIT, ssm_scan,         htp_op_ssm_scan,         htp_ssm_scan_encoder)           \
+    X(TOP_K,            GGML, SPLIT, argsort,          htp_op_top_k,            htp_top_k_encoder)              \
+    X(RWKV_WKV6,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv6,        htp_rwkv_wkv6_encoder)          \
+    X(RWKV_WKV7,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv7,        htp_rwkv_wkv7_encoder)          \
+    X(GATED_LINEAR_ATTN, GGML, SPLIT, wkv,             htp_op_gated_linear_attn, htp_gated_linear_attn_encoder) \
+    X(LIGHTNING_INDEXER, GGML, SPLIT, lightning,       htp_op_lightning_indexer, htp_lightning_indexer_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies.
 #define HTP_GGML_OP_ALIASES(X) \

@@ -1,4 +1,4 @@
-// kernel_params of FLASH_ATTN_EXT (docs/flash-attn.md). Starts with struct htp_split_params
+// kernel_params of FLASH_ATTN_EXT (docs/flash-attn.md) and LIGHTNING_INDEXER. Starts with struct htp_split_params
 // `split`; listed in HTP_KERNEL_PARAMS_MEMBERS_ATTENTION so it joins union htp_kernel_params.
 #pragma once
 #include <stdint.h>
@@ -63,5 +63,40 @@ struct htp_flash_attn_params {
 };
 #define HTP_FA_SCORE_VECS 12u
 
-#define HTP_KERNEL_PARAMS_MEMBERS_ATTENTION \
-    struct htp_flash_attn_params flash_attn;
+// LIGHTNING_INDEXER (DeepSeek sparse attention's indexer), F32 q / weights, F32 / F16 / BF16 k, F16
+// mask: dst[ik, t, s] = sum_h max(q[:, h, t, s] . k[:, 0, ik, s], 0) * w[h, t, s]
+//                      + mask[ik, t, s % nm].
+// A "row" is one (stream s, kv chunk c) pair, r = c + n_chunks * s; its K chunk (kv_chunk keys,
+// a multiple of 64) is gathered transposed into VTCM at the pair's first token block (row e =
+// element e of the chunk's keys; F16 through a staging area, converted by HVX), so that a head's
+// scores of 32 keys are a vector sum over e of q[e] splat times row e. Tokens come in blocks of
+// tok_block: q (per token one descriptor of nh rows), w and mask rows (one descriptor each),
+// two slots; the scores go out per block.
+struct htp_lightning_params {
+    struct htp_split_params split;
+    uint32_t k_type;                 // HTP_TYPE_F32 / HTP_TYPE_F16 / HTP_TYPE_BF16
+    uint32_t hsk, nh, n_kv, n_tok;   // head size, heads, keys, tokens per stream
+    uint32_t kv_chunk;               // keys per pair (multiple of 64)
+    struct htp_fastdiv div_chunks;   // pair -> (c = pair % n_chunks, s = pair / n_chunks)
+    uint32_t n_chunks;
+    struct htp_fastdiv mod_nm;       // mask stream: s % nm
+    uint32_t q_nb1, q_nb2, q_nb3;    // q strides: head, token, stream
+    uint32_t k_nb2, k_nb3;           // k strides: key, stream
+    uint32_t w_nb1, w_nb3;           // weights strides: token, stream
+    uint32_t m_nb1, m_nb3;           // mask strides: token, stream
+    uint32_t d_nb1, d_nb3;           // dst strides: token, stream
+    uint32_t tok_block, n_blocks;    // tokens per block (per slot), ceil(n_tok / tok_block)
+    uint32_t k_pitch;                // kv_chunk * 4: a row of the F32 K chunk
+    uint32_t k16_pitch;              // align(kv_chunk * 2, 128): a row of the F16 / BF16 staging
+    uint32_t q_pitch;                // align(hsk * 4, 128): a q row (one head of a token)
+    uint32_t w_pitch;                // align(nh * 4, 128)
+    uint32_t m_pitch;                // align(kv_chunk * 2, 128)
+    // VTCM offsets in the thread's region; slot s of a per-block stream at off + s * size.
+    uint32_t v_k[2], v_k16[2];       // K chunk (F32) and its F16 staging, per pair parity
+    uint32_t v_q, v_w, v_m, v_out;
+    uint32_t q_size, w_size, m_size, out_size;
+};
+
+#define HTP_KERNEL_PARAMS_MEMBERS_ATTENTION  \
+    struct htp_flash_attn_params flash_attn; \
+    struct htp_lightning_params  lightning;

@@ -1,4 +1,5 @@
-// kernel_params of the sequence / convolution ops: IM2COL, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET.
+// kernel_params of the sequence / convolution ops: IM2COL, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET,
+// SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE so it joins union htp_kernel_params.
 #pragma once
@@ -126,9 +127,37 @@ struct htp_ssm_scan_params {
     uint32_t lane_size, bc_size;     // tok_block * 128, tok_block * c_pitch
 };
 
+// RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN F32 (linear attention with an S x S state per head;
+// one struct for the three). Every per-token input is a contiguous [S, H, n_tokens] tensor, the
+// state [S * S * H, n_seqs]; a sequence's tokens are n_tokens / n_seqs consecutive ones. A
+// "row" is one (head h, sequence s) pair, r = h + H * s. The pair's state is kept in VTCM, S
+// rows of `pitch` bytes: WKV6 / GLA row i = S[i][:] (as stored), WKV7 row j = S[:][j] (gathered
+// transposed, so that its per-row dot products become vector sums over rows). Tokens come in
+// blocks of tok_block: each input stream one 2-D descriptor per block (two slots), the output
+// rows one descriptor per block; the final state goes back after the pair's last block.
+struct htp_wkv_params {
+    struct htp_split_params split;
+    uint32_t S, H;                   // head size, heads
+    uint32_t T;                      // tokens per sequence
+    float scale;                     // GLA: q's scale (op param 0); RWKV: 1
+    struct htp_fastdiv div_H;        // pair -> (h = pair % H, s = pair / H)
+    uint32_t tok_nb;                 // bytes between tokens of an input / output row (H * S * 4)
+    uint32_t state_nb;               // bytes between sequences of the state (H * S * S * 4)
+    uint32_t out_bytes;              // dst bytes before the states
+    uint32_t tok_block;              // tokens per block (per slot)
+    uint32_t n_blocks;               // ceil(T / tok_block)
+    uint32_t pitch;                  // align(S * 4, 128): a state / token row in VTCM
+    // VTCM offsets in the thread's region; slot s of input stream i at v_in + (2 i + s) * blk_size.
+    uint32_t v_state[2];             // state of pairs of even / odd parity
+    uint32_t v_u[2];                 // WKV6: the head's time_faaaa row, per parity
+    uint32_t v_in, v_out;            // input streams (4 or 6), output rows (slot s at v_out + s * blk_size)
+    uint32_t blk_size;               // tok_block * pitch
+};
+
 #define HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE       \
     struct htp_im2col_params    im2col;          \
     struct htp_ssm_conv_params  ssm_conv;        \
     struct htp_solve_tri_params solve_tri;       \
     struct htp_gdn_params       gdn;             \
-    struct htp_ssm_scan_params  ssm_scan;
+    struct htp_ssm_scan_params  ssm_scan;        \
+    struct htp_wkv_params       wkv;

@@ -102,3 +102,17 @@ void htp_mdev_flush(const struct htp_dirty_range * r, uint32_t n, struct htp_tra
     }
     htp_trace_event_stop(tr, HTP_TRACE_EVT_L2FLUSH, info);
 }
+
+void htp_mdev_invalidate(const struct htp_dirty_range * r, uint32_t n) {
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        total += r[i].bytes;
+    }
+    if (total > HTP_DCACHE_FLUSH_ALL_BYTES) {
+        htp_dcache_flush_all();
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        htp_dcache_invalidate(htp_va(r[i].addr), r[i].bytes);
+    }
+}

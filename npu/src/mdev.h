@@ -51,3 +51,11 @@ struct htp_dirty_range {
 void htp_mdev_flush(const struct htp_dirty_range * r, uint32_t n, struct htp_trace * tr);
 
 #define HTP_L2FLUSH_INFO_ALL 0x8000u
+
+// After a barrier: drops what this session's cache may hold of ranges its peers wrote (an op's
+// whole dst: the peers' slices of it), so that a core (scalar or HVX) load of them reads DDR.
+// Range by range, or the whole cache once they add up to more than HTP_DCACHE_FLUSH_ALL_BYTES.
+// Kernels read DDR by DMA mostly, which needs no invalidate; the core's reads (row ids,
+// positions, expert ids, ...) do. The vHTP faults a core read of a line a peer wrote since this
+// member last invalidated it (docs/vhtp.md "Stale reads").
+void htp_mdev_invalidate(const struct htp_dirty_range * r, uint32_t n);

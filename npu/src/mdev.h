@@ -4,11 +4,12 @@
 // (one 128-byte line per member in shared DDR) and the flush of what an op wrote.
 //
 // Fence protocol (per barrier, sequence number seq = ++fence_seq):
-//   write own slot:  store status, store seq, syncht, clean+invalidate the line
-//   read a peer:     clean+invalidate the line, syncht, load seq and status
+//   write own slot:  store seq and status as one 64-bit word, syncht, clean+invalidate the line
+//   read a peer:     clean+invalidate the line, syncht, load the word (seq and status together)
 //   wait until every peer's seq has reached ours ((int32_t)(peer - seq) >= 0, so the count may
-//   wrap), or a peer reports an error in this batch (then return that error at once), or the
-//   wait exceeds HTP_FENCE_TIMEOUT_CYCLES (HTP_STATUS_FENCE_ERROR: a peer never arrived).
+//   wrap), or a peer not yet arrived reports an error in this batch (then return that error at
+//   once; every missing peer is read each round), or the wait exceeds HTP_FENCE_TIMEOUT_CYCLES
+//   (HTP_STATUS_FENCE_ERROR: a peer never arrived).
 #pragma once
 #include <stdint.h>
 

@@ -175,6 +175,24 @@ TEST(MdevFence, APeersErrorUnblocksEveryoneWithThatError) {
     }
 }
 
+// A member that stopped without signalling (as one that took a peer's error one barrier early
+// did when a slot's seq and status were two stores) must not hide another peer's error: the
+// waiting member reads every missing peer each round and returns the error, not a timeout.
+TEST(MdevFence, AnErrorEndsTheWaitWhileAnotherPeerIsMissing) {
+    test_double::g_cycles           = 0;
+    test_double::g_cycles_per_pause = HTP_FENCE_TIMEOUT_CYCLES / 4096;  // a missing peer times out
+    auto res = run_members(3, 0, [&](htp_mdev & m) {
+        htp_trace tr = {};
+        if (m.idx == 0) {
+            return (int) HTP_STATUS_OK;  // never comes to the barrier
+        }
+        return htp_mdev_barrier(&m, &tr, m.idx == 2 ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK, 0);
+    });
+    test_double::g_cycles_per_pause = 0;
+    EXPECT_EQ(res[1], HTP_STATUS_DMA_ERROR);
+    EXPECT_EQ(res[2], HTP_STATUS_DMA_ERROR);
+}
+
 TEST(MdevFence, ErrorsOfAnEarlierBatchAreStale) {
     uint8_t * window = test_double::window(1u << 20);
     auto res = run_members(2, 1000, [&](htp_mdev & m) {

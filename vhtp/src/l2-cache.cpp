@@ -343,6 +343,14 @@ void l2_cache::mark_stale(uint64_t addr, uint64_t bytes, uint32_t writer) {
 }
 
 void l2_cache::clear_stale(uint64_t lo, uint64_t hi) {
+    uint64_t run = 0, run_end = 0;  // pages to open with one protection, one mprotect
+    int      run_prot = 0;
+    auto     flush    = [&] {
+        if (run_end > run) {
+            mprotect(view_ + run, run_end - run, run_prot);
+        }
+        run = run_end = 0;
+    };
     for (uint64_t p = lo & ~(kPage - 1); p < hi; p += kPage) {
         std::atomic<uint32_t> & m = stale_[p / kPage];
         if (m.load(std::memory_order_acquire) == 0 && !guard_[p / kPage].load(std::memory_order_acquire)) {
@@ -356,9 +364,16 @@ void l2_cache::clear_stale(uint64_t lo, uint64_t hi) {
             stale_n_.fetch_sub(1, std::memory_order_acq_rel);
         }
         if ((old & ~bits) == 0 && guard_[p / kPage].exchange(0, std::memory_order_acq_rel)) {
-            mprotect(view_ + p, kPage, open_prot(p));
+            const int prot = open_prot(p);
+            if (run_end != p || prot != run_prot) {
+                flush();
+                run      = p;
+                run_prot = prot;
+            }
+            run_end = p + kPage;
         }
     }
+    flush();
 }
 
 l2_cache::stale_result l2_cache::stale_access(uint64_t addr, uint32_t * writer) {

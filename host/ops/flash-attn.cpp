@@ -103,7 +103,7 @@ struct fa_plan {
     uint32_t  n_threads, tiles_per_thread, budget;
     kv_layout k, v;
     uint32_t  q_pitch, acc_pitch, mask_slot;
-    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, vscores, bytes;
+    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, vscores, vsinks, bytes;
 };
 
 bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
@@ -152,6 +152,8 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     off += pl.v.f_bytes;
     pl.vscores = off;
     off += HTP_FA_SCORE_VECS * 128;
+    pl.vsinks = off;
+    off += op->src[4] ? align_up((uint32_t) q->ne[2] * 4, 128) : 0;
     pl.bytes = off;
     return off <= pl.budget;
 }
@@ -293,6 +295,7 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.vvf       = pl.vvf;
     p.vf_pitch  = pl.v.f_pitch;
     p.vscores   = pl.vscores;
+    p.vsinks    = pl.vsinks;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // ADD / SUB / MUL / DIV on F32 or F16 with ggml broadcasting: src1 repeats along dims 1..3
 // (i1x = i1 % ne1x) and along dim 0 (nr0 = ne0 / ne10 copies per row). F16 rows are widened
-// to F32 per row, computed like F32 rows and narrowed back (as ggml's CPU does).
+// to F32 per row, computed like F32 rows and narrowed back (as ggml's CPU does). A long row of
+// same-shape contiguous tensors comes flat (rows of one 128-byte line: host/ops/binary.cpp).
 // DIV: HVX has no divide; 1/d comes from an exponent-flip estimate refined by Newton steps
 // x' = x * (2 - d * x), then q = n * x gets one residual correction, giving ~1 ulp
 // (div_sf in hvx-math.h).
@@ -202,5 +203,22 @@ struct binary_op {
 }  // namespace
 
 int htp_op_binary(struct htp_op_context * octx) {
-    return run_rows<binary_op>(octx, octx->params->binary);
+    const htp_binary_params & p   = octx->params->binary;
+    htp_context *             ctx = octx->ctx;
+    if (ctx->mdev.count > 1 && p.ne0 != octx->dst.ne[0]) {
+        // A flat op (host/ops/binary.cpp: one long row, its elements as rows of one 128-byte
+        // line): a device group splits it by elements in whole lines, the spec's element
+        // partition; member 0 alone when dst is not contiguous and line-aligned, or has fewer
+        // lines than the group has members.
+        const mdev_range r    = mdev_partition_elements(octx->dst, p.f16 ? 2 : 4, &ctx->mdev);
+        op_rows          rows = { r.start / p.ne0, r.count / p.ne0, 0 };
+        const uint32_t   rpc  = p.split.rows_per_chunk;
+        const uint32_t   per  = (rows.nrows + p.split.n_threads - 1) / p.split.n_threads;
+        rows.rows_per_thread  = (per + rpc - 1) / rpc * rpc;
+        return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
+            binary_op op = { octx, &p, ith, ctx->dma[ith] };
+            return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
+        });
+    }
+    return run_rows<binary_op>(octx, p);
 }

@@ -27,6 +27,7 @@ struct fa_thread {
     uint32_t                      ith;
     dma_queue *                   q;
     htp_trace *                   tr;
+    vtcm_f32_table                sinks;  // the q heads' sinks, in VTCM (has_sinks)
 
     // The current tile.
     uint32_t ik2, ik3, iq3, j0, nr;
@@ -388,7 +389,7 @@ struct fa_thread {
             HVX_Vector * acc = vptr(at(p->vacc + r * p->acc_pitch));
             float        m = M[r], sum = S[r], ms = 1.0f;
             if (p->has_sinks) {
-                const float sk = *(const float *) htp_va(octx->src[4].data + iq2 * 4);
+                const float sk = sinks.get(iq2);
                 if (sk > m) {
                     ms  = __builtin_expf(m - sk);
                     sum = sum * ms + 1.0f;
@@ -507,6 +508,10 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
     uint32_t        pending = 0;
     fold_masks(vptr(th.at(p->vscores)) + 7);  // compute_row_scores' fold tree masks
     int             st      = HTP_STATUS_OK;
+    // The sinks before the first tile (the queue is empty): a model weight, DMA only on a v81.
+    if (p->has_sinks && !th.sinks.load(th.q, th.at(p->vsinks), octx->src[4].data, p->rk2 * p->nek2 * 4)) {
+        st = HTP_STATUS_DMA_ERROR;
+    }
     for (uint32_t t = mine.begin; t < mine.end && st == HTP_STATUS_OK; t++) {
         st = th.run_tile(t, pending);
     }

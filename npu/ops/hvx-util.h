@@ -4,6 +4,7 @@
 #pragma once
 #include <stdint.h>
 
+#include "htp/dma-queue.h"
 #include "htp/hvx.h"
 #include "htp/memory.h"
 
@@ -181,5 +182,44 @@ static inline HVX_Vector permute_bytes(HVX_Vector v, HVX_Vector idx) {
 static inline HVX_Vector * vptr(dma_addr_t a) {
     return (HVX_Vector *) htp_va(a);
 }
+
+// A small F32 table that is a model weight read value by value (SOFT_MAX's and
+// FLASH_ATTN_EXT's sinks, one per head). On a v81 with 64-bit DMA bases it lies above 4 GiB,
+// where only DMA reaches DDR (docs/vhtp.md "64-bit DMA bases"), so load() brings it by DMA into
+// the thread's VTCM scratch once (with the thread's DMA queue empty), and get(i) copies the
+// vector that holds value i to the stack by an HVX load and reads its lane there (the core
+// reads no VTCM: docs/vhtp.md "VTCM check").
+struct vtcm_f32_table {
+    dma_addr_t vtcm = 0;
+    uint32_t   vec  = UINT32_MAX;  // the vector the copy holds
+    union {
+        HVX_Vector v;
+        float      f[32];
+    } copy;
+
+    // bytes of F32 values from DDR address ddr into VTCM address at (bytes 0: no table).
+    // False when the DMA descriptor was refused.
+    bool load(dma_queue * q, dma_addr_t at, dma_addr_t ddr, uint32_t bytes) {
+        vtcm = at;
+        vec  = UINT32_MAX;
+        if (!bytes) {
+            return true;
+        }
+        if (!dma_queue_push_1d(q, at, ddr, bytes)) {
+            return false;
+        }
+        dma_queue_pop(q);
+        return true;
+    }
+
+    float get(uint32_t i) {
+        if (i / 32 != vec) {
+            vec    = i / 32;
+            copy.v = vptr(vtcm)[vec];
+            __asm__ volatile("" : : "r"(&copy) : "memory");  // the copy is made, then read
+        }
+        return copy.f[i % 32];
+    }
+};
 
 }  // namespace htp_ops

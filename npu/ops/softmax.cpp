@@ -18,37 +18,17 @@ struct soft_max_op {
     // The ALiBi slope of the head of the last chunk (powf once per head, not once per chunk).
     uint32_t                    slope_head = UINT32_MAX;
     float                       slope_value = 1.0f;
-    // The vector of 32 sinks that holds the last chunk's head, copied from VTCM by HVX.
-    uint32_t                    sinks_vec = UINT32_MAX;
-    union {
-        HVX_Vector v;
-        float      f[32];
-    } sinks_copy;
+    // The heads' sinks, by DMA into this thread's VTCM scratch (hvx-util.h).
+    vtcm_f32_table              sinks;
 
-    // Before the row stream starts (the thread's DMA queue is empty): the heads' sinks, a model
-    // weight (above 4 GiB, DMA only, on a v81 with 64-bit DMA bases: docs/vhtp.md), come by DMA
-    // into this thread's scratch in VTCM. Returns an htp_status.
+    // Before the row stream starts (the thread's DMA queue is empty). Returns an htp_status.
     int load_sinks() {
-        if (!p->sinks_bytes) {
-            return HTP_STATUS_OK;
-        }
-        if (!dma_queue_push_1d(q, vtcm_at(octx->ctx, p->split, ith, p->vsinks), octx->src[2].data, p->sinks_bytes)) {
-            return HTP_STATUS_DMA_ERROR;
-        }
-        dma_queue_pop(q);
-        return HTP_STATUS_OK;
+        return sinks.load(q, vtcm_at(octx->ctx, p->split, ith, p->vsinks), octx->src[2].data, p->sinks_bytes)
+                   ? HTP_STATUS_OK
+                   : HTP_STATUS_DMA_ERROR;
     }
 
-    // Sink of head h: its vector comes to the stack by an HVX load (the core reads no VTCM),
-    // then the core reads its lane there.
-    float sink(uint32_t h) {
-        if (h / 32 != sinks_vec) {
-            sinks_vec    = h / 32;
-            sinks_copy.v = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsinks))[sinks_vec];
-            __asm__ volatile("" : : "r"(&sinks_copy) : "memory");  // the copy is made, then read
-        }
-        return sinks_copy.f[h % 32];
-    }
+    float sink(uint32_t h) { return sinks.get(h); }
 
     dma_addr_t mask_row(uint32_t i1, uint32_t i2, uint32_t i3) const {
         return octx->src[1].data + i1 * p->mask.nb1 + (i2 - htp_fastdiv(i2, &p->mod_ne12) * p->ne12) * p->mask.nb2 +
@@ -191,7 +171,7 @@ int htp_op_soft_max(struct htp_op_context * octx) {
     htp_context *               ctx  = octx->ctx;
     const op_rows               rows = device_rows(ctx, p.split);
     return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
-        soft_max_op op = { octx, &p, ith, ctx->dma[ith], UINT32_MAX, 1.0f, UINT32_MAX, {} };
+        soft_max_op op = { octx, &p, ith, ctx->dma[ith], UINT32_MAX, 1.0f, {} };
         if (const int rc = op.load_sinks()) {
             return rc;
         }

@@ -338,6 +338,9 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         counting(1);
     }
 
+    // A group member drops from its cache what the peers wrote in the op before (its whole dst)
+    // once the barrier after it has passed, before any core load could read it stale.
+    struct htp_dirty_range peer_written = { 0, 0 };
     for (uint32_t i = 0; i < h.n_ops; i++) {
         const struct htp_op_desc * op = &ops[i];
         struct htp_op_context octx;
@@ -375,6 +378,11 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
                 st     = fault;
                 failed = i ? i - 1 : 0;
             }
+            if (peer_written.bytes) {
+                htp_mdev_invalidate(&peer_written, 1);
+            }
+            peer_written.addr  = octx.dst.data;
+            peer_written.bytes = st == HTP_STATUS_OK ? tensor_bytes(&octx.dst) : 0;
         }
         // Ops that cannot split their output run whole on member 0 (HTP_OP_LIST's mdev column);
         // a staged message (HTP_MSG_FLAG_STAGE) runs no kernel at all, its barriers still do.
@@ -417,6 +425,7 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
             }
             if (ctx->mdev.count > 1) {
                 htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);  // tell the peers
+                htp_dcache_flush_all();  // whatever the peers wrote before they stopped
             }
             set_trace(ctx, NULL, 0);
             return respond(d, resp, resp_cap, &h, st, failed, i, htp_cycles() - t_start);
@@ -430,6 +439,9 @@ uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, u
         st = htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, HTP_STATUS_OK, (uint16_t) h.n_ops);
         if (st == HTP_STATUS_OK) {
             st = htp_fault_take();  // the ownership checker's verdict on the last op
+        }
+        if (peer_written.bytes) {
+            htp_mdev_invalidate(&peer_written, 1);  // the next message's ops may read it
         }
         if (st != HTP_STATUS_OK) {
             set_trace(ctx, NULL, 0);

@@ -1,15 +1,25 @@
 // The device group's barrier and flush (see mdev.h for the protocol).
 #include "mdev.h"
 
+#include <stddef.h>
+
 #include "htp/counters.h"
 
 static volatile struct htp_fence_slot * fence_slot(const struct htp_mdev * m, uint32_t i) {
     return (volatile struct htp_fence_slot *) htp_va(m->fence_base + i * HTP_FENCE_SLOT_SIZE);
 }
 
+// seq and status travel as one 64-bit word (seq the low half: Hexagon and the vHTP's hosts are
+// little-endian), so a reader never pairs a barrier's seq with another barrier's status. (Two
+// stores let a peer read the old seq with the new error: it returned that error one barrier
+// early, without signalling the barrier it left, and a member waiting there for it waited on.)
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "fence slot word: seq in the low half");
+static_assert(offsetof(struct htp_fence_slot, seq) == 0 && offsetof(struct htp_fence_slot, status) == 4,
+               "fence slot word: seq then status");
+
 static void fence_write(volatile struct htp_fence_slot * f, uint32_t seq, int status) {
-    __atomic_store_n(&f->status, status, __ATOMIC_RELAXED);
-    __atomic_store_n(&f->seq, seq, __ATOMIC_RELEASE);
+    const uint64_t w = (uint64_t) seq | ((uint64_t) (uint32_t) status << 32);
+    __atomic_store_n((volatile uint64_t *) (volatile void *) f, w, __ATOMIC_RELEASE);
     htp_sync_ht();
     htp_dcache_clean_invalidate((const void *) f, HTP_FENCE_SLOT_SIZE);
     htp_fence_wake(&f->seq);
@@ -18,8 +28,9 @@ static void fence_write(volatile struct htp_fence_slot * f, uint32_t seq, int st
 static void fence_read(volatile struct htp_fence_slot * f, uint32_t * seq, int * status) {
     htp_dcache_clean_invalidate((const void *) f, HTP_FENCE_SLOT_SIZE);
     htp_sync_ht();
-    *seq    = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
-    *status = __atomic_load_n(&f->status, __ATOMIC_RELAXED);
+    const uint64_t w = __atomic_load_n((volatile uint64_t *) (volatile void *) f, __ATOMIC_ACQUIRE);
+    *seq             = (uint32_t) w;
+    *status          = (int) (uint32_t) (w >> 32);
 }
 
 int htp_mdev_begin_batch(struct htp_mdev * m, const struct htp_msg_header * h, dma_addr_t fence_buf_addr) {
@@ -51,32 +62,42 @@ int htp_mdev_barrier(struct htp_mdev * m, struct htp_trace * tr, int status, uin
     const uint64_t t0       = htp_cycles();
     const uint64_t deadline = t0 + HTP_FENCE_TIMEOUT_CYCLES;
     int            result   = HTP_STATUS_OK;
-    for (uint32_t i = 0; i < m->count && result == HTP_STATUS_OK; i++) {
-        if (i == m->idx) {
-            continue;
-        }
-        for (uint32_t spins = 0;; spins++) {
+    // Every peer not yet arrived is read on each round, so that an error of any of them ends
+    // the wait at once, even while another peer (which may have stopped on that error) is
+    // still missing.
+    uint32_t arrived = 1u << m->idx;
+    const uint32_t all = m->count >= 32 ? ~0u : (1u << m->count) - 1;
+    for (uint32_t spins = 0; arrived != all && result == HTP_STATUS_OK; spins++) {
+        uint32_t missing = m->count, missing_seq = 0;
+        for (uint32_t i = 0; i < m->count; i++) {
+            if (arrived & (1u << i)) {
+                continue;
+            }
             uint32_t peer_seq;
             int      peer_status;
             fence_read(fence_slot(m, i), &peer_seq, &peer_status);
             const int32_t ahead = (int32_t) (peer_seq - seq);
             if (ahead > 0) {
-                break;  // the peer passed this barrier (whatever happened to it later)
-            }
-            if (peer_status != HTP_STATUS_OK && (int32_t) (peer_seq - m->batch_seq) >= 0) {
-                result = peer_status;  // the peer failed in this batch, before this barrier
+                arrived |= 1u << i;  // the peer passed this barrier (whatever happened to it later)
+            } else if (peer_status != HTP_STATUS_OK && (int32_t) (peer_seq - m->batch_seq) >= 0) {
+                result = peer_status;  // the peer failed in this batch, at or before this barrier
                 break;
+            } else if (ahead == 0) {
+                arrived |= 1u << i;
+            } else if (missing == m->count) {
+                missing     = i;
+                missing_seq = peer_seq;
             }
-            if (ahead == 0) {
-                break;
-            }
-            if (htp_cycles() > deadline) {
-                result = HTP_STATUS_FENCE_ERROR;
-                break;
-            }
-            if (spins >= 16) {  // a short spin, then sleep until the peer's slot changes
-                htp_fence_wait(&fence_slot(m, i)->seq, peer_seq, 10ull * 1000 * 1000);
-            }
+        }
+        if (arrived == all || result != HTP_STATUS_OK) {
+            break;
+        }
+        if (htp_cycles() > deadline) {
+            result = HTP_STATUS_FENCE_ERROR;
+            break;
+        }
+        if (spins >= 16) {  // a short spin, then sleep until the first missing peer's slot changes
+            htp_fence_wait(&fence_slot(m, missing)->seq, missing_seq, 10ull * 1000 * 1000);
         }
     }
     htp_trace_event_stop(tr, HTP_TRACE_EVT_FENCE, info);
@@ -101,4 +122,18 @@ void htp_mdev_flush(const struct htp_dirty_range * r, uint32_t n, struct htp_tra
         }
     }
     htp_trace_event_stop(tr, HTP_TRACE_EVT_L2FLUSH, info);
+}
+
+void htp_mdev_invalidate(const struct htp_dirty_range * r, uint32_t n) {
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        total += r[i].bytes;
+    }
+    if (total > HTP_DCACHE_FLUSH_ALL_BYTES) {
+        htp_dcache_flush_all();
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        htp_dcache_invalidate(htp_va(r[i].addr), r[i].bytes);
+    }
 }

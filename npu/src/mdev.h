@@ -4,11 +4,12 @@
 // (one 128-byte line per member in shared DDR) and the flush of what an op wrote.
 //
 // Fence protocol (per barrier, sequence number seq = ++fence_seq):
-//   write own slot:  store status, store seq, syncht, clean+invalidate the line
-//   read a peer:     clean+invalidate the line, syncht, load seq and status
+//   write own slot:  store seq and status as one 64-bit word, syncht, clean+invalidate the line
+//   read a peer:     clean+invalidate the line, syncht, load the word (seq and status together)
 //   wait until every peer's seq has reached ours ((int32_t)(peer - seq) >= 0, so the count may
-//   wrap), or a peer reports an error in this batch (then return that error at once), or the
-//   wait exceeds HTP_FENCE_TIMEOUT_CYCLES (HTP_STATUS_FENCE_ERROR: a peer never arrived).
+//   wrap), or a peer not yet arrived reports an error in this batch (then return that error at
+//   once; every missing peer is read each round), or the wait exceeds HTP_FENCE_TIMEOUT_CYCLES
+//   (HTP_STATUS_FENCE_ERROR: a peer never arrived).
 #pragma once
 #include <stdint.h>
 
@@ -51,3 +52,11 @@ struct htp_dirty_range {
 void htp_mdev_flush(const struct htp_dirty_range * r, uint32_t n, struct htp_trace * tr);
 
 #define HTP_L2FLUSH_INFO_ALL 0x8000u
+
+// After a barrier: drops what this session's cache may hold of ranges its peers wrote (an op's
+// whole dst: the peers' slices of it), so that a core (scalar or HVX) load of them reads DDR.
+// Range by range, or the whole cache once they add up to more than HTP_DCACHE_FLUSH_ALL_BYTES.
+// Kernels read DDR by DMA mostly, which needs no invalidate; the core's reads (row ids,
+// positions, expert ids, ...) do. The vHTP faults a core read of a line a peer wrote since this
+// member last invalidated it (docs/vhtp.md "Stale reads").
+void htp_mdev_invalidate(const struct htp_dirty_range * r, uint32_t n);

@@ -16,7 +16,7 @@ progs=()
 for f in "$root"/scripts/* "$root"/scripts/snapdragon/* "$root"/bench/* "$root"/tools/*; do
     [ -f "$f" ] && [ -x "$f" ] && progs+=("$f")
 done
-for p in mul-mat-bench hvx-micro; do
+for p in mul-mat-bench add-bench hvx-micro; do
     [ -x "$bin/$p" ] && progs+=("$bin/$p") || bad "benchmark program $bin/$p not built"
 done
 [ ${#progs[@]} -ge 10 ] || bad "found only ${#progs[@]} programs under $root"

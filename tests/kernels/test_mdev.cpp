@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -93,6 +95,171 @@ TEST(MdevPartition, DeviceRowsSplitAMembersShareOverItsThreads) {
     }
 }
 
+// The 128-byte lines each member's share of t writes (rows [start, start + count) of the
+// flattened outer dims, each row_bytes from its offset); also marks every row covered.
+static std::set<uint64_t> lines_of(const htp_tensor & t, uint32_t row_bytes, mdev_range r, std::vector<int> & cover) {
+    std::set<uint64_t> lines;
+    for (uint32_t row = r.start; row < r.start + r.count; row++) {
+        const uint32_t i1 = row % t.ne[1], i2 = row / t.ne[1] % t.ne[2], i3 = row / t.ne[1] / t.ne[2];
+        const uint64_t a  = t.data + (uint64_t) i1 * t.nb[1] + (uint64_t) i2 * t.nb[2] + (uint64_t) i3 * t.nb[3];
+        for (uint64_t l = a / 128; l <= (a + row_bytes - 1) / 128; l++) {
+            lines.insert(l);
+        }
+        cover.at(row)++;
+    }
+    return lines;
+}
+
+// Random shapes and strides: dense, rows padded (to lines or not), planes and volumes padded
+// or not, bases on a line or off it, F32 and F16.
+static htp_tensor random_tensor(std::mt19937 & rng, uint32_t * es) {
+    auto       pick = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
+    htp_tensor t    = {};
+    *es             = pick(0, 1) ? 4 : 2;
+    t.ne[0]         = pick(1, 5) == 1 ? pick(1, 4) * 128 / *es : pick(1, 300);
+    t.ne[1]         = pick(1, 40);
+    t.ne[2]         = pick(1, 6);
+    t.ne[3]         = pick(1, 3);
+    t.nb[0]         = *es;
+    const uint32_t pads[4] = { 0, 0, 128, (uint32_t) *es * pick(1, 40) };
+    t.nb[1]         = t.ne[0] * *es + pads[pick(0, 3)];
+    if (pick(0, 2) == 0 && t.nb[1] % 128) {
+        t.nb[1] = (t.nb[1] + 127) / 128 * 128;  // rows start on lines
+    }
+    t.nb[2]  = t.ne[1] * t.nb[1] + pads[pick(0, 3)];
+    t.nb[3]  = t.ne[2] * t.nb[2] + pads[pick(0, 3)];
+    t.data   = 0x10000 + (pick(0, 5) == 0 ? *es * pick(1, 31) : 0);
+    return t;
+}
+
+TEST(MdevLines, RowPartitionsCoverEveryRowOnceAndShareNoLine) {
+    std::mt19937 rng(1234);
+    uint32_t     split = 0, fallback = 0, multi_row_units = 0;
+    for (int iter = 0; iter < 2000; iter++) {
+        uint32_t         es;
+        const htp_tensor t     = random_tensor(rng, &es);
+        const uint32_t   total = t.ne[1] * t.ne[2] * t.ne[3];
+        uint32_t         rpc   = 77;
+        const bool       ok    = mdev_rows_per_chunk(t, es, &rpc);
+        if (!ok) {
+            EXPECT_EQ(rpc, 0u);
+        }
+        for (uint32_t count = 2; count <= 4; count++) {
+            std::vector<int>   cover(total, 0);
+            std::set<uint64_t> seen;
+            uint32_t           members_with_rows = 0;
+            for (uint32_t i = 0; i < count; i++) {
+                const htp_mdev     m = group(i, count);
+                const mdev_range   r = mdev_partition(total, rpc, &m);
+                std::set<uint64_t> mine = lines_of(t, t.ne[0] * es, r, cover);
+                members_with_rows += r.count > 0;
+                for (uint64_t l : mine) {
+                    ASSERT_TRUE(seen.insert(l).second)
+                        << "two members write line " << l << ": ne " << t.ne[0] << "x" << t.ne[1] << "x" << t.ne[2]
+                        << "x" << t.ne[3] << " nb " << t.nb[1] << "," << t.nb[2] << "," << t.nb[3] << " data "
+                        << t.data << " es " << es << " rows/chunk " << rpc << " members " << count;
+                }
+            }
+            for (int c : cover) {
+                ASSERT_EQ(c, 1);
+            }
+            if (members_with_rows > 1) {
+                split++;
+            } else {
+                fallback++;
+            }
+        }
+        multi_row_units += ok && rpc > 1;
+    }
+    // The random layouts exercise both outcomes, and units of several rows.
+    EXPECT_GT(split, 1000u);
+    EXPECT_GT(fallback, 250u);
+    EXPECT_GT(multi_row_units, 100u);
+}
+
+TEST(MdevLines, RowsPerChunkIsTheGcdRule) {
+    htp_tensor t = {};
+    t.data       = 0x1000;
+    t.ne[0]      = 10;  // 40 bytes a row: gcd(40, 128) = 8, so 16 rows make 640 bytes = 5 lines
+    t.ne[1]      = 64;
+    t.ne[2] = t.ne[3] = 1;
+    t.nb[0]           = 4;
+    t.nb[1]           = 40;
+    t.nb[2] = t.nb[3] = 40 * 64;
+    uint32_t rpc      = 0;
+    EXPECT_TRUE(mdev_rows_per_chunk(t, 4, &rpc));
+    EXPECT_EQ(rpc, 16u);
+    t.nb[1] = 256;  // padded rows starting on lines: one row is a unit
+    t.nb[2] = t.nb[3] = 256 * 64;
+    EXPECT_TRUE(mdev_rows_per_chunk(t, 4, &rpc));
+    EXPECT_EQ(rpc, 1u);
+    t.nb[1] = 48;  // padded off the line: rows share lines however they are grouped
+    t.nb[2] = t.nb[3] = 48 * 64;
+    EXPECT_FALSE(mdev_rows_per_chunk(t, 4, &rpc));
+    t.nb[1] = 40;
+    t.nb[2] = t.nb[3] = 40 * 64;
+    t.data += 4;  // base off the line
+    EXPECT_FALSE(mdev_rows_per_chunk(t, 4, &rpc));
+    t.data -= 4;
+    t.ne[1] = 8;  // 8 packed rows per plane, planes padded to a line: a plane is half a unit
+    t.ne[2] = 4;
+    t.nb[2] = 384;
+    t.nb[3] = 4 * 384;
+    EXPECT_FALSE(mdev_rows_per_chunk(t, 4, &rpc));
+    t.ne[1] = 32;  // 32 rows (1280 bytes) per plane, padded to 1408: two units a plane
+    t.nb[2] = 1408;
+    t.nb[3] = 4 * 1408;
+    EXPECT_TRUE(mdev_rows_per_chunk(t, 4, &rpc));
+    EXPECT_EQ(rpc, 16u);
+    t.nb[0] = 8;  // dim 0 not dense
+    EXPECT_FALSE(mdev_rows_per_chunk(t, 4, &rpc));
+}
+
+TEST(MdevLines, ElementPartitionsCoverEveryElementOnceInWholeLines) {
+    std::mt19937 rng(99);
+    uint32_t     split = 0;
+    for (int iter = 0; iter < 500; iter++) {
+        uint32_t   es;
+        htp_tensor t = random_tensor(rng, &es);
+        if (iter % 4 != 0) {  // mostly contiguous tensors (the others must fall back)
+            t.nb[1] = t.ne[0] * es;
+            t.nb[2] = t.ne[1] * t.nb[1];
+            t.nb[3] = t.ne[2] * t.nb[2];
+        }
+        const uint64_t n      = (uint64_t) t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3];
+        const bool     usable = mdev_is_contiguous(t, es) && mdev_data_aligned(t);
+        for (uint32_t count = 2; count <= 4; count++) {
+            std::vector<int>   cover(n, 0);
+            std::set<uint64_t> seen;
+            uint32_t           with_work = 0;
+            for (uint32_t i = 0; i < count; i++) {
+                const htp_mdev   m = group(i, count);
+                const mdev_range r = mdev_partition_elements(t, es, &m);
+                with_work += r.count > 0;
+                std::set<uint64_t> mine;
+                for (uint32_t e = r.start; e < r.start + r.count; e++) {
+                    cover.at(e)++;
+                    mine.insert((t.data + (uint64_t) e * es) / 128);
+                }
+                for (uint64_t l : mine) {
+                    ASSERT_TRUE(seen.insert(l).second) << "members share line " << l << " (n " << n << ", es " << es << ")";
+                }
+                if (usable && r.count && r.start + r.count < n) {
+                    EXPECT_EQ((t.data + (uint64_t) (r.start + r.count) * es) % 128, 0u) << "a share ends on a line";
+                }
+            }
+            for (int c : cover) {
+                ASSERT_EQ(c, 1);
+            }
+            if (!usable) {
+                EXPECT_EQ(with_work, 1u) << "not contiguous or not aligned: member 0 alone";
+            }
+            split += with_work > 1;
+        }
+    }
+    EXPECT_GT(split, 600u);
+}
+
 // Runs `count` members on threads, each calling body(member) with its own htp_mdev over the
 // same fence slots (zeroed first), and returns each member's result.
 template <class Body> static std::vector<int> run_members(uint32_t count, uint32_t first_seq, Body body) {
@@ -173,6 +340,24 @@ TEST(MdevFence, APeersErrorUnblocksEveryoneWithThatError) {
     for (int st : res) {
         EXPECT_EQ(st, HTP_STATUS_DMA_ERROR * 100 + 5);
     }
+}
+
+// A member that stopped without signalling (as one that took a peer's error one barrier early
+// did when a slot's seq and status were two stores) must not hide another peer's error: the
+// waiting member reads every missing peer each round and returns the error, not a timeout.
+TEST(MdevFence, AnErrorEndsTheWaitWhileAnotherPeerIsMissing) {
+    test_double::g_cycles           = 0;
+    test_double::g_cycles_per_pause = HTP_FENCE_TIMEOUT_CYCLES / 4096;  // a missing peer times out
+    auto res = run_members(3, 0, [&](htp_mdev & m) {
+        htp_trace tr = {};
+        if (m.idx == 0) {
+            return (int) HTP_STATUS_OK;  // never comes to the barrier
+        }
+        return htp_mdev_barrier(&m, &tr, m.idx == 2 ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK, 0);
+    });
+    test_double::g_cycles_per_pause = 0;
+    EXPECT_EQ(res[1], HTP_STATUS_DMA_ERROR);
+    EXPECT_EQ(res[2], HTP_STATUS_DMA_ERROR);
 }
 
 TEST(MdevFence, ErrorsOfAnEarlierBatchAreStale) {

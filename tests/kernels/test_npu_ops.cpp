@@ -45,6 +45,8 @@ class NpuOps : public ::testing::Test {
   protected:
     ggml_context * ctx = nullptr;
     std::mt19937   rng{ 1234 };
+    uint32_t       members = 1;  // run() as a device group of this many members (one after another)
+    int            only_member = -1;  // >= 0: run() runs that member of the group alone
 
     void SetUp() override {
         ggml_init_params ip = { kArenaSize, window_base() + kArenaBase, false };
@@ -52,6 +54,20 @@ class NpuOps : public ::testing::Test {
     }
 
     void TearDown() override { ggml_free(ctx); }
+
+    // a + b into a dst whose data starts on a 128-byte line (a device buffer's alignment; the
+    // context aligns to 16 only): pad tensors go before it until it does.
+    ggml_tensor * add_line_aligned(ggml_tensor * a, ggml_tensor * b) {
+        for (int i = 0; i < 64; i++) {
+            ggml_tensor * y = ggml_add(ctx, a, b);
+            if ((dev(y->data) & 127) == 0) {
+                return y;
+            }
+            ggml_new_tensor_1d(ctx, GGML_TYPE_I8, 16);
+        }
+        ADD_FAILURE() << "no line-aligned dst";
+        return ggml_add(ctx, a, b);
+    }
 
     void fill_f32(ggml_tensor * t, float lo, float hi) {
         std::uniform_real_distribution<float> d(lo, hi);
@@ -162,8 +178,17 @@ class NpuOps : public ::testing::Test {
         test_double::g_fault          = 0;
         const htp_op_fn fn            = htp_op_lookup(desc.opcode);
         EXPECT_NE(fn, nullptr);
-        const int st = fn(&octx);
-        EXPECT_EQ(st, HTP_STATUS_OK);
+        // A device group of `members` runs the op member after member, each on its share.
+        for (uint32_t m = 0; m < members; m++) {
+            if (only_member >= 0 && m != (uint32_t) only_member) {
+                continue;
+            }
+            hc.mdev.idx       = m;
+            hc.mdev.count     = members;
+            hc.mdev.count_div = htp_fastdiv_init(members);
+            const int st      = fn(&octx);
+            EXPECT_EQ(st, HTP_STATUS_OK) << "member " << m << " of " << members;
+        }
         EXPECT_EQ(test_double::g_fault, 0);
         for (uint32_t i = 0; i < HTP_MAX_HVX_THREADS; i++) {
             EXPECT_EQ(test_double::queue_depth(hc.dma[i]), 0u) << "thread " << i << " left DMA transfers unpopped";
@@ -249,6 +274,61 @@ TEST_F(NpuOps, Binary) {
             }
         }
     }
+}
+
+// One long row (same shape, contiguous) runs flat, as rows of one 128-byte line
+// (host/ops/binary.cpp): alone, and in device groups that split it by elements in whole lines.
+TEST_F(NpuOps, BinaryOneLongRowRunsFlat) {
+    const int64_t lens[] = { 1 << 18, (1 << 16) + 32 * 3 };
+    for (int64_t n : lens) {
+        for (uint32_t g : { 1u, 2u, 3u, 4u }) {
+            members         = g;
+            ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
+            ggml_tensor * b = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
+            fill_f32(a, -4, 4);
+            fill_f32(b, -4, 4);
+            ggml_tensor * y = add_line_aligned(a, b);
+            std::memset(y->data, 0xff, ggml_nbytes(y));  // NaN: an element nobody wrote shows
+            ASSERT_TRUE(run(kCaps[0].caps, y)) << n;
+            int bad = 0;
+            for (int64_t i = 0; i < n; i++) {
+                const float e = ((float *) a->data)[i] + ((float *) b->data)[i];
+                if (((float *) y->data)[i] != e && bad++ < 5) {
+                    ADD_FAILURE() << "n " << n << " members " << g << " at " << i << " got " << ((float *) y->data)[i]
+                                  << " want " << e;
+                }
+            }
+        }
+    }
+    members = 1;
+}
+
+// The flat op's members take whole lines, about a quarter each of 4: member 1 alone writes
+// exactly its share.
+TEST_F(NpuOps, BinaryOneLongRowSplitsByElements) {
+    const int64_t n = (1 << 16) + 32 * 3;  // 2051 lines: 512 per member, 515 for the last
+    members         = 4;
+    only_member     = 1;
+    ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
+    ggml_tensor * b = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
+    fill_f32(a, -4, 4);
+    fill_f32(b, -4, 4);
+    ggml_tensor * y = add_line_aligned(a, b);
+    std::memset(y->data, 0xff, ggml_nbytes(y));
+    ASSERT_TRUE(run(kCaps[0].caps, y));
+    int64_t first = -1, last = -1, written = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!std::isnan(((float *) y->data)[i])) {
+            first = first < 0 ? i : first;
+            last  = i;
+            written++;
+        }
+    }
+    EXPECT_EQ(first, 512 * 32);
+    EXPECT_EQ(last, 1024 * 32 - 1);
+    EXPECT_EQ(written, 512 * 32);
+    members     = 1;
+    only_member = -1;
 }
 
 TEST_F(NpuOps, DivSpecialValues) {

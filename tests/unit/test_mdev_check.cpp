@@ -80,9 +80,31 @@ class group_fixture : public ::testing::Test {
         }
         vhtp::bind_thread(nullptr);
     }
-    // A byte of data as member i loads it through its view.
+    // A byte of data as member i loads it through its view (bound to it: a load of a stale
+    // line faults into the vHTP's handler, which records the fault on the member).
     uint8_t view_byte(uint32_t i, uint32_t offset) {
-        return static_cast<const uint8_t *>(static_cast<void *>(member[i]->window.base() + data_addr[i]))[offset];
+        vhtp::bind_thread(member[i]);
+        const uint8_t v =
+            static_cast<const volatile uint8_t *>(static_cast<void *>(member[i]->window.base() + data_addr[i]))[offset];
+        vhtp::bind_thread(nullptr);
+        return v;
+    }
+    // Member i's fault status (taken: the next call starts clean).
+    int fault_of(uint32_t i) {
+        vhtp::bind_thread(member[i]);
+        const int st = htp_fault_take();
+        vhtp::bind_thread(nullptr);
+        return st;
+    }
+    void invalidate(uint32_t i, uint32_t offset, uint32_t bytes) {
+        vhtp::bind_thread(member[i]);
+        htp_dcache_invalidate(static_cast<uint8_t *>(htp_va(data_addr[i])) + offset, bytes);
+        vhtp::bind_thread(nullptr);
+    }
+    void fill_vtcm(uint32_t i, uint8_t value, uint32_t bytes) {
+        vhtp::bind_thread(member[i]);
+        memset(htp_va(member[i]->sinfo.vtcm_base), value, bytes);
+        vhtp::bind_thread(nullptr);
     }
     // A byte of data as DDR (the host's mapping) holds it.
     uint8_t ddr_byte(uint32_t offset) { return static_cast<const uint8_t *>(data.host)[offset]; }
@@ -168,6 +190,7 @@ TEST_F(group_fixture, L2StoresReachDdrOnlyWhenCleaned) {
     htp_dcache_clean(htp_va(data_addr[0]), 256);
     vhtp::bind_thread(nullptr);
     EXPECT_EQ(ddr_byte(10), 0xab);
+    invalidate(1, 0, 256);  // the peer drops its (stale) lines first
     EXPECT_EQ(view_byte(1, 10), 0xab);
     EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
     EXPECT_EQ(signal(1, 1), HTP_STATUS_OK);
@@ -247,7 +270,11 @@ TEST_F(group_fixture, AStaleLineReadsFreshAfterAnInvalidate) {
     dma_write(1, 128, 128);                   // member 1 writes line 1 in DDR (VTCM holds zeros)
     l2_store(1, 256, 128, 2);                 // and line 2 through its L2
     EXPECT_EQ(ddr_byte(256), 2);
+    ::testing::internal::CaptureStderr();
     EXPECT_EQ(view_byte(0, 256), 0);  // member 0's cached copy of line 2 is stale, as on hardware
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OWNERSHIP);  // and the read of it is reported
+    EXPECT_NE(err.find("which member 1 wrote since member 0 last invalidated it"), std::string::npos) << err;
     vhtp::bind_thread(member[0]);
     htp_dcache_invalidate(static_cast<uint8_t *>(htp_va(data_addr[0])) + 256, 128);
     vhtp::bind_thread(nullptr);
@@ -259,6 +286,62 @@ TEST_F(group_fixture, AStaleLineReadsFreshAfterAnInvalidate) {
     EXPECT_EQ(signal(0, 1), HTP_STATUS_OK);
     EXPECT_EQ(signal(1, 1), HTP_STATUS_OK);
     EXPECT_EQ(ddr_byte(0), 1);
+}
+
+TEST_F(group_fixture, ReadingALinePeerWroteByDmaIsCaught) {
+    fill_vtcm(1, 0x5a, 256);
+    dma_write(1, 4096 + 128, 256);  // lines 1 and 2 of page 1
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(view_byte(0, 4096 + 300), 0x5a);  // the access runs on (live DDR), but is reported
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    std::fputs(err.c_str(), stdout);  // the line a user would see
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OWNERSHIP);
+    char want[160];
+    std::snprintf(want, sizeof(want), "(member 0) accessed device address 0x%08llx (line 0x00001100 of buffer",
+                  (unsigned long long) (data_addr[0] + 4096 + 300));
+    EXPECT_NE(err.find(want), std::string::npos) << err;
+    EXPECT_NE(err.find("which member 1 wrote since member 0 last invalidated it"), std::string::npos) << err;
+    EXPECT_EQ(fault_of(1), HTP_STATUS_OK);  // the writer did nothing wrong
+}
+
+TEST_F(group_fixture, ReadingALinePeerWroteThroughL2IsCaught) {
+    l2_store(1, 8192 + 1000, 8, 7);  // cleaned: line [8064 + 128, ...) written back to DDR
+    EXPECT_EQ(view_byte(0, 8192 + 1003), 7);
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OWNERSHIP);
+}
+
+TEST_F(group_fixture, APeersLinesReadFreshAfterAnInvalidate) {
+    fill_vtcm(1, 0x5a, 256);
+    dma_write(1, 4096 + 128, 256);
+    invalidate(0, 4096 + 128, 256);
+    EXPECT_EQ(view_byte(0, 4096 + 128), 0x5a);
+    EXPECT_EQ(view_byte(0, 4096 + 383), 0x5a);
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OK);
+    dma_write(1, 4096 + 128, 256);  // written again: stale again until the next invalidate
+    vhtp::bind_thread(member[0]);
+    htp_dcache_flush_all();  // which the whole-cache flush is too
+    vhtp::bind_thread(nullptr);
+    EXPECT_EQ(view_byte(0, 4096 + 200), 0x5a);
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OK);
+}
+
+TEST_F(group_fixture, InvalidatingPartOfThePeersLinesLeavesTheRestStale) {
+    dma_write(1, 4096, 512);        // lines 0..3 of page 1
+    invalidate(0, 4096, 128 + 1);   // lines 0 and 1 (each line the range touches)
+    EXPECT_EQ(view_byte(0, 4096 + 256), 0);
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OWNERSHIP);  // line 2
+    EXPECT_EQ(view_byte(0, 4096 + 200), 0);
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OK);  // line 1
+}
+
+TEST_F(group_fixture, FreshLinesAndOwnWritesReadWithoutFault) {
+    dma_write(1, 4096, 128);                      // line 0 of page 1 goes stale for member 0
+    EXPECT_EQ(view_byte(0, 4096 + 2048), 0);      // another line of that page: fresh (the page opens)
+    dma_write(0, 12288, 256);                     // member 0's own DMA write
+    EXPECT_EQ(view_byte(0, 12288), 0);
+    EXPECT_EQ(fault_of(0), HTP_STATUS_OK);
+    EXPECT_EQ(view_byte(1, 4096), 0);             // the writer reads its own lines
+    EXPECT_EQ(fault_of(1), HTP_STATUS_OK);
 }
 
 TEST_F(group_fixture, TheLineInstructionsActOnTheLineOfTheirAddress) {
@@ -429,6 +512,25 @@ TEST_F(SessionGroup, APartitionInBytesNotLinesIsCaught) {
     std::fputs(err.c_str(), stdout);  // the line a user would see
     EXPECT_TRUE(st[0] == HTP_STATUS_OWNERSHIP || st[1] == HTP_STATUS_OWNERSHIP) << st[0] << " " << st[1];
     EXPECT_NE(err.find("members 0 and 1 both wrote the 128-byte line [0x1000, 0x1080)"), std::string::npos) << err;
+}
+
+TEST_F(SessionGroup, ReadingThePeersShareAfterAnInvalidatePasses) {
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 4096 + 3 * 128, 16384 }, mode[2] = { FIXTURE_MDEV_READ, FIXTURE_MDEV_READ };
+    EXPECT_EQ(op(data, cut, mode), (std::vector<int>{ HTP_STATUS_OK, HTP_STATUS_OK }));
+}
+
+TEST_F(SessionGroup, AMissingInvalidateIsCaught) {
+    // Planted: member 0 skips the invalidate before it loads member 1's share.
+    ddr_buffer     data{ 16384 };
+    const uint32_t cut[3] = { 0, 4096 + 3 * 128, 16384 }, mode[2] = { FIXTURE_MDEV_READ_NO_INVAL, FIXTURE_MDEV_READ };
+    ::testing::internal::CaptureStderr();
+    const std::vector<int> st  = op(data, cut, mode);
+    const std::string      err = ::testing::internal::GetCapturedStderr();
+    std::fputs(err.c_str(), stdout);
+    EXPECT_EQ(st[0], HTP_STATUS_OWNERSHIP);
+    EXPECT_NE(err.find("vhtp: stale line: NPU 0 session 0 (member 0) accessed device address"), std::string::npos) << err;
+    EXPECT_NE(err.find("which member 1 wrote since member 0 last invalidated it"), std::string::npos) << err;
 }
 
 TEST_F(SessionGroup, AMemberThatDoesNotFlushIsCaught) {

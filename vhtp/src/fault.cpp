@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "core.h"
+#include "mdev-check.h"
 #include "htp-abi/htp-status.h"
 
 namespace vhtp {
@@ -103,13 +104,12 @@ void say(const char * what, uint64_t addr, uintptr_t pc) {
     l.flush();
 }
 
-// A core access to a DMA64 session's weights above 4 GiB (window.h): one line naming the
-// buffer (its memfd's name, from /proc/self/fd) and the offset in it. False when nothing is
-// mapped there (an ordinary MMU fault).
-bool say_dma_only(const core * c, const char * what, uint64_t addr, uintptr_t pc) {
-    int      fd = -1;
-    uint64_t size = 0, off = 0;
-    if (!c->window.buffer_at(addr, &fd, &size, &off)) {
+// The name of the buffer mapped at addr (its memfd's name, from /proc/self/fd) into name, and
+// addr's offset in it and its size; false when nothing is mapped there. Async-signal-safe.
+bool buffer_name(const core * c, uint64_t addr, char (&name)[128], const char ** shown, uint64_t * off,
+                 uint64_t * size) {
+    int fd = -1;
+    if (!c->window.buffer_at(addr, &fd, size, off)) {
         return false;
     }
     char link[32] = "/proc/self/fd/";
@@ -125,15 +125,30 @@ bool say_dma_only(const core * c, const char * what, uint64_t addr, uintptr_t pc
         }
         link[k] = 0;
     }
-    char    name[128];
     ssize_t n = readlink(link, name, sizeof(name) - 1);
     name[n > 0 ? n : 0] = 0;
-    const char * shown = name;
-    if (strncmp(shown, "/memfd:", 7) == 0) {
-        shown += 7;
+    *shown = name;
+    if (strncmp(*shown, "/memfd:", 7) == 0) {
+        *shown += 7;
     }
     if (char * del = strstr(name, " (deleted)")) {
         *del = 0;
+    }
+    if (!**shown) {
+        *shown = "?";
+    }
+    return true;
+}
+
+// A core access to a DMA64 session's weights above 4 GiB (window.h): one line naming the
+// buffer (its memfd's name, from /proc/self/fd) and the offset in it. False when nothing is
+// mapped there (an ordinary MMU fault).
+bool say_dma_only(const core * c, const char * what, uint64_t addr, uintptr_t pc) {
+    char         name[128];
+    const char * shown = nullptr;
+    uint64_t     size = 0, off = 0;
+    if (!buffer_name(c, addr, name, &shown, &off, &size)) {
+        return false;
     }
     line_buf l;
     l.str("vhtp: MMU fault ");
@@ -142,7 +157,7 @@ bool say_dma_only(const core * c, const char * what, uint64_t addr, uintptr_t pc
     l.hex(addr, 16);
     pc_part(l, pc);
     l.str(": a core access to the DMA64-only buffer '");
-    l.str(*shown ? shown : "?");
+    l.str(shown);
     l.str("' (byte ");
     l.hex(off, off >> 32 ? 16 : 8);
     l.str(" of ");
@@ -150,6 +165,51 @@ bool say_dma_only(const core * c, const char * what, uint64_t addr, uintptr_t pc
     l.str("): above 4 GiB only DMA reaches DDR (docs/vhtp.md \"64-bit DMA bases\")");
     l.flush();
     return true;
+}
+
+void dec(line_buf & l, uint32_t v) {
+    char digits[12];
+    int  n = 0;
+    for (; n == 0 || v; v /= 10) {
+        digits[n++] = static_cast<char>('0' + v % 10);
+    }
+    while (n > 0) {
+        const char d[2] = { digits[--n], 0 };
+        l.str(d);
+    }
+}
+
+// A group member's core access to a line a peer wrote since the member last invalidated it
+// (l2-cache.h "Stale lines"): one line naming the address, buffer, member and peer.
+void say_stale(const core * c, uint64_t addr, uint32_t writer, uintptr_t pc) {
+    char         name[128];
+    const char * shown = "?";
+    uint64_t     size = 0, off = 0;
+    const bool   known = buffer_name(c, addr, name, &shown, &off, &size);
+    const uint32_t me  = mdev_check_member_idx(c);
+    line_buf       l;
+    l.str("vhtp: stale line: NPU ");
+    dec(l, c->sinfo.device);
+    l.str(" session ");
+    dec(l, c->sinfo.session);
+    l.str(" (member ");
+    dec(l, me);
+    l.str(") accessed device address ");
+    l.hex(addr, addr >> 32 ? 16 : 8);
+    if (known) {
+        l.str(" (line ");
+        l.hex(off & ~uint64_t(127), off >> 32 ? 16 : 8);
+        l.str(" of buffer '");
+        l.str(shown);
+        l.str("')");
+    }
+    pc_part(l, pc);
+    l.str(", which member ");
+    dec(l, writer);
+    l.str(" wrote since member ");
+    dec(l, me);
+    l.str(" last invalidated it: its L2 may hold the old line (docs/vhtp.md \"Stale reads\")");
+    l.flush();
 }
 
 void chain(int sig, siginfo_t * si, void * uc) {
@@ -175,8 +235,22 @@ void on_fault(int sig, siginfo_t * si, void * uc) {
         // A device-group member's first store to a cached page (l2-cache.h): the page is made
         // writable and the store re-executes.
         l2_cache * l2 = c->window.l2();
-        if (sig == SIGSEGV && l2 && l2->write_fault(dev)) {
-            return;
+        if (sig == SIGSEGV && l2) {
+            // A page with a line a peer wrote since this member invalidated it: an access to
+            // that line is reported (the first fault of the message only) and fails the op;
+            // either way the page is open now and the access re-executes.
+            uint32_t writer = 0;
+            const l2_cache::stale_result r = l2->stale_access(dev, &writer);
+            if (r == l2_cache::kStale) {
+                int expected = 0;
+                if (c->fault.compare_exchange_strong(expected, HTP_STATUS_OWNERSHIP, std::memory_order_acq_rel)) {
+                    say_stale(c, dev, writer, fault_pc(uc));
+                }
+                return;
+            }
+            if (r == l2_cache::kOpened || l2->write_fault(dev)) {
+                return;
+            }
         }
         const uintptr_t pc = fault_pc(uc);
         if (recovery_point * rp = tls_recovery) {

@@ -38,10 +38,18 @@ l2_cache * l2_cache::create(uint8_t * view, uint64_t reserve, uint64_t vtcm_base
     void *    a    = mmap(nullptr, reserve, PROT_NONE, anon, -1, 0);
     void *    s    = mmap(nullptr, reserve, PROT_READ | PROT_WRITE, anon, -1, 0);
     void *    st   = mmap(nullptr, reserve / kPage, PROT_READ | PROT_WRITE, anon, -1, 0);
+    // Per page: the stale mask (4 bytes), the guard and the writer (1 byte each).
+    void *    sm   = mmap(nullptr, reserve / kPage * 6, PROT_READ | PROT_WRITE, anon, -1, 0);
     c->alias_      = a == MAP_FAILED ? nullptr : static_cast<uint8_t *>(a);
     c->shadow_     = s == MAP_FAILED ? nullptr : static_cast<uint8_t *>(s);
     c->state_      = st == MAP_FAILED ? nullptr : static_cast<std::atomic<uint8_t> *>(st);
-    if (!c->alias_ || !c->shadow_ || !c->state_) {
+    if (sm != MAP_FAILED) {
+        uint8_t * b = static_cast<uint8_t *>(sm);
+        c->stale_   = reinterpret_cast<std::atomic<uint32_t> *>(b);
+        c->guard_   = reinterpret_cast<std::atomic<uint8_t> *>(b + reserve / kPage * 4);
+        c->writer_  = b + reserve / kPage * 5;
+    }
+    if (!c->alias_ || !c->shadow_ || !c->state_ || !c->stale_) {
         set_error(err, err_len, "cannot reserve the L2 model's views: %s", strerror(errno));
         delete c;
         return nullptr;
@@ -83,6 +91,9 @@ l2_cache::~l2_cache() {
     if (state_) {
         munmap(state_, reserve_ / kPage);
     }
+    if (stale_) {
+        munmap(stale_, reserve_ / kPage * 6);
+    }
 }
 
 bool l2_cache::attach(uint64_t addr, uint64_t span, int fd, dev_t dev, ino_t ino, bool populate, bool tracked,
@@ -111,6 +122,10 @@ bool l2_cache::attach(uint64_t addr, uint64_t span, int fd, dev_t dev, ino_t ino
     const int own = tracked ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
     for (uint64_t p = addr; p < addr + span; p += kPage) {
         state_[p / kPage].store(tracked ? kClean : kUntracked, std::memory_order_release);
+        guard_[p / kPage].store(0, std::memory_order_relaxed);  // a new mapping: nothing cached
+        if (stale_[p / kPage].exchange(0, std::memory_order_acq_rel)) {
+            stale_n_.fetch_sub(1, std::memory_order_acq_rel);
+        }
     }
     ranges_[addr] = range{ span, own, dev, ino, tracked };
     return true;
@@ -123,6 +138,7 @@ void l2_cache::detach(uint64_t addr, uint64_t span) {
     }
     if (it->second.tracked) {
         const sink none{ [](void *, dev_t, ino_t, uint64_t, uint64_t) {}, nullptr };
+        clear_stale(addr, addr + span);
         for (uint64_t p = addr; p < addr + span; p += kPage) {
             clean_page(p, p, p + kPage, true, none);  // a buffer leaves the window with its data in DDR
             state_[p / kPage].store(kUntracked, std::memory_order_release);
@@ -225,9 +241,13 @@ uint64_t l2_cache::clean_page(uint64_t p, uint64_t lo, uint64_t hi, bool invalid
         madvise(shadow_ + p, kPage, MADV_DONTNEED);
         dirty_.fetch_sub(1, std::memory_order_relaxed);
         st.store(kClean, std::memory_order_release);
+        if (guard_[p / kPage].load(std::memory_order_acquire)) {
+            mprotect(view_ + p, kPage, PROT_NONE);  // it still holds a stale line
+        }
         return written;
     }
-    mprotect(view_ + p, kPage, PROT_READ | PROT_WRITE);
+    mprotect(view_ + p, kPage,
+             guard_[p / kPage].load(std::memory_order_acquire) ? PROT_NONE : PROT_READ | PROT_WRITE);
     if (invalidate) {
         for (uint64_t l = lo; l < hi; l += kLine) {  // the range's lines read DDR again
             memcpy(view_ + l, alias_ + l, kLine);
@@ -239,11 +259,17 @@ uint64_t l2_cache::clean_page(uint64_t p, uint64_t lo, uint64_t hi, bool invalid
 }
 
 uint64_t l2_cache::clean(uint64_t addr, uint64_t bytes, bool invalidate, const sink & s) {
-    if (dirty_.load(std::memory_order_acquire) == 0 || bytes == 0 || addr >= reserve_) {
-        return 0;  // nothing cached: the common case, one load
+    if (bytes == 0 || addr >= reserve_) {
+        return 0;
     }
     const uint64_t lo = addr & ~(kLine - 1);
     const uint64_t hi = std::min((addr + bytes + kLine - 1) & ~(kLine - 1), reserve_);
+    if (invalidate && stale_n_.load(std::memory_order_acquire)) {
+        clear_stale(lo, hi);  // the lines read DDR again: a peer's writes are visible now
+    }
+    if (dirty_.load(std::memory_order_acquire) == 0) {
+        return 0;  // nothing cached: the common case, one load
+    }
     uint64_t       n  = 0;
     for (uint64_t p = lo & ~(kPage - 1); p < hi; p += kPage) {
         if (state_[p / kPage].load(std::memory_order_relaxed) == kDirty) {
@@ -255,6 +281,11 @@ uint64_t l2_cache::clean(uint64_t addr, uint64_t bytes, bool invalidate, const s
 
 uint64_t l2_cache::clean_all(const sink & s) {
     uint64_t n = 0;
+    for (auto it = ranges_.begin(); it != ranges_.end() && stale_n_.load(std::memory_order_acquire); ++it) {
+        if (it->second.tracked) {
+            clear_stale(it->first, it->first + it->second.span);  // flush_all invalidates too
+        }
+    }
     for (auto it = ranges_.begin(); it != ranges_.end() && dirty_.load(std::memory_order_acquire); ++it) {
         if (!it->second.tracked) {
             continue;
@@ -266,6 +297,102 @@ uint64_t l2_cache::clean_all(const sink & s) {
         }
     }
     return n;
+}
+
+int l2_cache::open_prot(uint64_t p) const {
+    return state_[p / kPage].load(std::memory_order_acquire) == kDirty ? PROT_READ | PROT_WRITE : PROT_READ;
+}
+
+void l2_cache::mark_stale(uint64_t addr, uint64_t bytes, uint32_t writer) {
+    if (bytes == 0 || addr >= reserve_) {
+        return;
+    }
+    const uint64_t lo = addr & ~(kLine - 1);
+    const uint64_t hi = std::min((addr + bytes + kLine - 1) & ~(kLine - 1), reserve_);
+    uint64_t       run = 0, run_end = 0;  // pages to guard, merged into one mprotect
+    auto           flush = [&] {
+        if (run_end > run) {
+            mprotect(view_ + run, run_end - run, PROT_NONE);
+        }
+        run = run_end = 0;
+    };
+    for (uint64_t p = lo & ~(kPage - 1); p < hi; p += kPage) {
+        const uint8_t st = state_[p / kPage].load(std::memory_order_acquire);
+        if (st != kClean && st != kDirty) {
+            flush();  // not cached (coherent, DMA-only) or being made or cleaned right now
+            continue;
+        }
+        const uint64_t a    = std::max(lo, p), b = std::min(hi, p + kPage);
+        const uint32_t n    = static_cast<uint32_t>((b - a) / kLine);
+        const uint32_t bits = (n >= 32 ? ~0u : ((1u << n) - 1)) << ((a - p) / kLine);
+        writer_[p / kPage]  = static_cast<uint8_t>(writer);
+        if (stale_[p / kPage].fetch_or(bits, std::memory_order_acq_rel) == 0) {
+            stale_n_.fetch_add(1, std::memory_order_acq_rel);
+        }
+        if (guard_[p / kPage].exchange(1, std::memory_order_acq_rel)) {
+            flush();
+            continue;  // guarded already
+        }
+        if (run_end != p) {
+            flush();
+            run = p;
+        }
+        run_end = p + kPage;
+    }
+    flush();
+}
+
+void l2_cache::clear_stale(uint64_t lo, uint64_t hi) {
+    uint64_t run = 0, run_end = 0;  // pages to open with one protection, one mprotect
+    int      run_prot = 0;
+    auto     flush    = [&] {
+        if (run_end > run) {
+            mprotect(view_ + run, run_end - run, run_prot);
+        }
+        run = run_end = 0;
+    };
+    for (uint64_t p = lo & ~(kPage - 1); p < hi; p += kPage) {
+        std::atomic<uint32_t> & m = stale_[p / kPage];
+        if (m.load(std::memory_order_acquire) == 0 && !guard_[p / kPage].load(std::memory_order_acquire)) {
+            continue;
+        }
+        const uint64_t a    = std::max(lo, p), b = std::min(hi, p + kPage);
+        const uint32_t n    = static_cast<uint32_t>((b - a) / kLine);
+        const uint32_t bits = (n >= 32 ? ~0u : ((1u << n) - 1)) << ((a - p) / kLine);
+        const uint32_t old  = m.fetch_and(~bits, std::memory_order_acq_rel);
+        if (old != 0 && (old & ~bits) == 0) {
+            stale_n_.fetch_sub(1, std::memory_order_acq_rel);
+        }
+        if ((old & ~bits) == 0 && guard_[p / kPage].exchange(0, std::memory_order_acq_rel)) {
+            const int prot = open_prot(p);
+            if (run_end != p || prot != run_prot) {
+                flush();
+                run      = p;
+                run_prot = prot;
+            }
+            run_end = p + kPage;
+        }
+    }
+    flush();
+}
+
+l2_cache::stale_result l2_cache::stale_access(uint64_t addr, uint32_t * writer) {
+    if (addr >= reserve_ || stale_n_.load(std::memory_order_acquire) == 0) {
+        return kNotStale;
+    }
+    const uint64_t p = addr & ~(kPage - 1);
+    if (!guard_[p / kPage].load(std::memory_order_acquire)) {
+        // Not guarded (or opened by another thread meanwhile): a store to a clean page, which
+        // write_fault handles (for a racing load it makes a copy with no dirty line: harmless).
+        return kNotStale;
+    }
+    const uint32_t bit   = 1u << ((addr - p) / kLine);
+    const bool     stale = (stale_[p / kPage].load(std::memory_order_acquire) & bit) != 0;
+    *writer              = writer_[p / kPage];
+    if (guard_[p / kPage].exchange(0, std::memory_order_acq_rel)) {
+        mprotect(view_ + p, kPage, open_prot(p));
+    }
+    return stale ? kStale : kOpened;
 }
 
 l2_cache::dirty_report l2_cache::dirty() const {

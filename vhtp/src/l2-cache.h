@@ -22,6 +22,14 @@
 // The model is deliberately strict where a real cache is lenient: it never evicts (a forgotten
 // clean is always caught, not only when the line stays resident), and a store of the value a
 // line already holds makes no dirty line (nothing differs).
+// Stale lines: a line a peer of the group wrote (by DMA, or by a write-back of its L2) since
+// this member last invalidated it is *stale* here (mark_stale, called from the peer's write),
+// whether or not the member ever read it: a real L2 may hold the line from any earlier read.
+// A page holding a stale line is mapped with no access in the view, so the member's first core
+// access to it faults (stale_access, from fault.cpp): an access to a stale line is reported and
+// fails the op (HTP_STATUS_OWNERSHIP); an access to another line of the page opens the page
+// (its other stale lines are then not checked until the next peer write marks the page again).
+// An invalidate (or clean+invalidate, or flush_all) of the lines makes them fresh again.
 #pragma once
 #include <sys/types.h>
 
@@ -81,6 +89,18 @@ class l2_cache {
     dirty_report dirty() const;
     uint32_t     dirty_pages() const { return dirty_.load(std::memory_order_acquire); }
 
+    // Stale lines (see the head of this file). Under the window's shared lock: peer `writer`
+    // wrote [addr, addr + bytes) of a buffer this member caches: every line it touches goes
+    // stale here. stale_pages: pages holding a stale line (0: invalidates have nothing to do).
+    void     mark_stale(uint64_t addr, uint64_t bytes, uint32_t writer);
+    uint32_t stale_pages() const { return stale_n_.load(std::memory_order_acquire); }
+    // A SIGSEGV at device address addr, async-signal-safe: kNotStale when the page holds no
+    // guard (not ours), kOpened when the access was to a fresh line of a guarded page (now
+    // open: the access re-executes), kStale when it was to a stale line (*writer: the peer that
+    // wrote it; the page is open too, so the op runs on and fails with the recorded status).
+    enum stale_result { kNotStale = 0, kOpened = 1, kStale = 2 };
+    stale_result stale_access(uint64_t addr, uint32_t * writer);
+
   private:
     enum : uint8_t { kUntracked = 0, kClean = 1, kDirty = 2, kBusy = 3 };
     struct range {
@@ -94,6 +114,11 @@ class l2_cache {
     l2_cache() = default;
     const range * find(uint64_t addr, uint64_t * start) const;
     uint64_t      clean_page(uint64_t page, uint64_t lo, uint64_t hi, bool invalidate, const sink & s);
+    // Drops the stale marks of lines [lo, hi) (line-aligned) and opens the pages left without.
+    void          clear_stale(uint64_t lo, uint64_t hi);
+    // The view's protection of page p without a guard: read-only when clean (the first store
+    // faults into write_fault), read-write when it is the member's dirty copy.
+    int           open_prot(uint64_t p) const;
 
     uint8_t *               view_   = nullptr;
     uint8_t *               alias_  = nullptr;  // shared mappings: the DMA engine's view
@@ -101,6 +126,10 @@ class l2_cache {
     std::atomic<uint8_t> *  state_  = nullptr;  // one per page of the window
     uint64_t                reserve_ = 0;
     std::atomic<uint32_t>   dirty_{ 0 };
+    std::atomic<uint32_t> * stale_   = nullptr;  // per page: one bit per stale line (32 lines)
+    std::atomic<uint8_t> *  guard_   = nullptr;  // per page: 1 while the view maps it with no access
+    uint8_t *               writer_  = nullptr;  // per page: the peer that last made a line stale
+    std::atomic<uint32_t>   stale_n_{ 0 };       // pages with a stale line
     std::map<uint64_t, range> ranges_;  // by device address
 };
 

@@ -50,6 +50,7 @@ struct group_key {
 
 struct group_state {
     uint32_t count = 0;
+    std::vector<core *> cores;  // by member index (nullptr: gone), under g_mu: whose L2 a write makes stale
     // Per barrier sequence number: each member's writes before it (merged ranges), until all
     // members have signalled it.
     struct barrier {
@@ -147,7 +148,26 @@ void dirty_lines_left(core * c, const char * who) {
     c->window.l2_clean_all(mdev_check_l2_sink(c));
 }
 
+// Member m of its group wrote rows of file (dev, ino): the lines go stale in every peer's L2.
+void make_stale_for_peers(const mdev_member * m, dev_t dev, ino_t ino, uint64_t offset, uint32_t row_size,
+                          uint32_t stride, uint32_t nrows) {
+    std::lock_guard<std::mutex> lock(g_mu);  // the peers stay alive meanwhile (mdev_check_forget)
+    if (!m->group) {
+        return;
+    }
+    for (const core * p : m->group->cores) {
+        if (p && p->mdev.load(std::memory_order_acquire) != m) {
+            p->window.l2_mark_stale(dev, ino, offset, row_size, stride, nrows, m->idx);
+        }
+    }
+}
+
 }  // namespace
+
+uint32_t mdev_check_member_idx(const core * c) {
+    const mdev_member * m = c->mdev.load(std::memory_order_acquire);
+    return m ? m->idx : 0;
+}
 
 void mdev_check_answer(core * c) {
     l2_cache * l = c->window.l2();
@@ -175,7 +195,14 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
             g = std::make_shared<group_state>();
         }
         g->count                        = count;
+        g->cores.resize(std::max<size_t>(g->cores.size(), count), nullptr);
+        g->cores[idx]                   = c;
         std::unique_ptr<mdev_member> & m = g_members[c];
+        if (m && m->group && m->group != g) {
+            for (core *& o : m->group->cores) {  // it leaves its earlier group
+                o = o == c ? nullptr : o;
+            }
+        }
         if (!m) {
             m = std::make_unique<mdev_member>();
         }
@@ -205,8 +232,11 @@ l2_cache::sink mdev_check_l2_sink(core * c) {
     return { [](void * ctx, dev_t dev, ino_t ino, uint64_t offset, uint64_t bytes) {
                 mdev_member * m = static_cast<core *>(ctx)->mdev.load(std::memory_order_acquire);
                 if (m) {
-                    std::lock_guard<std::mutex> lock(m->mu);
-                    m->writes.push_back({ dev, ino, offset, offset + bytes, kViaL2 });
+                    {
+                        std::lock_guard<std::mutex> lock(m->mu);
+                        m->writes.push_back({ dev, ino, offset, offset + bytes, kViaL2 });
+                    }
+                    make_stale_for_peers(m, dev, ino, offset, (uint32_t) bytes, (uint32_t) bytes, 1);
                 }
             },
              c };
@@ -223,6 +253,9 @@ void mdev_check_dma_write(core * c, uint64_t dst, uint32_t dst_stride, uint32_t 
     if (!c->window.file_offset(dst, &dev, &ino, &off)) {
         return;  // VTCM
     }
+    // Marked before the transfer completes, so before the member's fence signal: a peer past
+    // the barrier never invalidates ahead of the marks.
+    make_stale_for_peers(m, dev, ino, off, row_size, dst_stride, nrows);
     std::lock_guard<std::mutex> lock(m->mu);
     if (dst_stride == row_size || nrows == 1) {
         m->writes.push_back({ dev, ino, off, off + (uint64_t) row_size * nrows });
@@ -302,6 +335,12 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
 
 void mdev_check_forget(core * c) {
     std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_members.find(c);
+    if (it != g_members.end() && it->second->group) {
+        for (core *& o : it->second->group->cores) {
+            o = o == c ? nullptr : o;
+        }
+    }
     c->mdev.store(nullptr, std::memory_order_release);
     g_members.erase(c);
 }

@@ -9,7 +9,9 @@
 //   - that no other member wrote any of the same bytes for the same barrier (same sequence);
 //     a line written through L2 counts whole, since its write-back rewrites all 128 bytes,
 // and records HTP_STATUS_OWNERSHIP for the member with one stderr line naming the buffer (by
-// inode), the range and both members. GGML_HEXAGON_MDEV_CHECK=0 turns it off (and the L2
+// inode), the range and both members. Every write of a member (DMA, L2 write-back) also makes
+// its lines stale in each peer's L2 model until the peer invalidates them (l2-cache.h): a core
+// access to a stale line is the fault fault.cpp reports. GGML_HEXAGON_MDEV_CHECK=0 turns it off (and the L2
 // model with it: memory is coherent again).
 #pragma once
 #include <cstddef>
@@ -34,6 +36,8 @@ void mdev_check_clean(core * c, const void * p, size_t size);
 // host (on a session that joined a group once and now runs alone, say). Reports them like a
 // signal with dirty lines, writes them back, and records HTP_STATUS_OWNERSHIP.
 void mdev_check_answer(core * c);
+// The session's index in its device group (0 when in none); async-signal-safe.
+uint32_t mdev_check_member_idx(const core * c);
 // Drops the session's state (core_destroy).
 void mdev_check_forget(core * c);
 

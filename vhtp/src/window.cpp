@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -310,7 +311,7 @@ void Window::l2_coherent(uint64_t addr) {
 
 uint64_t Window::l2_clean(uint64_t addr, uint64_t bytes, bool invalidate, const l2_cache::sink & s) const {
     l2_cache * l = l2();
-    if (!l || l->dirty_pages() == 0) {
+    if (!l || (l->dirty_pages() == 0 && !(invalidate && l->stale_pages()))) {
         return 0;
     }
     std::shared_lock<std::shared_mutex> lock(mu_);
@@ -319,11 +320,38 @@ uint64_t Window::l2_clean(uint64_t addr, uint64_t bytes, bool invalidate, const 
 
 uint64_t Window::l2_clean_all(const l2_cache::sink & s) const {
     l2_cache * l = l2();
-    if (!l || l->dirty_pages() == 0) {
+    if (!l || (l->dirty_pages() == 0 && l->stale_pages() == 0)) {
         return 0;
     }
     std::shared_lock<std::shared_mutex> lock(mu_);
     return l->clean_all(s);
+}
+
+void Window::l2_mark_stale(dev_t dev, ino_t ino, uint64_t offset, uint32_t row_size, uint32_t stride, uint32_t nrows,
+                           uint32_t writer) const {
+    l2_cache * l = l2();
+    if (!l) {
+        return;
+    }
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    for (const auto & [a, m] : by_addr_) {  // a few buffers: a scan is cheaper than an index
+        if (m.dev != dev || m.ino != ino || coherent(m) || dma_only(a)) {
+            continue;
+        }
+        if (stride == row_size || nrows == 1) {
+            const uint64_t bytes = (uint64_t) row_size * nrows;
+            if (offset < m.span) {
+                l->mark_stale(a + offset, std::min(bytes, m.span - offset), writer);
+            }
+            continue;
+        }
+        for (uint32_t r = 0; r < nrows; r++) {
+            const uint64_t o = offset + (uint64_t) r * stride;
+            if (o < m.span) {
+                l->mark_stale(a + o, std::min<uint64_t>(row_size, m.span - o), writer);
+            }
+        }
+    }
 }
 
 l2_cache::dirty_report Window::l2_dirty() const {

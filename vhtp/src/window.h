@@ -93,6 +93,11 @@ class Window {
     uint64_t l2_clean(uint64_t addr, uint64_t bytes, bool invalidate, const l2_cache::sink & s) const;
     uint64_t l2_clean_all(const l2_cache::sink & s) const;
     l2_cache::dirty_report l2_dirty() const;
+    // A peer of the group (member `writer`) wrote nrows rows of row_size bytes, stride apart,
+    // from byte offset of file (dev, ino): those lines go stale in this window's L2 model, if it
+    // caches the buffer.
+    void l2_mark_stale(dev_t dev, ino_t ino, uint64_t offset, uint32_t row_size, uint32_t stride, uint32_t nrows,
+                       uint32_t writer) const;
 
     uint64_t budget() const { return budget_; }
     uint64_t mapped_bytes() const;

@@ -60,6 +60,8 @@ struct htp_flash_attn_params {
     uint32_t vscores;                // HTP_FA_SCORE_VECS vectors: the current q row's chunk scores (2)
                                      // between its passes, then the score fold tree's 5 pending
                                      // operands and its 5 masks (npu/ops/hvx-util.h, fold_pair_sf)
+    uint32_t vsinks;                 // has_sinks: the q heads' sinks (q ne2 floats, rounded up to
+                                     // vectors), fetched by DMA once per thread: a model weight
 };
 #define HTP_FA_SCORE_VECS 12u
 

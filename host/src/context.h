@@ -121,10 +121,5 @@ bool   htp_comm_allreduce_tensor(void * comm, ggml_tensor ** tensors);
 ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async, bool check_nodes);
 // graph_optimize (graph-order.cpp): MUL_MATs sharing an activation brought next to each other.
 void htp_graph_order_mul_mats(ggml_cgraph * graph);
-// llama's tensor split (comm.cpp): queues one ALLREDUCE of parts[i] on devs[i] for every
-// device, as the members of a group on the communicator's fence slots. False with a reason
-// (nothing queued) when the NPUs cannot do it; the caller then reduces on the host.
-bool htp_allreduce_send(htp_registry & reg, const std::vector<htp_device *> & devs, ggml_tensor * const * parts,
-                        const htp_shared_mem & fence, uint32_t & fence_seq, std::string & why_not);
 // Tells every session to drop a buffer from its window (before the fd closes).
 void htp_unmap_everywhere(int fd, uint64_t size);

@@ -12,8 +12,6 @@
 #include "profile.h"
 #include "weight-repack.h"
 
-extern const htp_op_encoder htp_allreduce_encoder;  // host/ops/allreduce.cpp
-
 namespace {
 
 std::string mib(uint64_t bytes) {
@@ -257,63 +255,4 @@ void htp_unmap_everywhere(int fd, uint64_t size) {
             }
         }
     }
-}
-
-bool htp_allreduce_send(htp_registry & reg, const std::vector<htp_device *> & devs, ggml_tensor * const * parts,
-                        const htp_shared_mem & fence, uint32_t & fence_seq, std::string & why_not) {
-    const size_t n = devs.size();
-    const htp_op_encoder & enc = htp_allreduce_encoder;
-    std::vector<const ggml_tensor *> srcs(parts, parts + n);
-    for (size_t i = 0; i < n; i++) {
-        const ggml_tensor * t = parts[i];
-        if (!ggml_are_same_shape(t, parts[0]) || !ggml_are_same_stride(t, parts[0]) || !enc.supports(devs[i]->caps, t)) {
-            why_not = std::string("part '") + t->name + "' " + htp_shape(t) + " is not an F32 tensor ALLREDUCE takes";
-            return false;
-        }
-    }
-    std::string parts_text = std::to_string(n) + " parts (";
-    for (size_t i = 0; i < n; i++) {
-        parts_text += (i ? ", " : "") + devs[i]->spec.name;
-    }
-    parts_text += ")";
-    std::vector<std::shared_ptr<htp_sent_batch>> sent(n);
-    for (size_t i = 0; i < n; i++) {
-        htp_device & d = *devs[i];
-        htp_batch batch(d, reg.cfg.fuse, reg.cfg.params_check);
-        std::string error;
-        if (!batch.add_host_op(enc, "ALLREDUCE", parts[i], srcs, parts_text, error)) {
-            why_not = error;
-            return false;
-        }
-        if (d.resident_pinned_bytes + batch.window_bytes() + htp_window_span(fence.size) > d.profile.vmem_budget) {
-            why_not = d.spec.name + ": the parts do not fit the window budget with its pinned buffers";
-            return false;
-        }
-        const htp_comm_member member = { &fence, (uint32_t) n, (uint32_t) i, fence_seq };
-        sent[i] = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg.cfg, d, batch, &member));
-    }
-    // Every member's stream runs its part at once: they meet at the op's barriers. A member
-    // whose stream skips (an earlier failure) says so in its slot, so its peers stop waiting.
-    const uint32_t first_barrier = fence_seq + 1;
-    fence_seq += htp_batch_fence_span(1);
-    for (size_t i = 0; i < n; i++) {
-        htp_device & d = *devs[i];
-        auto window = std::make_shared<htp_window_counters>();
-        auto * slot = (volatile htp_fence_slot *) (fence.host_ptr + i * HTP_FENCE_SLOT_SIZE);
-        // A part the meta backend did not compute (its device's slice is empty) counts as zeros.
-        void * zero = parts[i]->flags & GGML_TENSOR_FLAG_COMPUTE ? nullptr : parts[i]->data;
-        const size_t zero_bytes = ggml_nbytes(parts[i]);
-        d.stream->enqueue([&reg, &d, sb = sent[i], window, slot, first_barrier, zero, zero_bytes](bool skip) {
-            if (zero && !skip) {
-                memset(zero, 0, zero_bytes);  // shared DDR the host maps; the NPU reads it after the barrier
-            }
-            if (skip) {
-                __atomic_store_n(&slot->status, (int32_t) HTP_STATUS_FENCE_ERROR, __ATOMIC_RELAXED);
-                __atomic_store_n(&slot->seq, first_barrier, __ATOMIC_RELEASE);
-                return GGML_STATUS_FAILED;
-            }
-            return htp_batch_run(reg.cfg, d, *sb, *window);
-        });
-    }
-    return true;
 }

@@ -15,6 +15,7 @@
 extern const htp_op_encoder htp_allreduce_encoder;  // host/ops/allreduce.cpp
 
 struct htp_comm {
+    htp_registry *              reg = nullptr;
     std::vector<ggml_backend_t> backends;
     std::vector<htp_device *>   devices;
     htp_shared_mem              fence;          // one HTP_FENCE_SLOT_SIZE line per device
@@ -61,6 +62,7 @@ void * htp_comm_init(ggml_backend_t * backends, size_t n) {
         return nullptr;
     }
     auto * c = new htp_comm;
+    c->reg   = &reg;
     std::string error;
     if (!htp_shared_alloc(n * HTP_FENCE_SLOT_SIZE, "allreduce-fences", c->fence, error)) {
         HTP_LOG_WARN("tensor split: the host adds the devices' parts, not the NPUs: no fence slots: %s", error.c_str());
@@ -82,7 +84,7 @@ void htp_comm_free(void * comm) {
     if (!c) {
         return;
     }
-    htp_unmap_everywhere(c->fence.fd, c->fence.size);  // waits for every device's stream first
+    htp_unmap_everywhere(*c->reg, c->fence.fd, c->fence.size);  // waits for every device's stream first
     htp_shared_free(c->fence);
     delete c;
 }

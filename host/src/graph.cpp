@@ -227,8 +227,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
     return GGML_STATUS_FAILED;
 }
 
-void htp_unmap_everywhere(int fd, uint64_t size) {
-    htp_registry & reg = htp_get_registry();
+void htp_unmap_everywhere(htp_registry & reg, int fd, uint64_t size) {
     for (auto & d : reg.devices) {
         d->stream->synchronize();  // queued batches may still name the buffer
         auto it = d->resident_pinned.find(fd);

@@ -148,6 +148,7 @@ static void weight_planes(ggml_type t, uint32_t & planes, uint32_t & elems) {
 
 bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t n_act, bool scatter, mm_plan & pl,
                   bool bias) {
+    pl = mm_plan{};  // fields a type does not use (n_lo of unsplit types) go into params as 0, not stack bytes
     const uint32_t      K  = (uint32_t) w->ne[0];
     const uint32_t      M  = (uint32_t) w->ne[1];
     const uint32_t      bs = (uint32_t) ggml_blck_size(w->type);

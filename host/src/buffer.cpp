@@ -11,9 +11,15 @@
 
 static constexpr size_t HTP_BUFFER_ALIGNMENT = 128;  // HVX vector and L2 line size
 
+// The device a buffer type belongs to: its own for a device type, the first device for the
+// host type (htp_buffer_types_init); its registry holds the settings buffers read.
+static htp_device & buft_device(ggml_backend_buffer_type_t buft) {
+    return *(htp_device *) buft->device->context;
+}
+
 static void htp_buffer_free(ggml_backend_buffer_t buffer) {
     auto * b = (htp_buffer *) buffer->context;
-    htp_unmap_everywhere(b->fd, b->size);
+    htp_unmap_everywhere(*buft_device(buffer->buft).reg, b->fd, b->size);
     htp_shared_mem mem = { b->fd, b->base, b->size };
     htp_shared_free(mem);
     htp_repack_state_free(b->repack);
@@ -92,8 +98,7 @@ static const char * htp_buft_get_name(ggml_backend_buffer_type_t buft) {
 }
 
 // The largest single buffer (GGML_HEXAGON_MBUF for device buffers, SBUF for host ones).
-static uint64_t htp_buft_max_buffer(const htp_device * d, const char ** variable) {
-    const htp_config & cfg = htp_get_registry().cfg;
+static uint64_t htp_buft_max_buffer(const htp_config & cfg, const htp_device * d, const char ** variable) {
     *variable = d ? "GGML_HEXAGON_MBUF" : "GGML_HEXAGON_SBUF";
     return d ? cfg.mbuf : cfg.sbuf;
 }
@@ -103,7 +108,7 @@ static ggml_backend_buffer_t htp_buft_alloc_buffer(ggml_backend_buffer_type_t bu
     size = size ? size : 1;
     const std::string name = d ? d->spec.name : "HTP_Host";
     const char *      variable = nullptr;
-    const uint64_t    max_size = htp_buft_max_buffer(d, &variable);
+    const uint64_t    max_size = htp_buft_max_buffer(buft_device(buft).reg->cfg, d, &variable);
     if (size > max_size) {  // as upstream: a larger buffer fails, the caller says what it was for
         HTP_LOG_ERROR("%s: a buffer of %.1f MiB is larger than %s (%llu MiB)", name.c_str(), size / 1048576.0,
                       variable, (unsigned long long) (max_size >> 20));
@@ -115,7 +120,7 @@ static ggml_backend_buffer_t htp_buft_alloc_buffer(ggml_backend_buffer_type_t bu
         HTP_LOG_ERROR("%s: cannot allocate %zu bytes of shared DDR: %s", name.c_str(), size, error.c_str());
         return nullptr;
     }
-    auto * b = new htp_buffer{ d, mem.fd, mem.host_ptr, size, d ? htp_repack_state_new() : nullptr };
+    auto * b = new htp_buffer{ d, mem.fd, mem.host_ptr, size, d ? htp_repack_state_new(d->reg->cfg.repack) : nullptr };
     if (d) {
         d->allocated += size;
     }
@@ -134,16 +139,16 @@ static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
     // GGML_HEXAGON_MBUF / SBUF bound it too.
     auto * d = (htp_device *) buft->context;
     const char *   variable = nullptr;
-    const uint64_t max_buffer = htp_buft_max_buffer(d, &variable);
+    const uint64_t max_buffer = htp_buft_max_buffer(buft_device(buft).reg->cfg, d, &variable);
     if (!d) {
-        d = htp_get_registry().devices.front().get();
+        d = &buft_device(buft);
     }
     const uint64_t quarter = d->profile.vmem_budget / 4 / HTP_BUFFER_ALIGNMENT * HTP_BUFFER_ALIGNMENT;
     return (size_t) std::min<uint64_t>({ quarter, 256ull << 20, max_buffer });
 }
 
-static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor * tensor) {
-    return htp_repack_alloc_size(tensor);
+static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t buft, const ggml_tensor * tensor) {
+    return htp_repack_alloc_size(tensor, buft_device(buft).reg->cfg.repack);
 }
 
 static bool htp_buft_is_host_false(ggml_backend_buffer_type_t) {
@@ -174,6 +179,7 @@ static const ggml_backend_buffer_type_i htp_host_buft_iface = {
 
 void htp_buffer_types_init(htp_registry & reg) {
     for (auto & d : reg.devices) {
+        d->reg       = &reg;
         d->buft_name = d->spec.name;
         d->buft      = { htp_device_buft_iface, &d->dev, d.get() };
     }

@@ -14,6 +14,7 @@
 #include "trace-export.h"
 #include "transport.h"
 
+struct htp_registry;
 struct htp_device {
     htp_device_spec spec;
     std::string description;
@@ -48,6 +49,9 @@ struct htp_device {
     bool async() const { return n_events.load() > 0; }
 
     ggml_backend_device dev = {};
+    // The registry that made the device (htp_buffer_types_init): its buffers read their
+    // settings (GGML_HEXAGON_MBUF, SBUF, REPACK) and the devices to unmap from there.
+    htp_registry * reg = nullptr;
 
     ~htp_device() {
         stream.reset();  // its last batches may still use the sessions and the fence
@@ -121,10 +125,5 @@ bool   htp_comm_allreduce_tensor(void * comm, ggml_tensor ** tensors);
 ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async, bool check_nodes);
 // graph_optimize (graph-order.cpp): MUL_MATs sharing an activation brought next to each other.
 void htp_graph_order_mul_mats(ggml_cgraph * graph);
-// llama's tensor split (comm.cpp): queues one ALLREDUCE of parts[i] on devs[i] for every
-// device, as the members of a group on the communicator's fence slots. False with a reason
-// (nothing queued) when the NPUs cannot do it; the caller then reduces on the host.
-bool htp_allreduce_send(htp_registry & reg, const std::vector<htp_device *> & devs, ggml_tensor * const * parts,
-                        const htp_shared_mem & fence, uint32_t & fence_seq, std::string & why_not);
 // Tells every session to drop a buffer from its window (before the fd closes).
-void htp_unmap_everywhere(int fd, uint64_t size);
+void htp_unmap_everywhere(htp_registry & reg, int fd, uint64_t size);

@@ -34,12 +34,15 @@ struct record {
 }  // namespace
 
 struct htp_repack_state {
+    int        mode;  // GGML_HEXAGON_REPACK, as the buffer type had it when the buffer was made
     std::mutex mu;
     std::map<size_t, record> recs;  // by offset of the tensor in the buffer; extents never overlap
 };
 
-htp_repack_state * htp_repack_state_new() {
-    return new htp_repack_state;
+htp_repack_state * htp_repack_state_new(int repack_mode) {
+    auto * s = new htp_repack_state;
+    s->mode  = repack_mode;
+    return s;
 }
 
 void htp_repack_state_free(htp_repack_state * s) {
@@ -70,7 +73,7 @@ bool same_tensor(const record & r, const ggml_tensor * t) {
 
 // Whether set_tensor repacks t (a tensor with no view_src) in this buffer.
 bool eligible(ggml_backend_buffer_t buffer, const htp_buffer * b, const ggml_tensor * t) {
-    const int mode = htp_get_registry().cfg.repack;
+    const int mode = b->repack->mode;
     if (mode == 0 || ggml_backend_buffer_is_host(buffer) || !tileable(t)) {
         return false;
     }
@@ -161,9 +164,9 @@ htp_buffer * buf_of(ggml_backend_buffer_t buffer) {
 
 }  // namespace
 
-size_t htp_repack_alloc_size(const ggml_tensor * t) {
+size_t htp_repack_alloc_size(const ggml_tensor * t, int repack_mode) {
     const size_t n = ggml_nbytes(t);
-    if (htp_get_registry().cfg.repack == 0 || !tileable(t)) {
+    if (repack_mode == 0 || !tileable(t)) {
         return n;
     }
     return std::max(n, tiled_size(t));

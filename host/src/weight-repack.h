@@ -13,11 +13,12 @@
 struct htp_buffer;
 struct htp_repack_state;
 
-htp_repack_state * htp_repack_state_new();
+// repack_mode: GGML_HEXAGON_REPACK (0 never, 1 weight buffers, 2 every device buffer).
+htp_repack_state * htp_repack_state_new(int repack_mode);
 void htp_repack_state_free(htp_repack_state * s);
 
 // Bytes the buffer type allocates for t: its tiled size when it may be repacked.
-size_t htp_repack_alloc_size(const ggml_tensor * t);
+size_t htp_repack_alloc_size(const ggml_tensor * t, int repack_mode);
 
 // set_tensor / get_tensor: true when they moved the bytes (the range touched tiled data or
 // created a record); false: the caller does a plain memcpy.

@@ -60,7 +60,8 @@ run_tsan() {
         -DCMAKE_CXX_FLAGS=-shared-libsan -DCMAKE_C_FLAGS=-shared-libsan \
         "-DCMAKE_SHARED_LINKER_FLAGS=-shared-libsan -Wl,-rpath,$(dirname "$rt")" \
         "-DCMAKE_EXE_LINKER_FLAGS=-shared-libsan -Wl,-rpath,$(dirname "$rt")"
-    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    # scripts/tsan.supp: the reports we know are not bugs, each with its reason.
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/scripts/tsan.supp
     # Two tests plant an MMU fault whose handler jumps out of the faulting kernel (siglongjmp,
     # vhtp/src/fault.cpp): TSan cannot follow that jump; ASan runs them.
     export GTEST_FILTER='-Session.FaultsAreAnsweredAndTheSessionGoesOn:WindowTest.UnmappedAddressesAreReportedMmuFaults'

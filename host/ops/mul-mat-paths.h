@@ -27,9 +27,9 @@
 
 // Activation rows per plane (src1->ne[1]) up to which a tiled weight goes the tiled HVX way by
 // default: the vHTP's measured crossover (docs/speed.md "Short prompts"). Its HMX is exact
-// double arithmetic on host cores, so HMX pays off only from about a hundred rows here; on a
+// double arithmetic on host cores, so HMX pays off only from about 256 rows here; on a
 // phone's HMX the crossover is lower, which GGML_HEXAGON_MM_HVX_ROWS sets.
-#define HTP_MM_TILED_HVX_MAX_ROWS 64
+#define HTP_MM_TILED_HVX_MAX_ROWS 128
 // Activation rows per plane up to which a FLAT weight of a tiled type keeps the flat HVX path
 // instead of rt-repack + HMX (GGML_HEXAGON_RTREPACK=1).
 #define HTP_MM_FLAT_HVX_MAX_ROWS 8

@@ -34,7 +34,7 @@ struct htp_config {
     int      fa_select = HTP_SELECT_HMX;   // GGML_HEXAGON_FA_SELECT: enum htp_op_select
     int      gdn_select = HTP_SELECT_HMX;  // GGML_HEXAGON_GDN_SELECT: enum htp_op_select
     bool     hmx = true;            // GGML_HEXAGON_NHMX=0 (older name GGML_HEXAGON_USE_HMX): no HMX path
-    uint32_t mm_hvx_rows = 64;      // GGML_HEXAGON_MM_HVX_ROWS: tiled HVX up to these activation rows, HMX above (= HTP_MM_TILED_HVX_MAX_ROWS, host/ops/mul-mat-paths.h)
+    uint32_t mm_hvx_rows = 128;     // GGML_HEXAGON_MM_HVX_ROWS: tiled HVX up to these activation rows, HMX above (= HTP_MM_TILED_HVX_MAX_ROWS, host/ops/mul-mat-paths.h)
     int      rtrepack = 1;          // GGML_HEXAGON_RTREPACK: 0 never, 1 (default) flat weights x many rows, 2 ("all") every flat weight
     bool     fuse = true;           // GGML_HEXAGON_OPFUSION=0 (deprecated alias GGML_HEXAGON_FUSE): no host fusions
     bool     poll = false;          // GGML_HEXAGON_OPPOLL=1: the host polls for the NPU's answer instead of sleeping

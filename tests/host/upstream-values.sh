@@ -53,7 +53,7 @@ none=(test -b HTP0 -o __none__)  # loads the backend, describes HTP0, runs nothi
 mm_cases='type_a=q4_0,type_b=f32,m=16,n=(1|16),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1'
 mm=(test -b HTP0 -o MUL_MAT -p "$mm_cases")
 
-# MUL_MAT paths: 3 (default) tiled HVX for up to GGML_HEXAGON_MM_HVX_ROWS rows (64), HMX above;
+# MUL_MAT paths: 3 (default) tiled HVX for up to GGML_HEXAGON_MM_HVX_ROWS rows (128), HMX above;
 # 2 tiled HVX, never HMX; 1 flat only.
 probe GGML_HEXAGON_MM_SELECT=3 GGML_HEXAGON_REPACK=all GGML_HEXAGON_VERBOSE=1 -- "${mm[@]}"
 quiet; passed; has '\(kernel MUL_MAT_TILED\)'; hasnt '\(kernel MUL_MAT_HMX\)'; ok "tiled for 1 and 16 rows"

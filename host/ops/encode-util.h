@@ -22,6 +22,22 @@ htp_rows_shape rows_shape(uint32_t ne1, uint32_t ne2);
 htp_rows_strides rows_strides(uint64_t nb1, uint64_t nb2, uint64_t nb3);
 
 // A value fits a 2-D DMA descriptor field on this arch.
+// The split of the (pair, token block) kernels (npu/ops/pair-blocks.h: SSM_SCAN,
+// GATED_DELTA_NET, RWKV/GLA, LIGHTNING_INDEXER): `units` rows handed out one at a time, as evenly
+// as the HVX threads allow, with n_bufs buffers per thread in vtcm bytes.
+static inline void split_units(const htp_device_caps & caps, uint32_t units, uint32_t n_bufs, uint32_t vtcm,
+                               htp_split_params & split) {
+    const uint32_t n_hvx = caps.n_hvx < 1 ? 1 : (caps.n_hvx > 8 ? 8 : caps.n_hvx);
+    uint32_t       n_thr = n_hvx < units ? n_hvx : units;
+    const uint32_t rpt   = (units + n_thr - 1) / n_thr;
+    split.n_threads       = (units + rpt - 1) / rpt;
+    split.total_rows      = units;
+    split.rows_per_thread = rpt;
+    split.rows_per_chunk  = 1;
+    split.n_bufs          = n_bufs;
+    split.vtcm_per_thread = vtcm;
+}
+
 static inline bool dma_field_ok(const htp_device_caps & caps, uint64_t v) {
     return v < (1ull << caps.dma_field_bits);
 }

@@ -147,16 +147,7 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
 
     // Rows are (head, sequence) pairs; one pair at a time per thread, blocks of tokens pipelined.
     const uint32_t pairs  = p.H * n_seqs;
-    const uint32_t n_hvx  = std::max(1u, std::min(caps.n_hvx, 8u));
-    uint32_t       n_thr  = std::min(n_hvx, pairs);
-    const uint32_t rpt    = (pairs + n_thr - 1) / n_thr;
-    n_thr                 = (pairs + rpt - 1) / rpt;
-    p.split.n_threads       = n_thr;
-    p.split.total_rows      = pairs;
-    p.split.rows_per_thread = rpt;
-    p.split.rows_per_chunk  = 1;
-    p.split.n_bufs          = kBufs;
-    p.split.vtcm_per_thread = vtcm_budget(caps);
+    split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
 
     uint32_t off  = 0;
     p.v_state[0]  = off; off += l.state_size;

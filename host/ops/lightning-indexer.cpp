@@ -138,16 +138,7 @@ static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_
 
     // Rows are (stream, kv chunk) pairs; one pair at a time per thread, token blocks pipelined.
     const uint32_t pairs    = p.n_chunks * (uint32_t) q->ne[3];
-    const uint32_t n_hvx    = std::max(1u, std::min(caps.n_hvx, 8u));
-    uint32_t       n_thr    = std::min(n_hvx, pairs);
-    const uint32_t rpt      = (pairs + n_thr - 1) / n_thr;
-    n_thr                   = (pairs + rpt - 1) / rpt;
-    p.split.n_threads       = n_thr;
-    p.split.total_rows      = pairs;
-    p.split.rows_per_thread = rpt;
-    p.split.rows_per_chunk  = 1;
-    p.split.n_bufs          = kBufs;
-    p.split.vtcm_per_thread = vtcm_budget(caps);
+    split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
 
     uint32_t off = 0;
     p.v_k[0]     = off; off += l.k_size;

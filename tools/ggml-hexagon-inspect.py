@@ -106,6 +106,14 @@ class Function:
         self.insns = []
         self.loops = []  # (start, end, how)
         self.lines = []  # disassembly lines as printed (for --disasm)
+        self.analysed = False
+
+    def analyse(self):
+        """Find the loops once, on demand: a run that selects a few functions (--func,
+        --disasm) does not pay for the hundreds it leaves out."""
+        if not self.analysed:
+            find_loops(self)
+            self.analysed = True
 
     @property
     def short(self):
@@ -164,7 +172,6 @@ class Binary:
                     if m:
                         target = int(m.group(1), 16)
                         insn.callee = self.plt.get(target) or by_addr.get(target)
-            find_loops(f)
 
     def _plt_symbols(self):
         """PLT stub address -> symbol, from .rela.plt and each stub's `r14 = add(pc,##GOT-stub)`."""
@@ -498,6 +505,8 @@ def report(binary, label, checks, regex, limit, exclude=None):
     funcs = [f for f in binary.functions if regex is None or f.matches(regex)]
     left_out = [f for f in funcs if exclude is not None and f.matches(exclude)]
     funcs = [f for f in funcs if f not in left_out]
+    for f in funcs:
+        f.analyse()
     totals = collections.Counter()
     kinds = {c: collections.Counter() for c in checks}
     print(f"== {label}: {binary.path} ({len(funcs)} of {len(binary.functions)} functions selected"
@@ -570,6 +579,7 @@ def disasm(binary, name):
         sys.exit(f"ggml-hexagon-inspect: no function matches '{name}' in {binary.path}{hint} "
                  f"(list them: --spills --func '^compute_')")
     for f in cands:
+        f.analyse()
         marks = collections.defaultdict(list)
         for check, fn in CHECKS.items():
             for insn, what in fn(f):

@@ -76,6 +76,16 @@ expect_kept "upstream's older USE_HMX" "GGML_HEXAGON_USE_HMX is deprecated, use 
 expect_kept "deprecated NDEV" "GGML_HEXAGON_NDEV is deprecated, use GGML_HEXAGON_DEVICES=1" GGML_HEXAGON_NDEV=1
 expect_kept "a count above an NPU's sessions" "GGML_HEXAGON_DEVICES=9: an NPU has at most 8 sessions; using 8" GGML_HEXAGON_DEVICES=9
 
+# The vHTP's own knob, read where the sessions run: one line from the vHTP, HTP0 kept, nothing
+# from the backend.
+out=$(GGML_HEXAGON_HMX_MODEL=double "$bin/test-backend-ops" test -b __none__ -o __none__ 2>&1) ||
+    fail "HMX_MODEL unknown: test-backend-ops exited $? (crash?): $out"
+grep -qE '^Backend [0-9]+/[0-9]+: HTP0' <<<"$out" || fail "HMX_MODEL unknown: HTP0 was not registered: $out"
+[ "$(grep -c '^vhtp: GGML_HEXAGON_HMX_MODEL=double: expected fp32 or exact; ignored, using fp32$' <<<"$out")" -eq 1 ] ||
+    fail "HMX_MODEL unknown: expected one vhtp line naming the variable: $out"
+[ "$(grep -c '^ggml-hexagon:' <<<"$out")" -eq 0 ] || fail "HMX_MODEL unknown: a line from ggml-hexagon: $out"
+echo "ok: HMX_MODEL unknown -> HTP0 kept, $(grep '^vhtp: GGML_HEXAGON_HMX_MODEL' <<<"$out")"
+
 # A missing NPU library: a copy of bin/ without libggml-htp-v81.so (hard links, so the tool's
 # own folder, where ggml looks for backends, is the copy).
 tmp=$(mktemp -d "$bin/../bad-input.XXXXXX")

@@ -1,11 +1,17 @@
 // HMX unit model: exclusive ownership, 32x32 fp16 tile pairs accumulated in fp32, stores with
-// per-column scale and bias. Rounding model (documented in htp/hmx.h): products exact, each tile
-// pair's 32-term sum exact, one fp32 rounding per tile pair; store fused then fp16.
+// per-column scale and bias. Two arithmetic models (documented in htp/hmx.h, chosen by
+// GGML_HEXAGON_HMX_MODEL): fp32 (the default) sums each tile pair's 32 exact products in fp32
+// in k order, one rounding per addition, 8 columns per AVX2 FMA; exact sums them exactly with
+// one fp32 rounding per tile pair, in doubles or 128-bit fixed point. Both add the tile pair's
+// sum to the fp32 accumulator (one rounding); store is fused, then fp16.
 #include "hmx.h"
 
 #include <immintrin.h>
 
+#include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -275,6 +281,83 @@ inline void rows3_side_by_side(const fp16_row & a0, const fp16_row & a1, const f
     }
 }
 
+// The fp32 model. A weight tile ready for it: wt[k][n] = w[n][k] as floats (fp16 -> fp32 is
+// exact), so one k's 32 weights are 4 vectors of 8 columns.
+struct weight_tile_f {
+    alignas(32) float wt[D][D];
+    bool       valid;         // raw and addr describe the tile decoded above
+    dma_addr_t addr;
+    uint16_t   raw[D * D];    // the tile's bytes when it was decoded
+};
+
+// Rows of fp16 as floats, 8 per conversion.
+inline void halves_to_floats(const uint16_t * h, float * f, int n) {
+    for (int i = 0; i < n; i += 8) {
+        _mm256_store_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h + i))));
+    }
+}
+
+// Decodes weight tile b into wt: its rows as floats, transposed in 8x8 blocks in registers.
+void decode_weight_tile_f(const uint16_t * b, weight_tile_f & wt) {
+    alignas(32) float rows[D][D];
+    halves_to_floats(b, &rows[0][0], D * D);
+    for (int n0 = 0; n0 < D; n0 += 8) {
+        for (int k0 = 0; k0 < D; k0 += 8) {
+            __m256 r[8];
+            for (int i = 0; i < 8; i++) {
+                r[i] = _mm256_load_ps(&rows[n0 + i][k0]);
+            }
+            const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+            const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+            const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+            const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+            const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+            const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+            _mm256_store_ps(&wt.wt[k0 + 0][n0], _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_store_ps(&wt.wt[k0 + 1][n0], _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_store_ps(&wt.wt[k0 + 2][n0], _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_store_ps(&wt.wt[k0 + 3][n0], _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_store_ps(&wt.wt[k0 + 4][n0], _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_store_ps(&wt.wt[k0 + 5][n0], _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_store_ps(&wt.wt[k0 + 6][n0], _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_store_ps(&wt.wt[k0 + 7][n0], _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+    }
+}
+
+// R activation rows (floats) against a weight tile in the fp32 model: per output column, the
+// 32 products (exact in fp32: 11-bit by 11-bit significands, exponents within fp32's range)
+// are summed from +0 in k order with one rounding each (an FMA), and the sum is added to the
+// accumulator (one more rounding). The R x 4 sums are independent FMA chains sharing each
+// weight load R times (R = 3: 12 chains, 3 broadcasts and a weight in the 16 ymm registers).
+template <int R> inline void rows_f32(const float * const * a, const weight_tile_f & w, float * const * acc) {
+    __m256 s[R][4];
+    for (int r = 0; r < R; r++) {
+        for (int j = 0; j < 4; j++) {
+            s[r][j] = _mm256_setzero_ps();
+        }
+    }
+    for (int k = 0; k < D; k++) {
+        __m256 b[R];
+        for (int r = 0; r < R; r++) {
+            b[r] = _mm256_broadcast_ss(a[r] + k);
+        }
+        for (int j = 0; j < 4; j++) {
+            const __m256 wk = _mm256_load_ps(&w.wt[k][8 * j]);
+            for (int r = 0; r < R; r++) {
+                s[r][j] = _mm256_fmadd_ps(b[r], wk, s[r][j]);
+            }
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        for (int j = 0; j < 4; j++) {
+            _mm256_storeu_ps(acc[r] + 8 * j, _mm256_add_ps(_mm256_loadu_ps(acc[r] + 8 * j), s[r][j]));
+        }
+    }
+}
+
 }  // namespace
 
 namespace vhtp {
@@ -284,8 +367,10 @@ namespace vhtp {
 // 2 KiB are unchanged since it was decoded; anything else decodes afresh.
 struct hmx_weight_cache {
     static constexpr uint32_t kMaxTiles = 128;  // K up to 4096 cached (~1.3 MiB); tiles past it decode each call
-    std::vector<weight_tile>  slots;
-    weight_tile               scratch;  // tiles past kMaxTiles
+    std::vector<weight_tile>   slots;
+    weight_tile                scratch;  // tiles past kMaxTiles
+    std::vector<weight_tile_f> slots_f;  // the same for the fp32 model
+    weight_tile_f              scratch_f;
 
     // decoded: the tile was decoded now, so rw holds its rows (a kept tile leaves rw alone).
     const weight_tile & get(uint32_t t, dma_addr_t addr, const uint16_t * b, fp16_row * rw, bool & decoded) {
@@ -308,7 +393,41 @@ struct hmx_weight_cache {
         s.valid = true;
         return s;
     }
+
+    const weight_tile_f & get_f(uint32_t t, dma_addr_t addr, const uint16_t * b) {
+        if (t >= kMaxTiles) {
+            decode_weight_tile_f(b, scratch_f);
+            return scratch_f;
+        }
+        if (t >= slots_f.size()) {
+            slots_f.resize(t + 1);  // value-initialized: not valid
+        }
+        weight_tile_f & s = slots_f[t];
+        if (s.valid && s.addr == addr && std::memcmp(s.raw, b, sizeof s.raw) == 0) {
+            return s;
+        }
+        decode_weight_tile_f(b, s);
+        std::memcpy(s.raw, b, sizeof s.raw);
+        s.addr  = addr;
+        s.valid = true;
+        return s;
+    }
 };
+
+hmx_model hmx_default_model() {
+    static std::atomic<int> warned{ 0 };
+    const char *            v = std::getenv("GGML_HEXAGON_HMX_MODEL");
+    if (!v || !*v || std::strcmp(v, "fp32") == 0) {
+        return hmx_model::fp32;
+    }
+    if (std::strcmp(v, "exact") == 0) {
+        return hmx_model::exact;
+    }
+    if (warned.exchange(1) == 0) {
+        std::fprintf(stderr, "vhtp: GGML_HEXAGON_HMX_MODEL=%s: expected fp32 or exact; ignored, using fp32\n", v);
+    }
+    return hmx_model::fp32;
+}
 
 }  // namespace vhtp
 
@@ -337,6 +456,7 @@ htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_
     h->vtcm_base    = vtcm_base;
     h->vtcm_size    = vtcm_size;
     h->lock         = lock ? lock : &h->own_lock;
+    h->model        = hmx_default_model();
     h->wcache.reset(new hmx_weight_cache);
     std::memset(h->acc, 0, sizeof h->acc);
     return h;
@@ -399,6 +519,27 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
     }
     vhtp::count(HTP_CNT_HMX_TILES, n_k);
     vhtp::hmx_weight_cache & cache = *h->wcache;
+    if (h->model == vhtp::hmx_model::fp32) {
+        alignas(32) float af[D][D];  // the activation tile as floats
+        for (uint32_t t = 0; t < n_k; t++) {
+            const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);
+            const uint16_t * b = reinterpret_cast<const uint16_t *>(h->window_base + w + t * HTP_HMX_TILE_BYTES);
+            halves_to_floats(a, &af[0][0], D * D);
+            const weight_tile_f & wtile = cache.get_f(t, w + t * HTP_HMX_TILE_BYTES, b);
+            int                   m     = 0;
+            for (; m + 3 <= D; m += 3) {
+                const float * ar[3]  = { af[m], af[m + 1], af[m + 2] };
+                float *       out[3] = { h->acc[m], h->acc[m + 1], h->acc[m + 2] };
+                rows_f32<3>(ar, wtile, out);
+            }
+            for (; m < D; m++) {
+                const float * ar[1]  = { af[m] };
+                float *       out[1] = { h->acc[m] };
+                rows_f32<1>(ar, wtile, out);
+            }
+        }
+        return HTP_STATUS_OK;
+    }
     fp16_row                 ra[D], rw[D];  // the tile pair's operands, decoded once (not once per product row)
     for (uint32_t t = 0; t < n_k; t++) {
         const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);

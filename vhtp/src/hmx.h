@@ -23,6 +23,13 @@ struct hmx_lock {
 
 struct hmx_weight_cache;  // hmx.cpp: decoded weight tiles, reused while their bytes are unchanged
 
+// The unit's arithmetic (htp/hmx.h "Arithmetic"): fp32 sums of each tile pair's products (the
+// default), or exact sums rounded once per tile pair.
+enum class hmx_model { fp32, exact };
+
+// GGML_HEXAGON_HMX_MODEL: "fp32" (or unset) or "exact"; anything else is fp32, with one line.
+hmx_model hmx_default_model();
+
 }  // namespace vhtp
 
 struct htp_hmx {
@@ -31,6 +38,7 @@ struct htp_hmx {
     uint32_t        vtcm_size;
     vhtp::hmx_lock * lock;        // the NPU's, or own_lock for a unit of its own
     vhtp::hmx_lock  own_lock;
+    vhtp::hmx_model model;        // set at creation from GGML_HEXAGON_HMX_MODEL; tests set it directly
     float           acc[HTP_HMX_TILE_DIM][HTP_HMX_TILE_DIM];  // only the owner touches it
     // A kernel multiplies one column tile's weights with every activation block in turn, so
     // the same weight tiles come back call after call: their decoded, transposed form is kept

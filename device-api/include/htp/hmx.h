@@ -14,8 +14,12 @@
 // n_k weight tiles at w, w + 2048, ... (tile k of each covers K indices [32k, 32k + 32)).
 //
 // Arithmetic (what the vHTP models; docs/hvx-conformance.md "HMX"): each fp16 x fp16 product is
-// exact; the 32 products of one tile pair are summed exactly and added to the fp32 accumulator
-// with one rounding to nearest-even per tile pair, in k order. Store computes
+// exact; the 32 products of one tile pair are summed in fp32 from +0 in k order, rounding to
+// nearest-even after each addition (the default model, `fp32`), or summed exactly and rounded
+// once to fp32 (GGML_HEXAGON_HMX_MODEL=exact); the tile pair's sum is then added to the fp32
+// accumulator (one rounding), tile pairs in k order. The two models differ by at most
+// 32 * 2^-24 * sum |products| per tile pair. No public document gives the real unit's internal
+// rounding: a kernel must not depend on either model's low bits. Store computes
 // fp32(acc * scale[n] + bias[n]) with one rounding (fused), then rounds to fp16 (nearest-even,
 // overflow to infinity) unless HTP_HMX_OUT_F32. Subnormals are kept.
 #pragma once

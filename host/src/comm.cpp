@@ -100,7 +100,7 @@ static bool htp_allreduce_send(const htp_config & cfg, const std::vector<htp_dev
     std::vector<const ggml_tensor *> srcs(parts, parts + n);
     for (size_t i = 0; i < n; i++) {
         const ggml_tensor * t = parts[i];
-        if (!ggml_are_same_shape(t, parts[0]) || !ggml_are_same_stride(t, parts[0]) || !enc.supports(devs[i]->caps, t)) {
+        if (!ggml_are_same_shape(t, parts[0]) || !ggml_are_same_stride(t, parts[0]) || !enc.supports(devs[i]->caps, t, htp_encode_context{ devs[i]->mm })) {
             why_not = std::string("part '") + t->name + "' " + htp_shape(t) + " is not an F32 tensor ALLREDUCE takes";
             return false;
         }

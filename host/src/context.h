@@ -20,6 +20,7 @@ struct htp_device {
     std::string description;
     htp_device_profile profile = {};
     htp_device_caps caps = {};
+    htp_mm_settings mm;  // MUL_MAT path choice (the registry's config): the encoders' context
     // The most members of this device on one NPU: they run each batch at once and share that
     // NPU's HVX contexts (docs/multi-device.md), which the cost model divides among them.
     uint32_t hvx_sharing = 1;

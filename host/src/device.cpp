@@ -160,7 +160,9 @@ bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, cons
     const bool cpu_selected = (op->op == GGML_OP_FLASH_ATTN_EXT && reg.cfg.fa_select == HTP_SELECT_CPU) ||
                               (op->op == GGML_OP_GATED_DELTA_NET && reg.cfg.gdn_select == HTP_SELECT_CPU);
     const htp_op_encoder * enc = htp_find_op_encoder(op);
-    const bool             ok  = !cpu_selected && enc && enc->supports(d.caps, op);
+    htp_encode_context     ctx;  // supports_op never sees buffers: every source flat
+    ctx.mm                     = d.mm;
+    const bool             ok  = !cpu_selected && enc && enc->supports(d.caps, op, ctx);
     if (!ok && reg.cfg.verbose >= 2) {
         // Why a graph splits: every refusal, with what the scheduler asked about.
         HTP_LOG_REQUESTED("%s: refused %s (%s) %s [%lld,%lld,%lld,%lld] src0 %s src1 %s", d.spec.name.c_str(),

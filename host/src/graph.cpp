@@ -95,7 +95,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         return GGML_STATUS_FAILED;
     }
     // Turning a tiled weight flat rewrites its bytes: queued batches must be done with it.
-    htp_repack_graph_prepare(d.caps, graph, [&stream] { stream.synchronize(); });
+    htp_repack_graph_prepare(d.caps, d.mm, graph, [&stream] { stream.synchronize(); });
     // The trace and fence buffers travel with every batch: count them as held from the start.
     std::vector<std::pair<int, uint64_t>> always;
     if (d.trace) {
@@ -144,7 +144,8 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             continue;
         }
         htp_fused_op fused;
-        const bool   is_fused = reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused);
+        const bool   is_fused =
+            reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused, htp_encode_context_of(d.mm, node));
         const char * name     = is_fused ? fused.name : ggml_op_desc(node);
         const ggml_tensor * dst = is_fused ? fused.dst : node;
         // Plan for the window: a batch's buffers and the pinned ones must fit the budget at

@@ -306,7 +306,16 @@ bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) {
     return true;
 }
 
-void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph,
+htp_encode_context htp_encode_context_of(const htp_mm_settings & mm, const ggml_tensor * node) {
+    htp_encode_context ctx;
+    ctx.mm = mm;
+    for (int i = 0; i < HTP_MAX_SRC && i < GGML_MAX_SRC; i++) {
+        ctx.src_tiled[i] = node->src[i] && htp_weight_tiled(node->src[i], ctx.src_layout[i]);
+    }
+    return ctx;
+}
+
+void htp_repack_graph_prepare(const htp_device_caps & caps, const htp_mm_settings & mm, ggml_cgraph * graph,
                               const std::function<void()> & before_change) {
     bool changing = false;
     const int n = ggml_graph_n_nodes(graph);
@@ -326,11 +335,11 @@ void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph,
             }
             htp_tiled_weight tw;
             if (j == 0 && node->op == GGML_OP_MUL_MAT && htp_weight_tiled(t, tw) &&
-                htp_mm_route_tiled(caps, node, tw) != HTP_MM_ROUTE_NONE) {
+                htp_mm_route_tiled(caps, mm, node, tw) != HTP_MM_ROUTE_NONE) {
                 continue;
             }
             if (j == 0 && node->op == GGML_OP_MUL_MAT_ID && htp_weight_tiled(t, tw) &&
-                mm_id_tiled_ok(caps, node, tw)) {
+                mm_id_tiled_ok(caps, mm, node, tw)) {
                 continue;
             }
             if (!changing) {

@@ -34,5 +34,14 @@ void htp_repack_forget_all(htp_buffer * b);
 // declares it) reads them through a path that takes them; everything else is turned flat.
 // before_change runs once before the first tensor is turned flat (the caller waits there for
 // queued work that may still read the tiled bytes).
-void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph,
+void htp_repack_graph_prepare(const htp_device_caps & caps, const htp_mm_settings & mm, ggml_cgraph * graph,
                               const std::function<void()> & before_change);
+
+// True when w (or w->view_src, when w covers whole planes of it with the same row layout)
+// holds tiled data; fills tw (host/ops/encode-context.h). False for flat data. From the
+// buffer's repack records.
+bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw);
+
+// What the encoders get for node (host/ops/encode-context.h): the device's MUL_MAT settings and
+// each source's layout as its buffer holds it now.
+htp_encode_context htp_encode_context_of(const htp_mm_settings & mm, const ggml_tensor * node);

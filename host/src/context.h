@@ -84,13 +84,13 @@ struct htp_registry {
 };
 
 // A buffer of shared DDR (memfd), host-mapped; sessions map it by fd when a batch names it.
-struct htp_repack_state;
+struct htp_tiling_state;
 struct htp_buffer {
     htp_device * device;
     int      fd;
     uint8_t * base;
     size_t   size;
-    htp_repack_state * repack;  // tiled tensors (weight-repack.h); null in the host buffer type
+    htp_tiling_state * repack;  // tiled tensors (weight-repack.h); null in the host buffer type
 };
 
 htp_registry & htp_get_registry();

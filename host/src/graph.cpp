@@ -95,7 +95,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         return GGML_STATUS_FAILED;
     }
     // Turning a tiled weight flat rewrites its bytes: queued batches must be done with it.
-    htp_repack_graph_prepare(d.caps, d.mm, graph, [&stream] { stream.synchronize(); });
+    htp_tiling_graph_prepare(d.caps, d.mm, graph, [&stream] { stream.synchronize(); });
     // The trace and fence buffers travel with every batch: count them as held from the start.
     std::vector<std::pair<int, uint64_t>> always;
     if (d.trace) {

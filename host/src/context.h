@@ -50,8 +50,9 @@ struct htp_device {
     bool async() const { return n_events.load() > 0; }
 
     ggml_backend_device dev = {};
-    // The registry that made the device (htp_buffer_types_init): its buffers read their
-    // settings (GGML_HEXAGON_MBUF, SBUF, REPACK) and the devices to unmap from there.
+    // The registry that made the device (htp_buffer_types_init), passed down: the device's
+    // interface, its backends, buffers and communicators read the config (and the host buffer
+    // type, the devices to unmap from) here; nothing reaches up for the registry.
     htp_registry * reg = nullptr;
 
     ~htp_device() {
@@ -92,8 +93,6 @@ struct htp_buffer {
     size_t   size;
     htp_tiling_state * repack;  // tiled tensors (weight-repack.h); null in the host buffer type
 };
-
-htp_registry & htp_get_registry();
 
 // Buffer types (buffer.cpp).
 void htp_buffer_types_init(htp_registry & reg);

@@ -57,7 +57,7 @@ static void htp_dev_get_props(ggml_backend_dev_t dev, ggml_backend_dev_props * p
     props->device_id   = nullptr;
     htp_dev_get_memory(dev, &props->memory_free, &props->memory_total);
     props->caps.async                = true;  // graph_compute in a pipeline (context.h: htp_device::stream)
-    props->caps.host_buffer          = htp_get_registry().cfg.hostbuf;
+    props->caps.host_buffer          = dev_of(dev).reg->cfg.hostbuf;
     props->caps.buffer_from_host_ptr = false;
     props->caps.events               = true;
     props->caps.mmap_support         = false;
@@ -71,13 +71,13 @@ static ggml_backend_buffer_type_t htp_dev_get_buffer_type(ggml_backend_dev_t dev
     return &dev_of(dev).buft;
 }
 
-static ggml_backend_buffer_type_t htp_dev_get_host_buffer_type(ggml_backend_dev_t) {
-    htp_registry & reg = htp_get_registry();
+static ggml_backend_buffer_type_t htp_dev_get_host_buffer_type(ggml_backend_dev_t dev) {
+    htp_registry & reg = *dev_of(dev).reg;
     return reg.cfg.hostbuf ? &reg.host_buft : nullptr;
 }
 
 static bool htp_dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
-    return htp_device_supports_op(htp_get_registry(), dev_of(dev), op);
+    return htp_device_supports_op(*dev_of(dev).reg, dev_of(dev), op);
 }
 
 // The device's own buffers and the host buffer type. Any session could map any HTP buffer
@@ -85,7 +85,7 @@ static bool htp_dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) 
 // device's layers here: the backend that sees a weight's buffer first takes its ops, so a
 // layer split would put every layer on the first device.
 static bool htp_dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft) {
-    return buft == &dev_of(dev).buft || buft == &htp_get_registry().host_buft;
+    return buft == &dev_of(dev).buft || buft == &dev_of(dev).reg->host_buft;
 }
 
 static bool htp_dev_offload_op(ggml_backend_dev_t, const ggml_tensor *) {

@@ -264,7 +264,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
 
 // Function-local static: built on first use, destroyed when this library is unloaded (its
 // destructor closes the sessions before the vHTP goes away).
-htp_registry & htp_get_registry() {
+static htp_registry & htp_get_registry() {
     static htp_registry reg;
     return reg;
 }

@@ -162,6 +162,25 @@ htp_buffer * buf_of(ggml_backend_buffer_t buffer) {
     return (htp_buffer *) buffer->context;
 }
 
+// Where a set_tensor / get_tensor of t's bytes [offset, offset + size) lands in its buffer:
+// [lo, hi) and the start of the tensor t views (bstart). b is null when the buffer keeps no
+// tiling records or nothing moves.
+struct access {
+    htp_buffer *        b;
+    const ggml_tensor * base;
+    size_t              lo, hi, bstart;
+};
+
+access access_of(ggml_backend_buffer_t buffer, const ggml_tensor * t, size_t offset, size_t size) {
+    htp_buffer * b = buf_of(buffer);
+    if (!b->repack || size == 0) {
+        return { nullptr, nullptr, 0, 0, 0 };
+    }
+    const ggml_tensor * base = t->view_src ? t->view_src : t;
+    const size_t        lo   = (size_t) ((const uint8_t *) t->data + offset - b->base);
+    return { b, base, lo, lo + size, (size_t) ((const uint8_t *) base->data - b->base) };
+}
+
 }  // namespace
 
 size_t htp_tiling_alloc_size(const ggml_tensor * t, int repack_mode) {
@@ -173,14 +192,12 @@ size_t htp_tiling_alloc_size(const ggml_tensor * t, int repack_mode) {
 }
 
 bool htp_tiling_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * data, size_t offset, size_t size) {
-    htp_buffer * b = buf_of(buffer);
-    if (!b->repack || size == 0) {
+    const access a = access_of(buffer, t, offset, size);
+    if (!a.b) {
         return false;
     }
-    htp_tiling_state & s    = *b->repack;
-    const ggml_tensor * base = t->view_src ? t->view_src : t;
-    const size_t lo = (size_t) ((const uint8_t *) t->data + offset - b->base), hi = lo + size;
-    const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
+    const auto [b, base, lo, hi, bstart] = a;
+    htp_tiling_state &          s        = *b->repack;
     std::lock_guard<std::mutex> lock(s.mu);
     rec_it mine = s.recs.end();
     for (rec_it it : overlapping(s, lo, hi)) {
@@ -218,14 +235,12 @@ bool htp_tiling_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * 
 }
 
 bool htp_tiling_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * data, size_t offset, size_t size) {
-    htp_buffer * b = buf_of(buffer);
-    if (!b->repack || size == 0) {
+    const access a = access_of(buffer, t, offset, size);
+    if (!a.b) {
         return false;
     }
-    htp_tiling_state & s    = *b->repack;
-    const ggml_tensor * base = t->view_src ? t->view_src : t;
-    const size_t lo = (size_t) ((const uint8_t *) t->data + offset - b->base), hi = lo + size;
-    const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
+    const auto [b, base, lo, hi, bstart] = a;
+    htp_tiling_state &          s        = *b->repack;
     std::lock_guard<std::mutex> lock(s.mu);
     std::vector<rec_it> ov = overlapping(s, lo, hi);
     if (ov.empty()) {

@@ -2,6 +2,10 @@
 #include <cstring>
 
 #include "context.h"
+#include "backend.h"
+#include "buffer.h"
+#include "graph-order.h"
+#include "graph.h"
 #include "log.h"
 
 struct htp_backend_ctx {

@@ -1,6 +1,8 @@
 // An op batch (batch.h): collecting ops, the messages for the sessions, and one exchange with
 // them, its answers checked and its profile lines printed.
 #include "batch.h"
+#include "buffer.h"
+#include "weight-layout.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -10,7 +12,6 @@
 
 #include "log.h"
 #include "profile.h"
-#include "weight-repack.h"
 
 namespace {
 constexpr uint64_t kWindowPage = 4096;  // the window maps whole pages

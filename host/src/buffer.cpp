@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "context.h"
+#include "buffer.h"
 #include "log.h"
 #include "weight-repack.h"
 
@@ -192,4 +193,33 @@ const htp_buffer * htp_tensor_buffer(const ggml_tensor * t) {
         return nullptr;
     }
     return (const htp_buffer *) b->context;
+}
+
+void htp_unmap_everywhere(htp_registry & reg, int fd, uint64_t size) {
+    for (auto & d : reg.devices) {
+        d->stream->synchronize();  // queued batches may still name the buffer
+        auto it = d->resident_pinned.find(fd);
+        if (it != d->resident_pinned.end()) {
+            d->resident_pinned_bytes -= it->second;
+            d->resident_pinned.erase(it);
+        }
+        std::vector<uint8_t> msg(htp_msg_size(1, 0));
+        htp_msg_header h = {};
+        h.magic       = HTP_MSG_MAGIC;
+        h.abi_version = HTP_ABI_VERSION;
+        h.kind        = HTP_MSG_UNMAP;
+        h.n_bufs      = 1;
+        h.seq         = ++d->seq;
+        h.trace_buf   = HTP_NO_BUF;
+        const htp_buf_desc b = { fd, 0, size };
+        memcpy(msg.data(), &h, sizeof(h));
+        memcpy(msg.data() + sizeof(h), &b, sizeof(b));
+        for (auto & s : d->sessions) {
+            std::vector<uint8_t> resp;
+            std::string error;
+            if (!s->exchange(msg, resp, error)) {
+                HTP_LOG_ERROR("%s: cannot unmap buffer fd %d: %s", d->spec.name.c_str(), fd, error.c_str());
+            }
+        }
+    }
 }

@@ -10,6 +10,9 @@
 #include <memory>
 
 #include "batch.h"
+#include "backend.h"
+#include "buffer.h"
+#include "comm.h"
 #include "log.h"
 
 extern const htp_op_encoder htp_allreduce_encoder;  // host/ops/allreduce.cpp

@@ -12,6 +12,10 @@
 #include <string>
 
 #include "context.h"
+#include "backend.h"
+#include "buffer.h"
+#include "comm.h"
+#include "device.h"
 #include "mul-mat-paths.h"
 #include "log.h"
 

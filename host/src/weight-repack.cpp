@@ -285,9 +285,12 @@ void htp_tiling_forget_all(htp_buffer * b) {
     }
 }
 
-bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) {
-    const htp_buffer * b = htp_tensor_buffer(w);
-    if (!b || !b->repack) {
+bool htp_tiling_empty(const htp_buffer * b) {
+    return !b->repack || b->repack->recs.empty();
+}
+
+bool htp_tiling_lookup(const htp_buffer * b, const ggml_tensor * w, htp_tiled_weight & tw) {
+    if (!b->repack) {
         return false;
     }
     htp_tiling_state & s    = *b->repack;
@@ -319,49 +322,4 @@ bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) {
     tw.nb3         = w->ne[3] > 1 ? w->nb[3] / pflat * ptile : ptile * (uint64_t) w->ne[2];
     tw.data_offset = (int64_t) ((uint64_t) voff / pflat * ptile) - voff;
     return true;
-}
-
-htp_encode_context htp_encode_context_of(const htp_mm_settings & mm, const ggml_tensor * node) {
-    htp_encode_context ctx;
-    ctx.mm = mm;
-    for (int i = 0; i < HTP_MAX_SRC && i < GGML_MAX_SRC; i++) {
-        ctx.src_tiled[i] = node->src[i] && htp_weight_tiled(node->src[i], ctx.src_layout[i]);
-    }
-    return ctx;
-}
-
-void htp_tiling_graph_prepare(const htp_device_caps & caps, const htp_mm_settings & mm, ggml_cgraph * graph,
-                              const std::function<void()> & before_change) {
-    bool changing = false;
-    const int n = ggml_graph_n_nodes(graph);
-    for (int i = 0; i < n; i++) {
-        ggml_tensor * node = ggml_graph_node(graph, i);
-        if (htp_op_is_view(node) || ggml_is_empty(node)) {
-            continue;
-        }
-        for (int j = -1; j < GGML_MAX_SRC; j++) {
-            const ggml_tensor * t = j < 0 ? node : node->src[j];
-            if (!t) {
-                continue;
-            }
-            auto * b = (htp_buffer *) htp_tensor_buffer(t);
-            if (!b || !b->repack || b->repack->recs.empty()) {
-                continue;
-            }
-            htp_tiled_weight tw;
-            if (j == 0 && node->op == GGML_OP_MUL_MAT && htp_weight_tiled(t, tw) &&
-                htp_mm_route_tiled(caps, mm, node, tw) != HTP_MM_ROUTE_NONE) {
-                continue;
-            }
-            if (j == 0 && node->op == GGML_OP_MUL_MAT_ID && htp_weight_tiled(t, tw) &&
-                mm_id_tiled_ok(caps, mm, node, tw)) {
-                continue;
-            }
-            if (!changing) {
-                before_change();
-                changing = true;
-            }
-            htp_tiling_flatten(b, (const uint8_t *) t->data, ggml_nbytes(t));
-        }
-    }
 }

@@ -59,15 +59,30 @@ bool htp_repack_fill_padding(enum htp_type type, void * dst_tiled, int64_t ne0, 
     return true;
 }
 
-bool htp_repack_rows(enum htp_type type, void * dst_tiled, const void * src_flat, int64_t ne0, int64_t ne1,
-                     int64_t row0, int64_t row1) {
+// What repacking or un-repacking rows [row0, row1) of one [ne0, ne1] matrix needs: the format's
+// row functions (null when the matrix or the range is not one it takes), tiles along K and
+// the flat row size.
+struct rows_job {
+    const format_ops * ops;
+    int64_t            n_k_tiles;
+    size_t             row_size;
+};
+
+static rows_job rows_job_of(enum htp_type type, int64_t ne0, int64_t ne1, int64_t row0, int64_t row1) {
     const format_ops * ops = check_matrix(type, ne0, ne1);
     if (!ops || row0 < 0 || row1 > ne1 || row0 > row1) {
+        return { nullptr, 0, 0 };
+    }
+    return { ops, htp_tile_n_k_tiles(type, ne0), htp_repack_flat_row_size(type, ne0) };
+}
+
+bool htp_repack_rows(enum htp_type type, void * dst_tiled, const void * src_flat, int64_t ne0, int64_t ne1,
+                     int64_t row0, int64_t row1) {
+    const auto [ops, n_k_tiles, row_size] = rows_job_of(type, ne0, ne1, row0, row1);
+    if (!ops) {
         return false;
     }
-    const int64_t   n_k_tiles = htp_tile_n_k_tiles(type, ne0);
-    const size_t    row_size  = htp_repack_flat_row_size(type, ne0);
-    const uint8_t * src       = (const uint8_t *) src_flat;
+    const uint8_t * src = (const uint8_t *) src_flat;
     for (int64_t row = row0; row < row1; row++) {
         const int64_t ct = row / HTP_TENSOR_TILE_N_ROWS;
         ops->pack_row(row_tile(dst_tiled, type, ct, n_k_tiles), (int) (row % HTP_TENSOR_TILE_N_ROWS),
@@ -81,13 +96,11 @@ bool htp_repack_rows(enum htp_type type, void * dst_tiled, const void * src_flat
 
 bool htp_unrepack_rows(enum htp_type type, void * dst_flat, const void * src_tiled, int64_t ne0, int64_t ne1,
                        int64_t row0, int64_t row1) {
-    const format_ops * ops = check_matrix(type, ne0, ne1);
-    if (!ops || row0 < 0 || row1 > ne1 || row0 > row1) {
+    const auto [ops, n_k_tiles, row_size] = rows_job_of(type, ne0, ne1, row0, row1);
+    if (!ops) {
         return false;
     }
-    const int64_t n_k_tiles = htp_tile_n_k_tiles(type, ne0);
-    const size_t  row_size  = htp_repack_flat_row_size(type, ne0);
-    uint8_t *     dst       = (uint8_t *) dst_flat;
+    uint8_t * dst = (uint8_t *) dst_flat;
     for (int64_t row = row0; row < row1; row++) {
         const int64_t ct = row / HTP_TENSOR_TILE_N_ROWS;
         ops->unpack_row(dst + (size_t) (row - row0) * row_size,

@@ -18,13 +18,13 @@ static stream_need allreduce_need(const htp_device_caps & caps, const ggml_tenso
 }
 
 // Whether one part can be reduced on the NPU (with up to HTP_MAX_SRC parts).
-static bool allreduce_supports(const htp_device_caps & caps, const ggml_tensor * t) {
+static bool allreduce_supports(const htp_device_caps & caps, const ggml_tensor * t, const htp_encode_context &) {
     htp_split_params sp;
     return t->type == GGML_TYPE_F32 && ggml_is_contiguous(t) && ggml_nelements(t) > 0 && fits_u32(t) &&
            dma_1d_ok((uint64_t) t->ne[0] * 4) && plan_rows(caps, allreduce_need(caps, t, HTP_MAX_SRC), sp);
 }
 
-static void allreduce_encode(const htp_device_caps & caps, const ggml_tensor * t, htp_op_desc & desc) {
+static void allreduce_encode(const htp_device_caps & caps, const ggml_tensor * t, htp_op_desc & desc, const htp_encode_context &) {
     htp_allreduce_params & p = desc.params.allreduce;
     desc.opcode              = HTP_OP_ALLREDUCE;
     p.n_parts                = desc.n_src;

@@ -18,7 +18,7 @@ static stream_need argsort_need(const htp_device_caps & caps, const ggml_tensor 
     return rows_in_out_need(caps, op, sort_len(op) * 4);
 }
 
-static bool argsort_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool argsort_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a     = op->src[0];
     const bool          top_k = op->op == GGML_OP_TOP_K;
     const int32_t       order = top_k ? GGML_SORT_ORDER_DESC : op->op_params[0];
@@ -34,7 +34,7 @@ static bool argsort_supports(const htp_device_caps & caps, const ggml_tensor * o
     return plan_rows(caps, argsort_need(caps, op), sp);
 }
 
-static void argsort_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void argsort_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *  a = op->src[0];
     htp_argsort_params & p = desc.params.argsort;
     const bool           top_k = op->op == GGML_OP_TOP_K;

@@ -132,7 +132,7 @@ static stream_need assemble_need(const htp_device_caps & caps, const ggml_tensor
     return need;
 }
 
-static bool assemble_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool assemble_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     assemble_plan pl;
     if (!type_ok(op->type, op->op == GGML_OP_PAD, op->op == GGML_OP_CONCAT) || !make_plan(op, pl) || !ggml_is_contiguous_rows(op) ||
         op->nb[0] != ggml_type_size(op->type) || !fits_u32(op) || ggml_nelements(op) == 0 ||
@@ -166,7 +166,7 @@ static bool assemble_supports(const htp_device_caps & caps, const ggml_tensor * 
     return plan_rows(caps, assemble_need(caps, op, pl), sp);
 }
 
-static void assemble_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void assemble_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     htp_assemble_params & p = desc.params.assemble;
     assemble_plan         pl;
     make_plan(op, pl);

@@ -78,7 +78,7 @@ static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor *
     return need;
 }
 
-static bool binary_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool binary_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
     if ((op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) || a->type != op->type || b->type != op->type) {
@@ -99,7 +99,7 @@ static bool binary_supports(const htp_device_caps & caps, const ggml_tensor * op
     return plan_rows(caps, binary_need(caps, op), sp);
 }
 
-static void binary_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void binary_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
     htp_binary_params & p = desc.params.binary;

@@ -68,7 +68,7 @@ stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const
     return need;
 }
 
-bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
     const auto          f = [](ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16; };
     const auto          same = [](ggml_type t) { return t == GGML_TYPE_BF16 || t == GGML_TYPE_I32; };  // copies only
@@ -91,7 +91,7 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     return plan_rows(caps, cpy_need(caps, op, w), sp);
 }
 
-void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     htp_cpy_params & p = desc.params.cpy;
     desc.opcode        = HTP_OP_CPY;
     cpy_walk w;

@@ -125,7 +125,7 @@ stream_need ew_need(const htp_device_caps & caps, const ggml_tensor * op) {
     return need;
 }
 
-bool ew_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool ew_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     if (ew_kind(op) < 0 || !shapes_ok(op)) {
         return false;
     }
@@ -133,7 +133,7 @@ bool ew_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     return plan_rows(caps, ew_need(caps, op), sp);
 }
 
-void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *      a = op->src[0];
     const ggml_tensor *      b = op->src[1];
     htp_elementwise_params & p = desc.params.elementwise;

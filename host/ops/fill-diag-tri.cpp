@@ -26,7 +26,7 @@ static stream_need fill_need(const htp_device_caps & caps, const ggml_tensor * o
     return need;
 }
 
-static bool fill_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool fill_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     if (!fits_u32(op) || !fits_u32(a) || ggml_nelements(op) == 0 || op->nb[0] != ggml_type_size(op->type) ||
         !dma_1d_ok((uint64_t) op->ne[0] * ggml_type_size(op->type))) {
@@ -59,7 +59,7 @@ static bool fill_supports(const htp_device_caps & caps, const ggml_tensor * op) 
     return plan_rows(caps, fill_need(caps, op), sp);
 }
 
-static void fill_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void fill_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     htp_fill_params &   p = desc.params.fill;
     plan_rows(caps, fill_need(caps, op), p.split);

@@ -158,7 +158,7 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     return off <= pl.budget;
 }
 
-bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * q  = op->src[0];
     const ggml_tensor * k  = op->src[1];
     const ggml_tensor * v  = op->src[2];
@@ -205,7 +205,7 @@ bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     return true;
 }
 
-void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *     q = op->src[0];
     const ggml_tensor *     k = op->src[1];
     const ggml_tensor *     v = op->src[2];

@@ -18,11 +18,14 @@ struct htp_fused_op {
     uint32_t            src_flags[HTP_MAX_SRC];         // or-ed into src[i]'s flags (HTP_TENSOR_TILED)
 };
 
-// Tries every fuser at node i; true (and `f` filled) when one applies.
-bool htp_find_fusion(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f);
+// Tries every fuser at node i; true (and `f` filled) when one applies. ctx: resolved for node i
+// (its sources' layouts).
+bool htp_find_fusion(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f,
+                     const htp_encode_context & ctx);
 
 // Fusers (one per pattern). Each returns false when the nodes at i do not qualify.
-typedef bool (*htp_fuser_fn)(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f);
+typedef bool (*htp_fuser_fn)(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f,
+                             const htp_encode_context & ctx);
 
 // Consecutive MUL_MATs sharing one activation (host/ops/mul-mat-fusions.cpp): when `cur` runs
 // right after `prev` in the same message, on the same path, reading the same src1 prepared the

@@ -59,7 +59,7 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
     return false;
 }
 
-static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * q  = op->src[0];
     const ggml_tensor * k  = op->src[1];
     const ggml_tensor * v  = op->src[2];
@@ -108,7 +108,7 @@ static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op) {
                                 g->nb[2], b->nb[2], (uint64_t) H * S_v * 4 });
 }
 
-static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor * q  = op->src[0];
     const ggml_tensor * k  = op->src[1];
     const ggml_tensor * v  = op->src[2];

@@ -38,7 +38,7 @@ stream_need get_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
     return need;
 }
 
-bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
     const ggml_tensor * i = op->src[1];
     if (s->type != GGML_TYPE_F32 && s->type != GGML_TYPE_F16 && s->type != GGML_TYPE_BF16 &&
@@ -62,7 +62,7 @@ bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     return plan_rows(caps, get_rows_need(caps, op), sp);
 }
 
-void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *   s = op->src[0];
     const ggml_tensor *   i = op->src[1];
     htp_get_rows_params & p = desc.params.get_rows;

@@ -62,7 +62,7 @@ static stream_need im2col_need(const htp_device_caps & caps, const ggml_tensor *
     return need;
 }
 
-static bool im2col_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool im2col_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * b = op->src[1];
     if (b->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) ||
         b->nb[0] != 4 || op->nb[0] != ggml_type_size(op->type) || !fits_u32(b) || !fits_u32(op) ||
@@ -86,7 +86,7 @@ static bool im2col_supports(const htp_device_caps & caps, const ggml_tensor * op
     return plan_rows(caps, im2col_need(caps, op), sp);
 }
 
-static void im2col_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void im2col_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const im2col_geom   g = geom(op);
     htp_im2col_params & p = desc.params.im2col;
     desc.opcode           = HTP_OP_IM2COL;

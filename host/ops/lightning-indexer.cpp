@@ -67,7 +67,7 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
     return false;
 }
 
-static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * q = op->src[0];
     const ggml_tensor * k = op->src[1];
     const ggml_tensor * w = op->src[2];
@@ -98,7 +98,7 @@ static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op) {
                                 l.m_pitch, l.k16_pitch, k->nb[2], q->nb[1], w->nb[1], m->nb[1], op->nb[1] });
 }
 
-static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *    q = op->src[0];
     const ggml_tensor *    k = op->src[1];
     const ggml_tensor *    w = op->src[2];

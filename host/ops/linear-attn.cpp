@@ -144,27 +144,27 @@ static void wkv_encode(wkv_kind kind, htp_opcode opcode, const htp_device_caps &
     p.v_out      = off; off += kBufs * l.blk_size;
 }
 
-static bool wkv6_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool wkv6_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     return wkv_supports(WKV6, caps, op);
 }
 
-static bool wkv7_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool wkv7_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     return wkv_supports(WKV7, caps, op);
 }
 
-static bool gla_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool gla_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     return wkv_supports(GLA, caps, op);
 }
 
-static void wkv6_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void wkv6_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     wkv_encode(WKV6, HTP_OP_RWKV_WKV6, caps, op, desc);
 }
 
-static void wkv7_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void wkv7_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     wkv_encode(WKV7, HTP_OP_RWKV_WKV7, caps, op, desc);
 }
 
-static void gla_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void gla_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     wkv_encode(GLA, HTP_OP_GATED_LINEAR_ATTN, caps, op, desc);
 }
 

@@ -35,7 +35,8 @@ htp_rows_strides bias_strides(const ggml_tensor * b) {
 // MUL_MAT -> ADD with a bias row: flat weights on the flat HVX path, tiled weights on the tiled
 // HVX path. Weights bound for HMX (tiled, or flat through rt-repack: prompts) are not fused:
 // the ADD runs on its own.
-bool htp_fuse_mul_mat_add(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f) {
+bool htp_fuse_mul_mat_add(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f,
+                          const htp_encode_context & ctx) {
     static const ggml_op ops[] = { GGML_OP_MUL_MAT, GGML_OP_ADD };
     if (!ggml_can_fuse(graph, i, ops, 2)) {
         return false;
@@ -49,8 +50,8 @@ bool htp_fuse_mul_mat_add(const htp_device_caps & caps, const ggml_cgraph * grap
         return false;
     }
     htp_tiled_weight tw;
-    if (htp_weight_tiled(w, tw)) {
-        if (htp_mm_route_tiled(caps, mm, tw) != HTP_MM_ROUTE_TILED_HVX ||
+    if (ctx.tiled(0, tw)) {  // node i's src[0]: w
+        if (htp_mm_route_tiled(caps, ctx.mm, mm, tw) != HTP_MM_ROUTE_TILED_HVX ||
             !mm_tiled_hvx_encode_bias(caps, mm, add, tw, f.desc)) {
             return false;
         }
@@ -59,7 +60,7 @@ bool htp_fuse_mul_mat_add(const htp_device_caps & caps, const ggml_cgraph * grap
         p.bias                       = bias_strides(bias);
         f.src_offset_delta[0]        = tw.data_offset;
         f.src_flags[0]               = HTP_TENSOR_TILED;
-    } else if (htp_mm_route_flat(caps, mm, tw) == HTP_MM_ROUTE_HMX) {
+    } else if (htp_mm_route_flat(caps, ctx.mm, mm, tw) == HTP_MM_ROUTE_HMX) {
         return false;  // rt-repack on HMX (prompts): no bias stage there
     } else {
         uint32_t n_act = (uint32_t) std::min<int64_t>(a->ne[1], HTP_MM_MAX_ACT_ROWS);

@@ -46,8 +46,8 @@ bool plan_id_hmx(const htp_device_caps & caps, const ggml_tensor * op, const htp
 // activation row bound: tiled HVX for up to tiled_hvx_max_rows tokens, HMX above;
 // GGML_HEXAGON_MM_SELECT=hvx / hmx forces one, GGML_HEXAGON_NHMX=0 removes HMX. NONE: the
 // graph turns the stack flat (MUL_MAT_ID).
-htp_mm_route route_id_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
-    const htp_mm_settings & s = htp_mm_config();
+htp_mm_route route_id_tiled(const htp_device_caps & caps, const htp_mm_settings & s, const ggml_tensor * op,
+                            const htp_tiled_weight & tw) {
     if (s.select == HTP_MM_SELECT_FLAT) {
         return HTP_MM_ROUTE_NONE;
     }
@@ -62,7 +62,7 @@ htp_mm_route route_id_tiled(const htp_device_caps & caps, const ggml_tensor * op
     return hmx_ok ? HTP_MM_ROUTE_HMX : HTP_MM_ROUTE_NONE;
 }
 
-bool mul_mat_id_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool mul_mat_id_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * w   = op->src[0];
     const ggml_tensor * a   = op->src[1];
     const ggml_tensor * ids = op->src[2];
@@ -100,13 +100,13 @@ void fill_routing(const ggml_tensor * op, htp_mm_id_routing & r) {
     r.div_ne11 = htp_fastdiv_init((uint32_t) op->src[1]->ne[1]);
 }
 
-void mul_mat_id_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void mul_mat_id_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context & ctx) {
     const ggml_tensor * w = op->src[0];
     const ggml_tensor * a = op->src[1];
     htp_tiled_weight    tw;
-    if (htp_weight_tiled(w, tw)) {
+    if (ctx.tiled(0, tw)) {
         // The graph keeps a stack tiled only where mm_id_tiled_ok said yes.
-        const htp_mm_route r = route_id_tiled(caps, op, tw);
+        const htp_mm_route r = route_id_tiled(caps, ctx.mm, op, tw);
         desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
         desc.src[0].flags |= HTP_TENSOR_TILED;
         if (r == HTP_MM_ROUTE_TILED_HVX) {
@@ -138,8 +138,9 @@ void mul_mat_id_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
 
 }  // namespace
 
-bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
-    return route_id_tiled(caps, op, tw) != HTP_MM_ROUTE_NONE;
+bool mm_id_tiled_ok(const htp_device_caps & caps, const htp_mm_settings & mm, const ggml_tensor * op,
+                    const htp_tiled_weight & tw) {
+    return route_id_tiled(caps, mm, op, tw) != HTP_MM_ROUTE_NONE;
 }
 
 extern const htp_op_encoder htp_mul_mat_id_encoder = { mul_mat_id_supports, mul_mat_id_encode };

@@ -25,38 +25,10 @@
 #include "htp-abi/htp-abi.h"
 #include "op-encoders.h"
 
-// Activation rows per plane (src1->ne[1]) up to which a tiled weight goes the tiled HVX way by
-// default: the vHTP's measured crossover (docs/speed.md "Short prompts"). Its HMX is exact
-// double arithmetic on host cores, so HMX pays off only from about 256 rows here; on a
-// phone's HMX the crossover is lower, which GGML_HEXAGON_MM_HVX_ROWS sets.
-#define HTP_MM_TILED_HVX_MAX_ROWS 128
 // Activation rows per plane up to which a FLAT weight of a tiled type keeps the flat HVX path
 // instead of rt-repack + HMX (GGML_HEXAGON_RTREPACK=1).
 #define HTP_MM_FLAT_HVX_MAX_ROWS 8
 
-// Where a tiled weight's bytes are. A "plane" is one (i2, i3) matrix of the weight: a grid of
-// n_col_tiles x n_k_tiles tiles (tile (ct, kt) at (ct * n_k_tiles + kt) * tile_bytes from the
-// plane's start, layouts in htp-abi/htp-tile-formats.h); rows padded to n_col_tiles * 32.
-// When the encoders run, desc.src[0].offset already points at plane (0, 0) of the weight as
-// the op sees it (views covering whole planes are resolved), and desc.src[0].flags has
-// HTP_TENSOR_TILED; plane (i2, i3) of the weight starts at i2 * nb2 + i3 * nb3 from there.
-// desc.src[0].ne/nb stay those of the flat ggml view (nb are meaningless for tiled data).
-struct htp_tiled_weight {
-    uint32_t format;       // enum htp_type (== ggml_type) of the weight
-    uint32_t k_cols;       // K columns per tile (htp_tile_k_cols)
-    uint32_t n_k_tiles;    // tiles along K: ne00 / k_cols
-    uint32_t n_col_tiles;  // row tiles: ceil(ne01 / 32)
-    uint32_t tile_bytes;   // bytes per tile (htp_tile_size)
-    uint64_t plane_bytes;  // n_col_tiles * n_k_tiles * tile_bytes
-    uint64_t nb2;          // bytes between planes i2 and i2 + 1 (of the weight as the op sees it)
-    uint64_t nb3;          // bytes between planes i3 and i3 + 1
-    int64_t  data_offset;  // bytes from w->data (the flat address) to plane (0, 0)'s first tile
-    // rt-repack: the weight is FLAT (ggml's layout) and the path repacks it at run time into
-    // the tile grid above; nb2 / nb3 are then the flat plane strides and flat_nb1 the row
-    // stride (htp_rt_repack_weight). Only the HMX path takes such a weight.
-    bool     flat     = false;
-    uint64_t flat_nb1 = 0;
-};
 
 // The tile grid a flat weight gets when the HMX path repacks it at run time (tw.flat set):
 // false when w's type has no tiled format or its K does not split into tiles.
@@ -65,11 +37,6 @@ bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw);
 // Whether op's flat weight goes rt-repack + HMX (HTP_MM_ROUTE_HMX, tw filled) or the flat HVX
 // path (HTP_MM_ROUTE_NONE). Implemented in host/ops/mul-mat.cpp.
 
-// True when w (or w->view_src, when w covers whole planes of it with the same row layout)
-// holds tiled data; fills tw. False for flat data. Implemented in host/src/weight-repack.cpp
-// from the buffer's repack records. Only the MUL_MAT / MUL_MAT_ID encoders may call it.
-// (The kernel tests, which link host/ops without host/src, define one that finds nothing tiled.)
-bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw);
 
 // The tiled layout w would have if it were tiled (for supports_op, which must not look at
 // buffers): false when w's type or row layout has none.
@@ -93,23 +60,13 @@ void mm_hmx_encode(const htp_device_caps & caps, const ggml_tensor * op, const h
 // NHMX honoured), or HTP_MM_ROUTE_NONE when none can: the graph then turns the weight flat
 // (un-repacks it in place) before encoding. Implemented in host/ops/mul-mat.cpp.
 enum htp_mm_route { HTP_MM_ROUTE_NONE = 0, HTP_MM_ROUTE_TILED_HVX = 1, HTP_MM_ROUTE_HMX = 2 };
-htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
-htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_tiled_weight & tw);
+htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const htp_mm_settings & mm, const ggml_tensor * op,
+                                const htp_tiled_weight & tw);
+htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const htp_mm_settings & mm, const ggml_tensor * op,
+                               htp_tiled_weight & tw);
 
 // MUL_MAT_ID: true when its encoder takes this tiled expert stack;
 // otherwise the graph un-repacks the weight before a MUL_MAT_ID uses it.
-bool mm_id_tiled_ok(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw);
+bool mm_id_tiled_ok(const htp_device_caps & caps, const htp_mm_settings & mm, const ggml_tensor * op,
+                    const htp_tiled_weight & tw);
 
-// Path choice settings (GGML_HEXAGON_MM_SELECT, GGML_HEXAGON_NHMX, GGML_HEXAGON_RTREPACK), set
-// by the backend from its config before any encode. MM_SELECT: AUTO (upstream's 3) HMX, then
-// tiled HVX, then flat; HVX (2) tiled HVX, then flat; FLAT (1) the flat path only (the backend
-// then repacks no weight); HMX (ours) forces HMX.
-enum htp_mm_select { HTP_MM_SELECT_AUTO = 0, HTP_MM_SELECT_HVX = 1, HTP_MM_SELECT_HMX = 2, HTP_MM_SELECT_FLAT = 3 };
-enum htp_mm_rtrepack { HTP_MM_RTREPACK_OFF = 0, HTP_MM_RTREPACK_AUTO = 1, HTP_MM_RTREPACK_ALL = 2 };
-struct htp_mm_settings {
-    htp_mm_select   select   = HTP_MM_SELECT_AUTO;
-    bool            hmx      = true;  // GGML_HEXAGON_NHMX=0 -> false
-    htp_mm_rtrepack rtrepack = HTP_MM_RTREPACK_AUTO;
-    uint32_t        tiled_hvx_max_rows = HTP_MM_TILED_HVX_MAX_ROWS;  // GGML_HEXAGON_MM_HVX_ROWS
-};
-htp_mm_settings & htp_mm_config();

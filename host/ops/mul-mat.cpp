@@ -260,7 +260,7 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
     return mm_plan_flat(caps, op->src[0], n_act, false, pl);
 }
 
-bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context & ctx) {
     const ggml_tensor * w = op->src[0];
     const ggml_tensor * a = op->src[1];
     if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32) {
@@ -283,8 +283,8 @@ bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     // shape. Checked on the tiled layout w would have, never on buffer state. With
     // MM_SELECT=1 (flat only) no weight is tiled.
     htp_tiled_weight tw;
-    if (htp_mm_config().select != HTP_MM_SELECT_FLAT && htp_tiled_weight_of_shape(w, tw)) {
-        return htp_mm_route_tiled(caps, op, tw) != HTP_MM_ROUTE_NONE;
+    if (ctx.mm.select != HTP_MM_SELECT_FLAT && htp_tiled_weight_of_shape(w, tw)) {
+        return htp_mm_route_tiled(caps, ctx.mm, op, tw) != HTP_MM_ROUTE_NONE;
     }
     return true;
 }
@@ -365,10 +365,10 @@ namespace {
 
 // Tiled weights go to a tiled path (mul-mat-paths.h); the graph has already turned weights
 // no tiled path takes flat again (htp_mm_route_tiled), so a tiled weight always has a route.
-void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context & ctx) {
     htp_tiled_weight tw;
-    if (htp_weight_tiled(op->src[0], tw)) {
-        const htp_mm_route r = htp_mm_route_tiled(caps, op, tw);
+    if (ctx.tiled(0, tw)) {
+        const htp_mm_route r = htp_mm_route_tiled(caps, ctx.mm, op, tw);
         desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
         desc.src[0].flags |= HTP_TENSOR_TILED;
         if (r == HTP_MM_ROUTE_TILED_HVX) {
@@ -382,7 +382,7 @@ void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
         desc.opcode = HTP_OP_NONE;  // unreachable when the graph checked the route; fails loudly on the NPU
         return;
     }
-    if (htp_mm_route_flat(caps, op, tw) == HTP_MM_ROUTE_HMX) {
+    if (htp_mm_route_flat(caps, ctx.mm, op, tw) == HTP_MM_ROUTE_HMX) {
         mm_hmx_encode(caps, op, tw, desc);  // rt-repack: flat rows repacked in VTCM
         return;
     }
@@ -390,11 +390,6 @@ void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
 }
 
 }  // namespace
-
-htp_mm_settings & htp_mm_config() {
-    static htp_mm_settings s;
-    return s;
-}
 
 // The tile grid of w's matrix (format, K per tile, tile counts and sizes); the callers set
 // where the planes are.
@@ -425,8 +420,8 @@ bool htp_tiled_weight_of_shape(const ggml_tensor * w, htp_tiled_weight & tw) {
     return true;
 }
 
-htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const ggml_tensor * op, const htp_tiled_weight & tw) {
-    const htp_mm_settings & s = htp_mm_config();
+htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const htp_mm_settings & s, const ggml_tensor * op,
+                                const htp_tiled_weight & tw) {
     if (s.select == HTP_MM_SELECT_FLAT) {
         return HTP_MM_ROUTE_NONE;
     }
@@ -455,8 +450,8 @@ bool htp_rt_repack_weight(const ggml_tensor * w, htp_tiled_weight & tw) {
     return true;
 }
 
-htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const ggml_tensor * op, htp_tiled_weight & tw) {
-    const htp_mm_settings & s = htp_mm_config();
+htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const htp_mm_settings & s, const ggml_tensor * op,
+                               htp_tiled_weight & tw) {
     if (s.rtrepack == HTP_MM_RTREPACK_OFF || !s.hmx || s.select == HTP_MM_SELECT_HVX || s.select == HTP_MM_SELECT_FLAT) {
         return HTP_MM_ROUTE_NONE;
     }

@@ -25,7 +25,7 @@ static stream_need rms_norm_mul_need(const htp_device_caps & caps, const ggml_te
     return need;
 }
 
-static bool rowwise_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool rowwise_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     htp_split_params sp;
     return rowwise_f32_ok(op) && plan_rows(caps, rowwise_need(caps, op), sp);
 }
@@ -48,7 +48,7 @@ static uint32_t rowwise_fill(const htp_device_caps & caps, const ggml_tensor * o
     return off;
 }
 
-static void rms_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void rms_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     htp_rms_norm_params & p = desc.params.rms_norm;
     desc.opcode             = HTP_OP_RMS_NORM;
     rowwise_fill(caps, op, op, rowwise_need(caps, op), p);
@@ -61,7 +61,8 @@ static void rms_norm_encode(const htp_device_caps & caps, const ggml_tensor * op
 
 // RMS_NORM -> MUL(norm, w) with w one contiguous F32 row of ne0 (the norm weight of every
 // transformer layer): the normalized rows never go back to DDR before being scaled.
-bool htp_fuse_rms_norm_mul(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f) {
+bool htp_fuse_rms_norm_mul(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f,
+                           const htp_encode_context &) {
     static const ggml_op ops[] = { GGML_OP_RMS_NORM, GGML_OP_MUL };
     if (!ggml_can_fuse(graph, i, ops, 2)) {
         return false;
@@ -93,7 +94,7 @@ bool htp_fuse_rms_norm_mul(const htp_device_caps & caps, const ggml_cgraph * gra
     return true;
 }
 
-static void scale_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void scale_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     htp_scale_params & p = desc.params.scale;
     desc.opcode          = HTP_OP_SCALE;
     rowwise_fill(caps, op, op, rowwise_need(caps, op), p);

@@ -11,7 +11,7 @@ stream_need norm_need(const htp_device_caps & caps, const ggml_tensor * op) {
     return rows_in_out_need(caps, op, align_up((uint32_t) op->src[0]->ne[0] * 4, 128));
 }
 
-bool norm_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool norm_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || !ggml_are_same_shape(a, op) || a->nb[0] != 4 ||
         op->nb[0] != 4 || !fits_u32(a) || !fits_u32(op) || !dma_1d_ok((uint64_t) a->ne[0] * 4)) {
@@ -40,11 +40,11 @@ void fill(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & de
     p.vdst       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
 }
 
-void norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     fill(caps, op, desc, HTP_OP_NORM, HTP_NORM_MEAN_VAR);
 }
 
-void l2_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void l2_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     fill(caps, op, desc, HTP_OP_L2_NORM, HTP_NORM_L2);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "ggml.h"
+#include "encode-context.h"
 #include "htp-abi/htp-abi.h"
 
 // What the encoders may know about the device they target.
@@ -16,12 +17,15 @@ struct htp_device_caps {
     uint32_t dma_field_bits;  // 16 or 24
 };
 
+// An encoder reads its arguments only: the device caps, the node, and the context its caller
+// in host/src resolved (encode-context.h: the MUL_MAT settings, each source's weight layout).
 struct htp_op_encoder {
     // True when the NPU can run `op` (types, shapes, strides, op params).
-    bool (*supports)(const htp_device_caps & caps, const ggml_tensor * op);
+    bool (*supports)(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context & ctx);
     // Sets desc.opcode and desc.params. The caller already filled desc.dst / desc.src[] /
     // desc.n_src from op and op->src[] (same order as ggml's src array).
-    void (*encode)(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc);
+    void (*encode)(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc,
+                   const htp_encode_context & ctx);
 };
 
 // The encoder for this node's op, or nullptr when the NPU has none.

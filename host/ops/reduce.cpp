@@ -27,7 +27,7 @@ static stream_need reduce_need(const htp_device_caps & caps, const ggml_tensor *
     return need;
 }
 
-static bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     if (a->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || a->nb[0] != 4 || op->nb[0] != 4 || !fits_u32(a) ||
         !fits_u32(op) || ggml_nelements(a) == 0 || !dma_1d_ok((uint64_t) a->ne[0] * 4)) {
@@ -45,7 +45,7 @@ static bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op
     return plan_rows(caps, reduce_need(caps, op), sp);
 }
 
-static void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     htp_reduce_params & p = desc.params.reduce;
     switch (op->op) {

@@ -60,7 +60,7 @@ stream_need rope_need(const htp_device_caps & caps, const ggml_tensor * op) {
     return need;
 }
 
-bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a   = op->src[0];
     const ggml_tensor * pos = op->src[1];
     const ggml_tensor * ff  = op->src[2];
@@ -96,7 +96,7 @@ bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     return plan_rows(caps, rope_need(caps, op), sp);
 }
 
-void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     const rope_args     r = read_args(op);
     htp_rope_params &   p = desc.params.rope;

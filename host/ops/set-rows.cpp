@@ -43,7 +43,7 @@ stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
     return need;
 }
 
-bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
     const ggml_tensor * i = op->src[1];
     if (s->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16 && op->type != GGML_TYPE_Q8_0)) {
@@ -70,7 +70,7 @@ bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     return plan_rows(caps, set_rows_need(caps, op), sp);
 }
 
-void set_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void set_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *   s = op->src[0];
     const ggml_tensor *   i = op->src[1];
     htp_set_rows_params & p = desc.params.set_rows;

@@ -35,7 +35,7 @@ stream_need soft_max_need(const htp_device_caps & caps, const ggml_tensor * op) 
     return need;
 }
 
-bool soft_max_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+bool soft_max_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a  = op->src[0];
     const ggml_tensor * m  = op->src[1];
     const ggml_tensor * sk = op->src[2];
@@ -57,7 +57,7 @@ bool soft_max_supports(const htp_device_caps & caps, const ggml_tensor * op) {
     return plan_rows(caps, soft_max_need(caps, op), sp);
 }
 
-void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *   a = op->src[0];
     const ggml_tensor *   m = op->src[1];
     htp_soft_max_params & p = desc.params.soft_max;

@@ -27,7 +27,7 @@ static stream_need solve_tri_need(const htp_device_caps &, const ggml_tensor * o
     return need;
 }
 
-static bool solve_tri_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool solve_tri_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
     if (a->type != GGML_TYPE_F32 || b->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
@@ -53,7 +53,7 @@ static bool solve_tri_supports(const htp_device_caps & caps, const ggml_tensor *
     return plan_rows(caps, solve_tri_need(caps, op), sp);
 }
 
-static void solve_tri_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void solve_tri_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *    a = op->src[0];
     const ggml_tensor *    b = op->src[1];
     htp_solve_tri_params & p = desc.params.solve_tri;

@@ -27,7 +27,7 @@ static stream_need ssm_conv_need(const htp_device_caps & caps, const ggml_tensor
     return need;
 }
 
-static bool ssm_conv_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool ssm_conv_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * sx = op->src[0];
     const ggml_tensor * c  = op->src[1];
     if (sx->type != GGML_TYPE_F32 || c->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
@@ -49,7 +49,7 @@ static bool ssm_conv_supports(const htp_device_caps & caps, const ggml_tensor * 
     return plan_rows(caps, ssm_conv_need(caps, op), sp);
 }
 
-static void ssm_conv_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void ssm_conv_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *   sx = op->src[0];
     const ggml_tensor *   c  = op->src[1];
     htp_ssm_conv_params & p  = desc.params.ssm_conv;

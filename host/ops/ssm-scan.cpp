@@ -51,7 +51,7 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
     }
 }
 
-static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s   = op->src[0];
     const ggml_tensor * x   = op->src[1];
     const ggml_tensor * dt  = op->src[2];
@@ -94,7 +94,7 @@ static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op) 
                                 x->nb[2], B->nb[2], C->nb[2], dt->nb[1], (uint64_t) nr * nh * 4 });
 }
 
-static void scan_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+static void scan_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor *    s  = op->src[0];
     const ggml_tensor *    x  = op->src[1];
     const ggml_tensor *    dt = op->src[2];

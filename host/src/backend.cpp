@@ -2,6 +2,10 @@
 #include <cstring>
 
 #include "context.h"
+#include "backend.h"
+#include "buffer.h"
+#include "graph-order.h"
+#include "graph.h"
 #include "log.h"
 
 struct htp_backend_ctx {
@@ -22,7 +26,7 @@ static void htp_backend_free(ggml_backend_t backend) {
     auto * ctx = (htp_backend_ctx *) backend->context;
     htp_stream & stream = *ctx->device->stream;
     stream.synchronize();
-    const htp_config & cfg = htp_get_registry().cfg;
+    const htp_config & cfg = ctx->device->reg->cfg;
     if ((cfg.verbose >= 1 || cfg.profile >= 1) && stream.busy_ns() > 0) {
         // How much of the device's NPU time ran while another device's did too: llama's layer
         // split overlaps its devices (pipeline parallelism) only when this is above 0.
@@ -40,7 +44,7 @@ static ggml_status htp_backend_graph_compute(ggml_backend_t backend, ggml_cgraph
         return GGML_STATUS_ABORTED;
     }
     // Asynchronous in a pipeline (the scheduler made events on the device) or a tensor split.
-    return htp_graph_compute(htp_get_registry(), *ctx->device, graph, ctx->meta || ctx->device->async(), ctx->meta);
+    return htp_graph_compute(*ctx->device->reg, *ctx->device, graph, ctx->meta || ctx->device->async(), ctx->meta);
 }
 
 // Waits for the device's queued batches (their failures are logged, and the next graph_compute
@@ -96,8 +100,8 @@ static bool htp_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backen
 }
 
 // Only reorders (never fuses): fusions are chosen at compute time, per path.
-static void htp_backend_graph_optimize(ggml_backend_t, ggml_cgraph * graph, ggml_backend_graph_optimize_params *) {
-    if (htp_get_registry().cfg.fuse) {
+static void htp_backend_graph_optimize(ggml_backend_t backend, ggml_cgraph * graph, ggml_backend_graph_optimize_params *) {
+    if (((htp_backend_ctx *) backend->context)->device->reg->cfg.fuse) {
         htp_graph_order_mul_mats(graph);
     }
 }

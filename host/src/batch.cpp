@@ -1,6 +1,8 @@
 // An op batch (batch.h): collecting ops, the messages for the sessions, and one exchange with
 // them, its answers checked and its profile lines printed.
 #include "batch.h"
+#include "buffer.h"
+#include "weight-layout.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -84,10 +86,11 @@ bool htp_batch::add(const ggml_tensor * node, std::string & error) {
     if (!describe_op(node, node->src, n_src, desc, error)) {
         return false;
     }
-    const htp_op_encoder * enc = htp_find_op_encoder(node);
-    enc->encode(dev_.caps, node, desc);
+    const htp_op_encoder *   enc = htp_find_op_encoder(node);
+    const htp_encode_context ctx = htp_encode_context_of(dev_.mm, node);
+    enc->encode(dev_.caps, node, desc, ctx);
     if (params_check_) {
-        check_params_written(*enc, node, desc);
+        check_params_written(*enc, node, desc, ctx);
     }
     push(desc, node, ggml_op_desc(node), std::vector<const ggml_tensor *>(node->src, node->src + n_src));
     return true;
@@ -121,7 +124,9 @@ bool htp_batch::add_host_op(const htp_op_encoder & enc, const char * name, const
     if (!describe_op(dst, srcs.data(), srcs.size(), desc, error)) {
         return false;
     }
-    enc.encode(dev_.caps, dst, desc);
+    htp_encode_context ctx;  // a host op (ALLREDUCE): no weights
+    ctx.mm = dev_.mm;
+    enc.encode(dev_.caps, dst, desc, ctx);
     push(desc, dst, name, srcs);
     srcs_text_.back() = srcs_text;
     return true;
@@ -158,11 +163,11 @@ std::vector<uint8_t> htp_batch::serialize(uint64_t seq, uint32_t flags, uint32_t
 // give the same params struct (the host zeroes params, so a field an encoder forgets reads
 // as 0 and goes unnoticed until a kernel needs it to be something else). Logs the offsets
 // once per opcode.
-void htp_batch::check_params_written(const htp_op_encoder & enc, const ggml_tensor * node,
-                                     const htp_op_desc & desc) const {
+void htp_batch::check_params_written(const htp_op_encoder & enc, const ggml_tensor * node, const htp_op_desc & desc,
+                                     const htp_encode_context & ctx) const {
     htp_op_desc poisoned = desc;
     memset(&poisoned.params, 0xA5, sizeof(poisoned.params));
-    enc.encode(dev_.caps, node, poisoned);
+    enc.encode(dev_.caps, node, poisoned, ctx);
     std::string unset;
     const uint32_t size = htp_opcode_params_size(desc.opcode);
     for (uint32_t b = 0; b + 4 <= size && b + 4 <= sizeof(desc.params); b += 4) {

@@ -85,7 +85,8 @@ class htp_batch {
                                    const htp_group_place & g) const;
 
   private:
-    void check_params_written(const htp_op_encoder & enc, const ggml_tensor * node, const htp_op_desc & desc) const;
+    void check_params_written(const htp_op_encoder & enc, const ggml_tensor * node, const htp_op_desc & desc,
+                              const htp_encode_context & ctx) const;
     void push(htp_op_desc & desc, const ggml_tensor * node, const char * name, std::vector<const ggml_tensor *> srcs);
     uint64_t counts_against_window(int fd, uint64_t size, bool pinned) const;
     uint32_t buf_index(int fd, uint64_t size, bool pinned);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "context.h"
+#include "buffer.h"
 #include "log.h"
 #include "weight-repack.h"
 
@@ -22,7 +23,7 @@ static void htp_buffer_free(ggml_backend_buffer_t buffer) {
     htp_unmap_everywhere(*buft_device(buffer->buft).reg, b->fd, b->size);
     htp_shared_mem mem = { b->fd, b->base, b->size };
     htp_shared_free(mem);
-    htp_repack_state_free(b->repack);
+    htp_tiling_state_free(b->repack);
     if (b->device) {
         b->device->allocated -= b->size;
     }
@@ -35,21 +36,21 @@ static void * htp_buffer_get_base(ggml_backend_buffer_t buffer) {
 
 static void htp_buffer_memset_tensor(ggml_backend_buffer_t buffer, ggml_tensor * tensor, uint8_t value, size_t offset,
                                      size_t size) {
-    htp_repack_flatten((htp_buffer *) buffer->context, (const uint8_t *) tensor->data + offset, size);
+    htp_tiling_flatten((htp_buffer *) buffer->context, (const uint8_t *) tensor->data + offset, size);
     memset((uint8_t *) tensor->data + offset, value, size);
 }
 
 // Weight types with a tiled format are repacked here (weight-repack.h, GGML_HEXAGON_REPACK).
 static void htp_buffer_set_tensor(ggml_backend_buffer_t buffer, ggml_tensor * tensor, const void * data,
                                   size_t offset, size_t size) {
-    if (!htp_repack_set(buffer, tensor, data, offset, size)) {
+    if (!htp_tiling_set(buffer, tensor, data, offset, size)) {
         memcpy((uint8_t *) tensor->data + offset, data, size);
     }
 }
 
 static void htp_buffer_get_tensor(ggml_backend_buffer_t buffer, const ggml_tensor * tensor, void * data,
                                   size_t offset, size_t size) {
-    if (!htp_repack_get(buffer, tensor, data, offset, size)) {
+    if (!htp_tiling_get(buffer, tensor, data, offset, size)) {
         memcpy(data, (const uint8_t *) tensor->data + offset, size);
     }
 }
@@ -74,7 +75,7 @@ static bool htp_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const ggml_tenso
 
 static void htp_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
     auto * b = (htp_buffer *) buffer->context;
-    htp_repack_forget_all(b);
+    htp_tiling_forget_all(b);
     memset(b->base, value, b->size);
 }
 
@@ -120,7 +121,7 @@ static ggml_backend_buffer_t htp_buft_alloc_buffer(ggml_backend_buffer_type_t bu
         HTP_LOG_ERROR("%s: cannot allocate %zu bytes of shared DDR: %s", name.c_str(), size, error.c_str());
         return nullptr;
     }
-    auto * b = new htp_buffer{ d, mem.fd, mem.host_ptr, size, d ? htp_repack_state_new(d->reg->cfg.repack) : nullptr };
+    auto * b = new htp_buffer{ d, mem.fd, mem.host_ptr, size, d ? htp_tiling_state_new(d->reg->cfg.repack) : nullptr };
     if (d) {
         d->allocated += size;
     }
@@ -148,7 +149,7 @@ static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
 }
 
 static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t buft, const ggml_tensor * tensor) {
-    return htp_repack_alloc_size(tensor, buft_device(buft).reg->cfg.repack);
+    return htp_tiling_alloc_size(tensor, buft_device(buft).reg->cfg.repack);
 }
 
 static bool htp_buft_is_host_false(ggml_backend_buffer_type_t) {
@@ -192,4 +193,33 @@ const htp_buffer * htp_tensor_buffer(const ggml_tensor * t) {
         return nullptr;
     }
     return (const htp_buffer *) b->context;
+}
+
+void htp_unmap_everywhere(htp_registry & reg, int fd, uint64_t size) {
+    for (auto & d : reg.devices) {
+        d->stream->synchronize();  // queued batches may still name the buffer
+        auto it = d->resident_pinned.find(fd);
+        if (it != d->resident_pinned.end()) {
+            d->resident_pinned_bytes -= it->second;
+            d->resident_pinned.erase(it);
+        }
+        std::vector<uint8_t> msg(htp_msg_size(1, 0));
+        htp_msg_header h = {};
+        h.magic       = HTP_MSG_MAGIC;
+        h.abi_version = HTP_ABI_VERSION;
+        h.kind        = HTP_MSG_UNMAP;
+        h.n_bufs      = 1;
+        h.seq         = ++d->seq;
+        h.trace_buf   = HTP_NO_BUF;
+        const htp_buf_desc b = { fd, 0, size };
+        memcpy(msg.data(), &h, sizeof(h));
+        memcpy(msg.data() + sizeof(h), &b, sizeof(b));
+        for (auto & s : d->sessions) {
+            std::vector<uint8_t> resp;
+            std::string error;
+            if (!s->exchange(msg, resp, error)) {
+                HTP_LOG_ERROR("%s: cannot unmap buffer fd %d: %s", d->spec.name.c_str(), fd, error.c_str());
+            }
+        }
+    }
 }

@@ -10,6 +10,9 @@
 #include <memory>
 
 #include "batch.h"
+#include "backend.h"
+#include "buffer.h"
+#include "comm.h"
 #include "log.h"
 
 extern const htp_op_encoder htp_allreduce_encoder;  // host/ops/allreduce.cpp
@@ -45,24 +48,25 @@ static std::string comm_refusal(ggml_backend_t * backends, size_t n) {
 }
 
 void * htp_comm_init(ggml_backend_t * backends, size_t n) {
-    htp_registry & reg = htp_get_registry();
     // Only ggml's meta backend calls this, with the backends it drives: whoever adds the parts,
     // they compute their slices at once and their nodes are checked.
+    htp_registry * reg = nullptr;  // the registry that made the devices (their config)
     for (size_t i = 0; i < n; i++) {
         if (htp_backend_is_htp(backends[i])) {
             htp_backend_set_meta(backends[i], true);
+            reg = reg ? reg : htp_backend_device(backends[i]).reg;
         }
     }
-    if (!reg.cfg.allreduce) {
+    if (reg && !reg->cfg.allreduce) {
         return nullptr;
     }
     const std::string no = comm_refusal(backends, n);
-    if (!no.empty()) {
+    if (!no.empty() || !reg) {
         HTP_LOG_WARN("tensor split: the host adds the devices' parts, not the NPUs: %s", no.c_str());
         return nullptr;
     }
     auto * c = new htp_comm;
-    c->reg   = &reg;
+    c->reg   = reg;
     std::string error;
     if (!htp_shared_alloc(n * HTP_FENCE_SLOT_SIZE, "allreduce-fences", c->fence, error)) {
         HTP_LOG_WARN("tensor split: the host adds the devices' parts, not the NPUs: no fence slots: %s", error.c_str());
@@ -73,7 +77,7 @@ void * htp_comm_init(ggml_backend_t * backends, size_t n) {
         c->backends.push_back(backends[i]);
         c->devices.push_back(&htp_backend_device(backends[i]));
     }
-    if (reg.cfg.verbose >= 1) {
+    if (reg->cfg.verbose >= 1) {
         HTP_LOG_REQUESTED("tensor split over %zu devices: ALLREDUCE on the NPUs", n);
     }
     return c;
@@ -100,7 +104,7 @@ static bool htp_allreduce_send(const htp_config & cfg, const std::vector<htp_dev
     std::vector<const ggml_tensor *> srcs(parts, parts + n);
     for (size_t i = 0; i < n; i++) {
         const ggml_tensor * t = parts[i];
-        if (!ggml_are_same_shape(t, parts[0]) || !ggml_are_same_stride(t, parts[0]) || !enc.supports(devs[i]->caps, t)) {
+        if (!ggml_are_same_shape(t, parts[0]) || !ggml_are_same_stride(t, parts[0]) || !enc.supports(devs[i]->caps, t, htp_encode_context{ devs[i]->mm })) {
             why_not = std::string("part '") + t->name + "' " + htp_shape(t) + " is not an F32 tensor ALLREDUCE takes";
             return false;
         }
@@ -154,7 +158,7 @@ static bool htp_allreduce_send(const htp_config & cfg, const std::vector<htp_dev
 
 bool htp_comm_allreduce_tensor(void * comm, ggml_tensor ** tensors) {
     auto * c = (htp_comm *) comm;
-    htp_registry & reg = htp_get_registry();
+    htp_registry & reg = *c->reg;
     std::string why_not;
     if (htp_allreduce_send(reg.cfg, c->devices, tensors, c->fence, c->fence_seq, why_not)) {
         return true;

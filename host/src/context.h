@@ -1,4 +1,6 @@
-// The host backend's objects: the registry, one device per HTP session, and buffers.
+// The host backend's objects: the registry, one device per HTP session, and buffers. Data
+// only: each module's functions are declared in its own header (buffer.h, device.h, ...), so
+// the modules of host/src include each other without a circle (tests/tools/include-cycles.py).
 #pragma once
 #include <atomic>
 #include <memory>
@@ -20,6 +22,7 @@ struct htp_device {
     std::string description;
     htp_device_profile profile = {};
     htp_device_caps caps = {};
+    htp_mm_settings mm;  // MUL_MAT path choice (the registry's config): the encoders' context
     // The most members of this device on one NPU: they run each batch at once and share that
     // NPU's HVX contexts (docs/multi-device.md), which the cost model divides among them.
     uint32_t hvx_sharing = 1;
@@ -49,8 +52,9 @@ struct htp_device {
     bool async() const { return n_events.load() > 0; }
 
     ggml_backend_device dev = {};
-    // The registry that made the device (htp_buffer_types_init): its buffers read their
-    // settings (GGML_HEXAGON_MBUF, SBUF, REPACK) and the devices to unmap from there.
+    // The registry that made the device (htp_buffer_types_init), passed down: the device's
+    // interface, its backends, buffers and communicators read the config (and the host buffer
+    // type, the devices to unmap from) here; nothing reaches up for the registry.
     htp_registry * reg = nullptr;
 
     ~htp_device() {
@@ -83,47 +87,11 @@ struct htp_registry {
 };
 
 // A buffer of shared DDR (memfd), host-mapped; sessions map it by fd when a batch names it.
-struct htp_repack_state;
+struct htp_tiling_state;
 struct htp_buffer {
     htp_device * device;
     int      fd;
     uint8_t * base;
     size_t   size;
-    htp_repack_state * repack;  // tiled tensors (weight-repack.h); null in the host buffer type
+    htp_tiling_state * repack;  // tiled tensors (weight-repack.h); null in the host buffer type
 };
-
-htp_registry & htp_get_registry();
-
-// Buffer types (buffer.cpp).
-void htp_buffer_types_init(htp_registry & reg);
-// The htp_buffer behind a tensor, or nullptr when it is not in an HTP buffer.
-const htp_buffer * htp_tensor_buffer(const ggml_tensor * t);
-
-// Devices (device.cpp).
-void htp_device_init_iface(htp_registry & reg, htp_device & d);
-bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op);
-// VIEW, RESHAPE, PERMUTE, TRANSPOSE, NONE: nothing to run.
-bool htp_op_is_view(const ggml_tensor * op);
-
-// Backend streams (backend.cpp).
-ggml_backend_t htp_backend_init(htp_device & d);
-bool htp_backend_is_htp(ggml_backend_t backend);
-htp_device & htp_backend_device(ggml_backend_t backend);
-// A backend that ggml's meta backend drives (a tensor split): asynchronous (its devices work at
-// once), and its graphs' nodes are checked against supports_op.
-void htp_backend_set_meta(ggml_backend_t backend, bool meta);
-
-// Tensor split (comm.cpp): what ggml's meta backend finds by get_proc_address.
-void * htp_comm_init(ggml_backend_t * backends, size_t n_backends);
-void   htp_comm_free(void * comm);
-bool   htp_comm_allreduce_tensor(void * comm, ggml_tensor ** tensors);
-
-// Graph execution (graph.cpp): runs the graph's nodes on the device's session.
-// async: return once the batches are queued (a pipeline or a tensor split), else wait and
-// return the NPU's status. check_nodes: ask supports_op of every node first (graphs that
-// llama's scheduler did not build: ggml's meta backend's).
-ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async, bool check_nodes);
-// graph_optimize (graph-order.cpp): MUL_MATs sharing an activation brought next to each other.
-void htp_graph_order_mul_mats(ggml_cgraph * graph);
-// Tells every session to drop a buffer from its window (before the fd closes).
-void htp_unmap_everywhere(htp_registry & reg, int fd, uint64_t size);

@@ -5,6 +5,9 @@
 #include <cstring>
 
 #include "context.h"
+#include "backend.h"
+#include "device.h"
+#include "support.h"
 #include "log.h"
 
 static htp_device & dev_of(ggml_backend_dev_t dev) {
@@ -57,7 +60,7 @@ static void htp_dev_get_props(ggml_backend_dev_t dev, ggml_backend_dev_props * p
     props->device_id   = nullptr;
     htp_dev_get_memory(dev, &props->memory_free, &props->memory_total);
     props->caps.async                = true;  // graph_compute in a pipeline (context.h: htp_device::stream)
-    props->caps.host_buffer          = htp_get_registry().cfg.hostbuf;
+    props->caps.host_buffer          = dev_of(dev).reg->cfg.hostbuf;
     props->caps.buffer_from_host_ptr = false;
     props->caps.events               = true;
     props->caps.mmap_support         = false;
@@ -71,13 +74,13 @@ static ggml_backend_buffer_type_t htp_dev_get_buffer_type(ggml_backend_dev_t dev
     return &dev_of(dev).buft;
 }
 
-static ggml_backend_buffer_type_t htp_dev_get_host_buffer_type(ggml_backend_dev_t) {
-    htp_registry & reg = htp_get_registry();
+static ggml_backend_buffer_type_t htp_dev_get_host_buffer_type(ggml_backend_dev_t dev) {
+    htp_registry & reg = *dev_of(dev).reg;
     return reg.cfg.hostbuf ? &reg.host_buft : nullptr;
 }
 
 static bool htp_dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) {
-    return htp_device_supports_op(htp_get_registry(), dev_of(dev), op);
+    return htp_device_supports_op(*dev_of(dev).reg, dev_of(dev), op);
 }
 
 // The device's own buffers and the host buffer type. Any session could map any HTP buffer
@@ -85,7 +88,7 @@ static bool htp_dev_supports_op(ggml_backend_dev_t dev, const ggml_tensor * op) 
 // device's layers here: the backend that sees a weight's buffer first takes its ops, so a
 // layer split would put every layer on the first device.
 static bool htp_dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft) {
-    return buft == &dev_of(dev).buft || buft == &htp_get_registry().host_buft;
+    return buft == &dev_of(dev).buft || buft == &dev_of(dev).reg->host_buft;
 }
 
 static bool htp_dev_offload_op(ggml_backend_dev_t, const ggml_tensor *) {
@@ -132,42 +135,4 @@ static const ggml_backend_device_i htp_device_iface = {
 
 void htp_device_init_iface(htp_registry & reg, htp_device & d) {
     d.dev = { htp_device_iface, &reg.reg, &d };
-}
-
-// Ops that only reinterpret their input: nothing runs for them, on any device.
-bool htp_op_is_view(const ggml_tensor * op) {
-    switch (op->op) {
-        case GGML_OP_NONE:
-        case GGML_OP_VIEW:
-        case GGML_OP_RESHAPE:
-        case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE:
-            return true;
-        default:
-            return false;
-    }
-}
-
-// Decided from static tensor properties only, never buffers or repack state (docs/architecture.md).
-bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op) {
-    if (htp_op_is_view(op) || ggml_is_empty(op)) {
-        return true;  // nothing runs for them (graph.cpp skips them)
-    }
-    if (reg.cfg.has_opfilter && op->op != GGML_OP_SET_ROWS && std::regex_search(ggml_op_desc(op), reg.cfg.opfilter)) {
-        return false;
-    }
-    // GGML_HEXAGON_FA_SELECT=0 / GDN_SELECT=0: those ops stay on the CPU.
-    const bool cpu_selected = (op->op == GGML_OP_FLASH_ATTN_EXT && reg.cfg.fa_select == HTP_SELECT_CPU) ||
-                              (op->op == GGML_OP_GATED_DELTA_NET && reg.cfg.gdn_select == HTP_SELECT_CPU);
-    const htp_op_encoder * enc = htp_find_op_encoder(op);
-    const bool             ok  = !cpu_selected && enc && enc->supports(d.caps, op);
-    if (!ok && reg.cfg.verbose >= 2) {
-        // Why a graph splits: every refusal, with what the scheduler asked about.
-        HTP_LOG_REQUESTED("%s: refused %s (%s) %s [%lld,%lld,%lld,%lld] src0 %s src1 %s", d.spec.name.c_str(),
-                          ggml_op_desc(op), op->name, ggml_type_name(op->type), (long long) op->ne[0],
-                          (long long) op->ne[1], (long long) op->ne[2], (long long) op->ne[3],
-                          op->src[0] ? ggml_type_name(op->src[0]->type) : "-",
-                          op->src[1] ? ggml_type_name(op->src[1]->type) : "-");
-    }
-    return ok;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "context.h"
+#include "graph-order.h"
 #include "ggml-impl.h"
 
 namespace {

@@ -8,9 +8,11 @@
 #include <string>
 
 #include "batch.h"
+#include "graph.h"
+#include "support.h"
+#include "weight-layout.h"
 #include "log.h"
 #include "profile.h"
-#include "weight-repack.h"
 
 namespace {
 
@@ -95,7 +97,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         return GGML_STATUS_FAILED;
     }
     // Turning a tiled weight flat rewrites its bytes: queued batches must be done with it.
-    htp_repack_graph_prepare(d.caps, graph, [&stream] { stream.synchronize(); });
+    htp_tiling_graph_prepare(d.caps, d.mm, graph, [&stream] { stream.synchronize(); });
     // The trace and fence buffers travel with every batch: count them as held from the start.
     std::vector<std::pair<int, uint64_t>> always;
     if (d.trace) {
@@ -144,7 +146,8 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             continue;
         }
         htp_fused_op fused;
-        const bool   is_fused = reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused);
+        const bool   is_fused =
+            reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused, htp_encode_context_of(d.mm, node));
         const char * name     = is_fused ? fused.name : ggml_op_desc(node);
         const ggml_tensor * dst = is_fused ? fused.dst : node;
         // Plan for the window: a batch's buffers and the pinned ones must fit the budget at
@@ -227,31 +230,3 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
     return GGML_STATUS_FAILED;
 }
 
-void htp_unmap_everywhere(htp_registry & reg, int fd, uint64_t size) {
-    for (auto & d : reg.devices) {
-        d->stream->synchronize();  // queued batches may still name the buffer
-        auto it = d->resident_pinned.find(fd);
-        if (it != d->resident_pinned.end()) {
-            d->resident_pinned_bytes -= it->second;
-            d->resident_pinned.erase(it);
-        }
-        std::vector<uint8_t> msg(htp_msg_size(1, 0));
-        htp_msg_header h = {};
-        h.magic       = HTP_MSG_MAGIC;
-        h.abi_version = HTP_ABI_VERSION;
-        h.kind        = HTP_MSG_UNMAP;
-        h.n_bufs      = 1;
-        h.seq         = ++d->seq;
-        h.trace_buf   = HTP_NO_BUF;
-        const htp_buf_desc b = { fd, 0, size };
-        memcpy(msg.data(), &h, sizeof(h));
-        memcpy(msg.data() + sizeof(h), &b, sizeof(b));
-        for (auto & s : d->sessions) {
-            std::vector<uint8_t> resp;
-            std::string error;
-            if (!s->exchange(msg, resp, error)) {
-                HTP_LOG_ERROR("%s: cannot unmap buffer fd %d: %s", d->spec.name.c_str(), fd, error.c_str());
-            }
-        }
-    }
-}

@@ -12,6 +12,10 @@
 #include <string>
 
 #include "context.h"
+#include "backend.h"
+#include "buffer.h"
+#include "comm.h"
+#include "device.h"
 #include "mul-mat-paths.h"
 #include "log.h"
 
@@ -159,10 +163,11 @@ static void htp_registry_open_devices(htp_registry & reg) {
     if (reg.cfg.mm_select == HTP_MM_SELECT_FLAT) {
         reg.cfg.repack = 0;  // MM_SELECT=1: only the flat path runs, so no weight is tiled
     }
-    htp_mm_config().select = (htp_mm_select) reg.cfg.mm_select;
-    htp_mm_config().hmx      = reg.cfg.hmx;
-    htp_mm_config().rtrepack = (htp_mm_rtrepack) reg.cfg.rtrepack;
-    htp_mm_config().tiled_hvx_max_rows = reg.cfg.mm_hvx_rows;
+    htp_mm_settings mm;  // what the MUL_MAT encoders read of the config (htp_device::mm)
+    mm.select             = (htp_mm_select) reg.cfg.mm_select;
+    mm.hmx                = reg.cfg.hmx;
+    mm.rtrepack           = (htp_mm_rtrepack) reg.cfg.rtrepack;
+    mm.tiled_hvx_max_rows = reg.cfg.mm_hvx_rows;
 
     htp_device_profile info = {};
     if (!htp_transport_profile(info, error)) {
@@ -226,6 +231,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
                               (unsigned long long) (d->profile.vmem_budget >> 20));
         }
         d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
+        d->mm          = mm;
         if (reg.cfg.profile >= 3 || reg.cfg.optrace) {  // upstream's op trace: OPTRACE alone traces too
             htp_trace_host_enable(reg.cfg.trace_dir);  // one file per process: ggml-hexagon-trace-<pid>.json
             // GGML_HEXAGON_OPTRACE events per HVX thread (upstream's default: OPBATCH x 256),
@@ -262,7 +268,7 @@ static void htp_registry_open_devices(htp_registry & reg) {
 
 // Function-local static: built on first use, destroyed when this library is unloaded (its
 // destructor closes the sessions before the vHTP goes away).
-htp_registry & htp_get_registry() {
+static htp_registry & htp_get_registry() {
     static htp_registry reg;
     return reg;
 }

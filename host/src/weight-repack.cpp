@@ -33,19 +33,19 @@ struct record {
 
 }  // namespace
 
-struct htp_repack_state {
+struct htp_tiling_state {
     int        mode;  // GGML_HEXAGON_REPACK, as the buffer type had it when the buffer was made
     std::mutex mu;
     std::map<size_t, record> recs;  // by offset of the tensor in the buffer; extents never overlap
 };
 
-htp_repack_state * htp_repack_state_new(int repack_mode) {
-    auto * s = new htp_repack_state;
+htp_tiling_state * htp_tiling_state_new(int repack_mode) {
+    auto * s = new htp_tiling_state;
     s->mode  = repack_mode;
     return s;
 }
 
-void htp_repack_state_free(htp_repack_state * s) {
+void htp_tiling_state_free(htp_tiling_state * s) {
     delete s;
 }
 
@@ -87,7 +87,7 @@ bool eligible(ggml_backend_buffer_t buffer, const htp_buffer * b, const ggml_ten
 using rec_it = std::map<size_t, record>::iterator;
 
 // Records whose tiled extent overlaps [lo, hi).
-std::vector<rec_it> overlapping(htp_repack_state & s, size_t lo, size_t hi) {
+std::vector<rec_it> overlapping(htp_tiling_state & s, size_t lo, size_t hi) {
     std::vector<rec_it> out;
     auto it = s.recs.upper_bound(lo);
     if (it != s.recs.begin()) {
@@ -120,7 +120,7 @@ void read_rows(const htp_buffer * b, size_t start, const record & r, int64_t r0,
 }
 
 // Turns the record flat in place and forgets it.
-void flatten_locked(htp_buffer * b, htp_repack_state & s, rec_it it) {
+void flatten_locked(htp_buffer * b, htp_tiling_state & s, rec_it it) {
     const record & r = it->second;
     std::vector<uint8_t> flat(r.flat);
     read_rows(b, it->first, r, 0, r.ne[1] * r.ne[2] * r.ne[3], flat.data());
@@ -162,9 +162,28 @@ htp_buffer * buf_of(ggml_backend_buffer_t buffer) {
     return (htp_buffer *) buffer->context;
 }
 
+// Where a set_tensor / get_tensor of t's bytes [offset, offset + size) lands in its buffer:
+// [lo, hi) and the start of the tensor t views (bstart). b is null when the buffer keeps no
+// tiling records or nothing moves.
+struct access {
+    htp_buffer *        b;
+    const ggml_tensor * base;
+    size_t              lo, hi, bstart;
+};
+
+access access_of(ggml_backend_buffer_t buffer, const ggml_tensor * t, size_t offset, size_t size) {
+    htp_buffer * b = buf_of(buffer);
+    if (!b->repack || size == 0) {
+        return { nullptr, nullptr, 0, 0, 0 };
+    }
+    const ggml_tensor * base = t->view_src ? t->view_src : t;
+    const size_t        lo   = (size_t) ((const uint8_t *) t->data + offset - b->base);
+    return { b, base, lo, lo + size, (size_t) ((const uint8_t *) base->data - b->base) };
+}
+
 }  // namespace
 
-size_t htp_repack_alloc_size(const ggml_tensor * t, int repack_mode) {
+size_t htp_tiling_alloc_size(const ggml_tensor * t, int repack_mode) {
     const size_t n = ggml_nbytes(t);
     if (repack_mode == 0 || !tileable(t)) {
         return n;
@@ -172,15 +191,13 @@ size_t htp_repack_alloc_size(const ggml_tensor * t, int repack_mode) {
     return std::max(n, tiled_size(t));
 }
 
-bool htp_repack_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * data, size_t offset, size_t size) {
-    htp_buffer * b = buf_of(buffer);
-    if (!b->repack || size == 0) {
+bool htp_tiling_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * data, size_t offset, size_t size) {
+    const access a = access_of(buffer, t, offset, size);
+    if (!a.b) {
         return false;
     }
-    htp_repack_state & s    = *b->repack;
-    const ggml_tensor * base = t->view_src ? t->view_src : t;
-    const size_t lo = (size_t) ((const uint8_t *) t->data + offset - b->base), hi = lo + size;
-    const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
+    const auto [b, base, lo, hi, bstart] = a;
+    htp_tiling_state &          s        = *b->repack;
     std::lock_guard<std::mutex> lock(s.mu);
     rec_it mine = s.recs.end();
     for (rec_it it : overlapping(s, lo, hi)) {
@@ -217,15 +234,13 @@ bool htp_repack_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * 
     return true;
 }
 
-bool htp_repack_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * data, size_t offset, size_t size) {
-    htp_buffer * b = buf_of(buffer);
-    if (!b->repack || size == 0) {
+bool htp_tiling_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * data, size_t offset, size_t size) {
+    const access a = access_of(buffer, t, offset, size);
+    if (!a.b) {
         return false;
     }
-    htp_repack_state & s    = *b->repack;
-    const ggml_tensor * base = t->view_src ? t->view_src : t;
-    const size_t lo = (size_t) ((const uint8_t *) t->data + offset - b->base), hi = lo + size;
-    const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
+    const auto [b, base, lo, hi, bstart] = a;
+    htp_tiling_state &          s        = *b->repack;
     std::lock_guard<std::mutex> lock(s.mu);
     std::vector<rec_it> ov = overlapping(s, lo, hi);
     if (ov.empty()) {
@@ -251,11 +266,11 @@ bool htp_repack_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * 
     return false;
 }
 
-void htp_repack_flatten(htp_buffer * b, const uint8_t * p, size_t size) {
+void htp_tiling_flatten(htp_buffer * b, const uint8_t * p, size_t size) {
     if (!b->repack) {
         return;
     }
-    htp_repack_state & s = *b->repack;
+    htp_tiling_state & s = *b->repack;
     std::lock_guard<std::mutex> lock(s.mu);
     const size_t lo = (size_t) (p - b->base);
     for (rec_it it : overlapping(s, lo, lo + size)) {
@@ -263,19 +278,22 @@ void htp_repack_flatten(htp_buffer * b, const uint8_t * p, size_t size) {
     }
 }
 
-void htp_repack_forget_all(htp_buffer * b) {
+void htp_tiling_forget_all(htp_buffer * b) {
     if (b->repack) {
         std::lock_guard<std::mutex> lock(b->repack->mu);
         b->repack->recs.clear();
     }
 }
 
-bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) {
-    const htp_buffer * b = htp_tensor_buffer(w);
-    if (!b || !b->repack) {
+bool htp_tiling_empty(const htp_buffer * b) {
+    return !b->repack || b->repack->recs.empty();
+}
+
+bool htp_tiling_lookup(const htp_buffer * b, const ggml_tensor * w, htp_tiled_weight & tw) {
+    if (!b->repack) {
         return false;
     }
-    htp_repack_state & s    = *b->repack;
+    htp_tiling_state & s    = *b->repack;
     const ggml_tensor * base = w->view_src ? w->view_src : w;
     const size_t bstart = (size_t) ((const uint8_t *) base->data - b->base);
     std::lock_guard<std::mutex> lock(s.mu);
@@ -304,40 +322,4 @@ bool htp_weight_tiled(const ggml_tensor * w, htp_tiled_weight & tw) {
     tw.nb3         = w->ne[3] > 1 ? w->nb[3] / pflat * ptile : ptile * (uint64_t) w->ne[2];
     tw.data_offset = (int64_t) ((uint64_t) voff / pflat * ptile) - voff;
     return true;
-}
-
-void htp_repack_graph_prepare(const htp_device_caps & caps, ggml_cgraph * graph,
-                              const std::function<void()> & before_change) {
-    bool changing = false;
-    const int n = ggml_graph_n_nodes(graph);
-    for (int i = 0; i < n; i++) {
-        ggml_tensor * node = ggml_graph_node(graph, i);
-        if (htp_op_is_view(node) || ggml_is_empty(node)) {
-            continue;
-        }
-        for (int j = -1; j < GGML_MAX_SRC; j++) {
-            const ggml_tensor * t = j < 0 ? node : node->src[j];
-            if (!t) {
-                continue;
-            }
-            auto * b = (htp_buffer *) htp_tensor_buffer(t);
-            if (!b || !b->repack || b->repack->recs.empty()) {
-                continue;
-            }
-            htp_tiled_weight tw;
-            if (j == 0 && node->op == GGML_OP_MUL_MAT && htp_weight_tiled(t, tw) &&
-                htp_mm_route_tiled(caps, node, tw) != HTP_MM_ROUTE_NONE) {
-                continue;
-            }
-            if (j == 0 && node->op == GGML_OP_MUL_MAT_ID && htp_weight_tiled(t, tw) &&
-                mm_id_tiled_ok(caps, node, tw)) {
-                continue;
-            }
-            if (!changing) {
-                before_change();
-                changing = true;
-            }
-            htp_repack_flatten(b, (const uint8_t *) t->data, ggml_nbytes(t));
-        }
-    }
 }

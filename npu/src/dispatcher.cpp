@@ -263,192 +263,210 @@ static void set_trace(struct htp_context * ctx, struct htp_trace_buffer_header *
     htp_trace_bind(buf, opcode);  // the DMA engine's transfers
 }
 
-uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, uint32_t msg_len, uint8_t * resp,
-                               uint32_t resp_cap) {
-    struct htp_msg_header h;
-    memset(&d->stats, 0, sizeof(d->stats));
-    if (msg_len < sizeof(h)) {
-        return respond(d, resp, resp_cap, NULL, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
-    }
-    memcpy(&h, msg, sizeof(h));
-    if (h.magic != HTP_MSG_MAGIC || h.abi_version != HTP_ABI_VERSION || h.n_ops > HTP_MAX_BATCH_OPS ||
-        msg_len != htp_msg_size(h.n_bufs, h.n_ops) || resp_cap < htp_response_size(h.n_ops)) {
-        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
-    }
-    const struct htp_buf_desc * bufs = (const struct htp_buf_desc *) (msg + sizeof(h));
-    const struct htp_op_desc *  ops  = (const struct htp_op_desc *) (bufs + h.n_bufs);
+// A message being handled: its header and tables, where its buffers are mapped, and the trace
+// buffer it names (NULL: none).
+struct htp_message {
+    struct htp_msg_header            h;
+    const struct htp_buf_desc *      bufs;
+    const struct htp_op_desc *       ops;
+    dma_addr_t                       buf_addr[HTP_MAX_MAPPINGS];
+    struct htp_trace_buffer_header * trace;
+};
 
-    if (h.kind == HTP_MSG_UNMAP) {
-        for (uint32_t i = 0; i < h.n_bufs; i++) {
-            unmap_buffer(d, bufs[i].fd);
+// Step 1: the header, the buffer table and the trace buffer's header inside its buffer, before
+// anything is mapped. An UNMAP message has only its header checked (its table names buffers to
+// give up). Returns an htp_status.
+static int validate_message(struct htp_message * m, const uint8_t * msg, uint32_t msg_len, uint32_t resp_cap) {
+    const struct htp_msg_header * h = &m->h;
+    memcpy(&m->h, msg, sizeof(m->h));
+    if (h->magic != HTP_MSG_MAGIC || h->abi_version != HTP_ABI_VERSION || h->n_ops > HTP_MAX_BATCH_OPS ||
+        msg_len != htp_msg_size(h->n_bufs, h->n_ops) || resp_cap < htp_response_size(h->n_ops)) {
+        return HTP_STATUS_BAD_MESSAGE;
+    }
+    m->bufs  = (const struct htp_buf_desc *) (msg + sizeof(m->h));
+    m->ops   = (const struct htp_op_desc *) (m->bufs + h->n_bufs);
+    m->trace = NULL;
+    if (h->kind == HTP_MSG_UNMAP) {
+        return HTP_STATUS_OK;
+    }
+    if (h->kind != HTP_MSG_OPS || h->n_bufs > HTP_MAX_MAPPINGS) {
+        return HTP_STATUS_BAD_MESSAGE;
+    }
+    for (uint32_t i = 0; i < h->n_bufs; i++) {
+        if (m->bufs[i].fd < 0 || m->bufs[i].size == 0) {
+            return HTP_STATUS_BAD_MESSAGE;
         }
-        return respond(d, resp, resp_cap, &h, HTP_STATUS_OK, 0, 0, 0);
     }
-    if (h.kind != HTP_MSG_OPS || h.n_bufs > HTP_MAX_MAPPINGS) {
-        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    if ((h->flags & HTP_MSG_FLAG_TRACE) && h->trace_buf != HTP_NO_BUF &&
+        (h->trace_buf >= h->n_bufs || h->trace_offset > m->bufs[h->trace_buf].size ||
+         m->bufs[h->trace_buf].size - h->trace_offset < sizeof(struct htp_trace_buffer_header))) {
+        return HTP_STATUS_BAD_MESSAGE;
     }
-    // The buffer table, and the trace buffer's header inside its buffer, before anything is mapped.
-    for (uint32_t i = 0; i < h.n_bufs; i++) {
-        if (bufs[i].fd < 0 || bufs[i].size == 0) {
-            return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
-        }
-    }
-    if ((h.flags & HTP_MSG_FLAG_TRACE) && h.trace_buf != HTP_NO_BUF &&
-        (h.trace_buf >= h.n_bufs || h.trace_offset > bufs[h.trace_buf].size ||
-         bufs[h.trace_buf].size - h.trace_offset < sizeof(struct htp_trace_buffer_header))) {
-        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
-    }
+    return HTP_STATUS_OK;
+}
 
-    const uint64_t t_start = htp_cycles();
-    struct htp_context * ctx = &d->ctx;
+// Step 2: maps the message's buffers and starts the group's batch. A group member maps the
+// fence slots first, so that any later failure reaches its peers. Returns an htp_status.
+static int map_buffers(struct htp_dispatcher * d, struct htp_message * m) {
+    const struct htp_msg_header * h   = &m->h;
+    struct htp_context *          ctx = &d->ctx;
     d->batch++;  // the eviction clock: mappings this batch names are not evicted while it prepares
-    dma_addr_t buf_addr[HTP_MAX_MAPPINGS];
-    // A group member maps the fence slots first, so that any later failure reaches its peers.
-    const int grouped = h.mdev_count > 1;
-    if (grouped && h.fence_buf >= h.n_bufs) {
-        return respond(d, resp, resp_cap, &h, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    const int grouped = h->mdev_count > 1;
+    if (grouped && h->fence_buf >= h->n_bufs) {
+        return HTP_STATUS_BAD_MESSAGE;
     }
-    int st = grouped ? prep_buffer(d, &bufs[h.fence_buf], &buf_addr[h.fence_buf]) : HTP_STATUS_OK;
+    int st = grouped ? prep_buffer(d, &m->bufs[h->fence_buf], &m->buf_addr[h->fence_buf]) : HTP_STATUS_OK;
     if (st == HTP_STATUS_OK) {
-        st = htp_mdev_begin_batch(&ctx->mdev, &h, grouped ? buf_addr[h.fence_buf] : 0);
+        st = htp_mdev_begin_batch(&ctx->mdev, h, grouped ? m->buf_addr[h->fence_buf] : 0);
     }
     if (st != HTP_STATUS_OK) {
-        return respond(d, resp, resp_cap, &h, st, 0, 0, 0);
+        return st;
     }
-    st = prep_buffers(d, bufs, h.n_bufs, buf_addr);
+    st = prep_buffers(d, m->bufs, h->n_bufs, m->buf_addr);
     if (st != HTP_STATUS_OK) {
-        if (ctx->mdev.count > 1) {
-            htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, 0);
-        }
-        return respond(d, resp, resp_cap, &h, st, 0, 0, 0);
+        htp_mdev_fail(&ctx->mdev, &ctx->session_trace, st, 0, 0);
+        return st;
     }
-
-    struct htp_trace_buffer_header * trace = NULL;
-    if ((h.flags & HTP_MSG_FLAG_TRACE) && h.trace_buf < h.n_bufs) {
-        trace = (struct htp_trace_buffer_header *) htp_va(buf_addr[h.trace_buf] + (dma_addr_t) h.trace_offset);
-        if (ctx->mdev.count > 1) {
-            htp_fence_coherent(trace);  // the group's members share it (one atomic event count)
-        }
+    if ((h->flags & HTP_MSG_FLAG_TRACE) && h->trace_buf < h->n_bufs) {
+        m->trace = (struct htp_trace_buffer_header *) htp_va(m->buf_addr[h->trace_buf] + (dma_addr_t) h->trace_offset);
+        htp_mdev_share_trace(&ctx->mdev, m->trace);
     }
+    return HTP_STATUS_OK;
+}
 
-    struct htp_op_timing * timings = (struct htp_op_timing *) (resp + sizeof(struct htp_batch_response));
-    htp_fault_take();  // start every message with a clean fault status
-    const int count = (h.flags & HTP_MSG_FLAG_COUNTERS) != 0;
+// An op descriptor -> what its kernel gets, and the kernel. Returns an htp_status.
+static int op_from_desc(const struct htp_context * ctx, const struct htp_message * m, const struct htp_op_desc * op,
+                        struct htp_op_context * octx, htp_op_fn * fn) {
+    octx->ctx    = (struct htp_context *) ctx;
+    octx->opcode = op->opcode;
+    octx->n_src  = op->n_src;
+    octx->params = &op->params;
+    int st       = tensor_from_desc(&op->dst, m->buf_addr, m->bufs, m->h.n_bufs, &octx->dst);
+    for (uint32_t s = 0; s < HTP_MAX_SRC && st == HTP_STATUS_OK; s++) {
+        st = tensor_from_desc(&op->src[s], m->buf_addr, m->bufs, m->h.n_bufs, &octx->src[s]);
+    }
+    if (st == HTP_STATUS_OK && op->n_src > HTP_MAX_SRC) {
+        st = HTP_STATUS_BAD_MESSAGE;
+    }
+    *fn = htp_op_lookup(op->opcode);
+    if (st == HTP_STATUS_OK && !*fn) {
+        st = HTP_STATUS_UNSUPPORTED_OP;
+    }
+    if (st == HTP_STATUS_OK && op->params.split.n_threads > ctx->n_hvx) {
+        st = HTP_STATUS_BAD_PARAMS;
+    }
+    return st;
+}
+
+// The kernel itself, bracketed by its trace event. An op that cannot split its output (a DEV0
+// op, `split` 0) runs exactly as a single session would: mdev.count is 1 while it runs. A fault
+// inside a worker (MMU, DMA) outranks whatever the kernel returned.
+static int run_kernel(struct htp_context * ctx, htp_op_fn fn, struct htp_op_context * octx, uint32_t i, int split) {
+    htp_trace_event_start(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
+    int st;
+    if (split) {
+        st = fn(octx);
+    } else {
+        const struct htp_mdev group = ctx->mdev;
+        ctx->mdev.count             = 1;
+        st                          = fn(octx);
+        ctx->mdev                   = group;
+    }
+    htp_trace_event_stop(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
+    const int fault = htp_fault_take();
+    return fault != HTP_STATUS_OK ? fault : st;
+}
+
+// Step 3: runs op i of the message and records its timing. A staged message
+// (HTP_MSG_FLAG_STAGE) runs no kernel at all; the group's barriers still run. Returns an
+// htp_status; on failure *failed is the op it is reported for.
+static int run_op(struct htp_dispatcher * d, const struct htp_message * m, uint32_t i, struct htp_op_timing * t,
+                  int count, uint32_t * failed) {
+    struct htp_context *       ctx = &d->ctx;
+    const struct htp_op_desc * op  = &m->ops[i];
+    struct htp_op_context      octx;
+    htp_op_fn                  fn = NULL;
+    int                        st = op_from_desc(ctx, m, op, &octx, &fn);
+
+    const uint64_t t0 = htp_cycles();
+    htp_session_op_begin(i, op->opcode);
+    set_trace(ctx, m->trace, (uint16_t) op->opcode);
+    *failed                            = i;
+    const struct htp_dirty_range dst   = { octx.dst.data, tensor_bytes(&octx.dst) };
+    st                                 = htp_mdev_before_op(&ctx->mdev, &ctx->session_trace, st, i, dst, failed);
+    const int                    split = htp_opcode_mdev_split(op->opcode);
+    const int skip = (m->h.flags & HTP_MSG_FLAG_STAGE) || !htp_mdev_runs_op(&ctx->mdev, split);
+    if (st == HTP_STATUS_OK && !skip) {
+        st = run_kernel(ctx, fn, &octx, i, split);
+        htp_mdev_after_op(&ctx->mdev, &ctx->session_trace, st, dst);
+    }
+    memset(t, 0, sizeof(*t));
+    t->start_ns  = t0;
+    t->nsecs     = htp_cycles() - t0;
+    t->n_threads = op->params.split.n_threads;
     if (count) {
-        counting(1);
+        htp_counters_take(t->counters);
     }
+    return st;
+}
 
-    // A group member drops from its cache what the peers wrote in the op before (its whole dst)
-    // once the barrier after it has passed, before any core load could read it stale.
-    struct htp_dirty_range peer_written = { 0, 0 };
-    for (uint32_t i = 0; i < h.n_ops; i++) {
-        const struct htp_op_desc * op = &ops[i];
-        struct htp_op_context octx;
-        octx.ctx    = ctx;
-        octx.opcode = op->opcode;
-        octx.n_src  = op->n_src;
-        octx.params = &op->params;
-        st = tensor_from_desc(&op->dst, buf_addr, bufs, h.n_bufs, &octx.dst);
-        for (uint32_t s = 0; s < HTP_MAX_SRC && st == HTP_STATUS_OK; s++) {
-            st = tensor_from_desc(&op->src[s], buf_addr, bufs, h.n_bufs, &octx.src[s]);
-        }
-        if (st == HTP_STATUS_OK && op->n_src > HTP_MAX_SRC) {
-            st = HTP_STATUS_BAD_MESSAGE;
-        }
-        const htp_op_fn fn = htp_op_lookup(op->opcode);
-        if (st == HTP_STATUS_OK && !fn) {
-            st = HTP_STATUS_UNSUPPORTED_OP;
-        }
-        if (st == HTP_STATUS_OK && op->params.split.n_threads > ctx->n_hvx) {
-            st = HTP_STATUS_BAD_PARAMS;
-        }
-
-        const uint64_t t0 = htp_cycles();
-        htp_session_op_begin(i, op->opcode);
-        set_trace(ctx, trace, (uint16_t) op->opcode);
-        uint32_t failed = i;  // the op a failure is reported for
-        if (ctx->mdev.count > 1) {
-            // Pre-op barrier: every member has finished (and flushed) the previous op, so this
-            // op's inputs are in DDR; a member that failed stops the others here.
-            st = htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);
-            // The runtime may judge the previous op's writes at this signal (the vHTP's
-            // ownership checker): a fault now is that op's.
-            const int fault = st == HTP_STATUS_OK ? htp_fault_take() : HTP_STATUS_OK;
-            if (fault != HTP_STATUS_OK) {
-                st     = fault;
-                failed = i ? i - 1 : 0;
-            }
-            if (peer_written.bytes) {
-                htp_mdev_invalidate(&peer_written, 1);
-            }
-            peer_written.addr  = octx.dst.data;
-            peer_written.bytes = st == HTP_STATUS_OK ? tensor_bytes(&octx.dst) : 0;
-        }
-        // Ops that cannot split their output run whole on member 0 (HTP_OP_LIST's mdev column);
-        // a staged message (HTP_MSG_FLAG_STAGE) runs no kernel at all, its barriers still do.
-        const int skip = (h.flags & HTP_MSG_FLAG_STAGE) ||
-                         (ctx->mdev.count > 1 && ctx->mdev.idx != 0 && !htp_opcode_mdev_split(op->opcode));
-        if (st == HTP_STATUS_OK && !skip) {
-            htp_trace_event_start(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
-            if (ctx->mdev.count > 1 && !htp_opcode_mdev_split(op->opcode)) {
-                // A DEV0 op: member 0 runs it exactly as a single session would.
-                const struct htp_mdev group = ctx->mdev;
-                ctx->mdev.count             = 1;
-                st                          = fn(&octx);
-                ctx->mdev                   = group;
-            } else {
-                st = fn(&octx);
-            }
-            htp_trace_event_stop(&ctx->session_trace, HTP_TRACE_EVT_OP, (uint16_t) i);
-            // A fault inside a worker (MMU, DMA) outranks whatever the kernel returned.
-            const int fault = htp_fault_take();
-            if (fault != HTP_STATUS_OK) {
-                st = fault;
-            }
-            if (st == HTP_STATUS_OK && ctx->mdev.count > 1) {
-                const struct htp_dirty_range written = { octx.dst.data, tensor_bytes(&octx.dst) };
-                htp_mdev_flush(&written, 1, &ctx->session_trace);
-            }
-        }
-        const uint64_t t1 = htp_cycles();
-        struct htp_op_timing * t = &timings[i];
-        memset(t, 0, sizeof(*t));
-        t->start_ns  = t0;
-        t->nsecs     = t1 - t0;
-        t->n_threads = op->params.split.n_threads;
-        if (count) {
-            htp_counters_take(t->counters);
-        }
-        if (st != HTP_STATUS_OK) {
-            if (count) {
-                counting(0);
-            }
-            if (ctx->mdev.count > 1) {
-                htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, st, (uint16_t) i);  // tell the peers
-                htp_dcache_flush_all();  // whatever the peers wrote before they stopped
-            }
-            set_trace(ctx, NULL, 0);
-            return respond(d, resp, resp_cap, &h, st, failed, i, htp_cycles() - t_start);
-        }
-    }
+// Step 4: finishes the group's batch and answers. After a failed op (`st`, reported for op
+// `failed`, n_done ops run before it) the peers are told; after the last op, the batch barrier.
+static uint32_t finish_group(struct htp_dispatcher * d, const struct htp_message * m, int st, uint32_t failed,
+                             uint32_t n_done, int count, uint64_t t_start, uint8_t * resp, uint32_t resp_cap) {
+    struct htp_context * ctx = &d->ctx;
     if (count) {
         counting(0);
     }
-    if (ctx->mdev.count > 1) {
-        // Batch barrier: no member answers before every member's last op is in DDR.
-        st = htp_mdev_barrier(&ctx->mdev, &ctx->session_trace, HTP_STATUS_OK, (uint16_t) h.n_ops);
-        if (st == HTP_STATUS_OK) {
-            st = htp_fault_take();  // the ownership checker's verdict on the last op
-        }
-        if (peer_written.bytes) {
-            htp_mdev_invalidate(&peer_written, 1);  // the next message's ops may read it
-        }
+    uint32_t n_timings = m->h.n_ops;
+    if (st != HTP_STATUS_OK) {
+        htp_mdev_fail(&ctx->mdev, &ctx->session_trace, st, (uint16_t) n_done, 1);
+        n_timings = n_done;
+    } else {
+        st = htp_mdev_end_batch(&ctx->mdev, &ctx->session_trace, m->h.n_ops);
         if (st != HTP_STATUS_OK) {
-            set_trace(ctx, NULL, 0);
-            const uint32_t last = h.n_ops ? h.n_ops - 1 : 0;
-            return respond(d, resp, resp_cap, &h, st, last, last, htp_cycles() - t_start);
+            failed = n_timings = m->h.n_ops ? m->h.n_ops - 1 : 0;
         }
     }
     set_trace(ctx, NULL, 0);
-    return respond(d, resp, resp_cap, &h, HTP_STATUS_OK, 0, h.n_ops, htp_cycles() - t_start);
+    return respond(d, resp, resp_cap, &m->h, st, st == HTP_STATUS_OK ? 0 : failed, n_timings, htp_cycles() - t_start);
+}
+
+uint32_t htp_dispatcher_handle(struct htp_dispatcher * d, const uint8_t * msg, uint32_t msg_len, uint8_t * resp,
+                               uint32_t resp_cap) {
+    memset(&d->stats, 0, sizeof(d->stats));
+    struct htp_message m;
+    if (msg_len < sizeof(m.h)) {
+        return respond(d, resp, resp_cap, NULL, HTP_STATUS_BAD_MESSAGE, 0, 0, 0);
+    }
+    int st = validate_message(&m, msg, msg_len, resp_cap);
+    if (st != HTP_STATUS_OK) {
+        return respond(d, resp, resp_cap, &m.h, st, 0, 0, 0);
+    }
+    if (m.h.kind == HTP_MSG_UNMAP) {
+        for (uint32_t i = 0; i < m.h.n_bufs; i++) {
+            unmap_buffer(d, m.bufs[i].fd);
+        }
+        return respond(d, resp, resp_cap, &m.h, HTP_STATUS_OK, 0, 0, 0);
+    }
+
+    const uint64_t t_start = htp_cycles();
+    st                     = map_buffers(d, &m);
+    if (st != HTP_STATUS_OK) {
+        return respond(d, resp, resp_cap, &m.h, st, 0, 0, 0);
+    }
+    struct htp_op_timing * timings = (struct htp_op_timing *) (resp + sizeof(struct htp_batch_response));
+    htp_fault_take();  // start every message with a clean fault status
+    const int count = (m.h.flags & HTP_MSG_FLAG_COUNTERS) != 0;
+    if (count) {
+        counting(1);
+    }
+    uint32_t failed = 0, i = 0;
+    for (; i < m.h.n_ops; i++) {
+        st = run_op(d, &m, i, &timings[i], count, &failed);
+        if (st != HTP_STATUS_OK) {
+            break;
+        }
+    }
+    return finish_group(d, &m, st, failed, i, count, t_start, resp, resp_cap);
 }

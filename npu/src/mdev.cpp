@@ -34,6 +34,8 @@ static void fence_read(volatile struct htp_fence_slot * f, uint32_t * seq, int *
 }
 
 int htp_mdev_begin_batch(struct htp_mdev * m, const struct htp_msg_header * h, dma_addr_t fence_buf_addr) {
+    m->peer_written.addr  = 0;
+    m->peer_written.bytes = 0;
     m->idx   = h->mdev_count > 1 ? h->mdev_idx : 0;
     m->count = h->mdev_count > 1 ? h->mdev_count : 1;
     if (m->count == 1) {
@@ -136,4 +138,59 @@ void htp_mdev_invalidate(const struct htp_dirty_range * r, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         htp_dcache_invalidate(htp_va(r[i].addr), r[i].bytes);
     }
+}
+
+void htp_mdev_share_trace(const struct htp_mdev * m, void * trace_buf) {
+    if (m->count > 1 && trace_buf) {
+        htp_fence_coherent(trace_buf);
+    }
+}
+
+int htp_mdev_before_op(struct htp_mdev * m, struct htp_trace * tr, int status, uint32_t i,
+                       struct htp_dirty_range dst, uint32_t * failed) {
+    if (m->count == 1) {
+        return status;
+    }
+    int st = htp_mdev_barrier(m, tr, status, (uint16_t) i);
+    const int fault = st == HTP_STATUS_OK ? htp_fault_take() : HTP_STATUS_OK;
+    if (fault != HTP_STATUS_OK) {
+        st      = fault;
+        *failed = i ? i - 1 : 0;
+    }
+    if (m->peer_written.bytes) {
+        htp_mdev_invalidate(&m->peer_written, 1);
+    }
+    m->peer_written.addr  = dst.addr;
+    m->peer_written.bytes = st == HTP_STATUS_OK ? dst.bytes : 0;
+    return st;
+}
+
+void htp_mdev_after_op(struct htp_mdev * m, struct htp_trace * tr, int status, struct htp_dirty_range dst) {
+    if (m->count > 1 && status == HTP_STATUS_OK) {
+        htp_mdev_flush(&dst, 1, tr);
+    }
+}
+
+void htp_mdev_fail(struct htp_mdev * m, struct htp_trace * tr, int status, uint16_t info, int after_op) {
+    if (m->count == 1) {
+        return;
+    }
+    htp_mdev_barrier(m, tr, status, info);
+    if (after_op) {
+        htp_dcache_flush_all();
+    }
+}
+
+int htp_mdev_end_batch(struct htp_mdev * m, struct htp_trace * tr, uint32_t n_ops) {
+    if (m->count == 1) {
+        return HTP_STATUS_OK;
+    }
+    int st = htp_mdev_barrier(m, tr, HTP_STATUS_OK, (uint16_t) n_ops);
+    if (st == HTP_STATUS_OK) {
+        st = htp_fault_take();
+    }
+    if (m->peer_written.bytes) {
+        htp_mdev_invalidate(&m->peer_written, 1);
+    }
+    return st;
 }

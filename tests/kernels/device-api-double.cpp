@@ -139,7 +139,7 @@ int htp_mem_map(int, uint64_t, int, dma_addr_t *) { return HTP_STATUS_MAP_FAILED
 int htp_mem_unmap(int) { return HTP_STATUS_MAP_FAILED; }
 void htp_session_op_begin(uint32_t, uint32_t) {}
 
-// Level-2 counters are the vHTP's (tests/unit): the double counts nothing.
+// Level-2 counters are the vHTP's (tests/vhtp-hvx-emu): the double counts nothing.
 void htp_counters_enable(int) {}
 void htp_counters_take(uint64_t out[HTP_CNT_COUNT]) {
     std::memset(out, 0, sizeof(uint64_t) * HTP_CNT_COUNT);

@@ -108,7 +108,7 @@ class NpuOps : public ::testing::Test {
                   const std::vector<const ggml_tensor *> & srcs,
                   const std::function<void(htp_kernel_params &)> & patch = nullptr) {
         EXPECT_NE(enc, nullptr);
-        if (!enc || !enc->supports(caps, op)) {
+        if (!enc || !enc->supports(caps, op, htp_encode_context())) {
             return false;
         }
         htp_op_desc desc;
@@ -126,9 +126,9 @@ class NpuOps : public ::testing::Test {
         // encoder writes every field), and the kernel then runs on the poisoned copy, so a
         // field left to chance cannot go unnoticed.
         htp_op_desc zeroed = desc;
-        enc->encode(caps, op, zeroed);
+        enc->encode(caps, op, zeroed, htp_encode_context());
         std::memset(&desc.params, 0xA5, sizeof(desc.params));
-        enc->encode(caps, op, desc);
+        enc->encode(caps, op, desc, htp_encode_context());
         const uint32_t psize = htp_opcode_params_size(desc.opcode);
         std::string    unset;
         for (uint32_t b = 0; b < psize && b < sizeof(desc.params); b += 4) {
@@ -627,7 +627,7 @@ TEST_F(NpuOps, SetRowsQ8_0) {
                 ((int32_t *) idx->data)[i] = (i * 5 + 2) % 9;
             }
             ggml_tensor * y = ggml_set_rows(ctx, dst, src, idx);
-            if (!htp_find_op_encoder(y)->supports(c.caps, y)) {
+            if (!htp_find_op_encoder(y)->supports(c.caps, y, htp_encode_context())) {
                 EXPECT_GT(ne0 * 4, 4096) << c.name << ": only rows too long for the tiny VTCM may be refused";
                 continue;
             }

@@ -12,5 +12,5 @@ pc=$(echo "$log" | sed -n 's/.*vhtp: MMU fault .*, pc \(libfixture_npu\.so+0x[0-
 [ -n "$pc" ] || { echo "FAIL: no 'pc libfixture_npu.so+0x...' in the fault line"; exit 1; }
 out=$(python3 "$ROOT/tools/ggml-hexagon-inspect.py" --lib "$BIN/libfixture_npu.so" --addr2line "$pc")
 echo "$out"
-echo "$out" | grep -qE ' at tests/unit/fixtures/fixture_npu\.cpp:[0-9]+' ||
+echo "$out" | grep -qE ' at tests/vhtp-hvx-emu/fixtures/fixture_npu\.cpp:[0-9]+' ||
     { echo "FAIL: $pc did not resolve to a line of fixture_npu.cpp"; exit 1; }

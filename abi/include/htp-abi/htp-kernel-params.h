@@ -1,8 +1,10 @@
-// Per-op kernel_params structs. Each starts with struct htp_split_params `split`.
-// HTP_KERNEL_PARAMS_MEMBERS lists them as members of union htp_kernel_params.
+// The pieces every op family's kernel_params share, and the union's member list: each family
+// keeps its structs (each starting with struct htp_split_params `split`) in its header under
+// params/, one a family of tests/ops/*.ops, and HTP_KERNEL_PARAMS_MEMBERS joins their lists
+// into union htp_kernel_params.
 //
 // Conventions shared by the row-streaming ops (binary, rms_norm, scale, cpy, get_rows,
-// set_rows):
+// set_rows: params/core.h; and most of the other families):
 // - A "row" is one ne[0] run of the iterated tensor; rows are numbered by flattening
 //   (i1, i2, i3) as r = i1 + ne1 * (i2 + ne2 * i3). htp_rows_shape turns r back into
 //   coordinates with fastdiv; byte offsets are sums of coordinate * stride (all < 4 GiB).
@@ -37,116 +39,11 @@ struct htp_vtcm_stream {
     uint32_t row_pitch;  // bytes between rows inside a slot (multiple of 128)
 };
 
-enum htp_binary_kind { HTP_BINARY_ADD = 0, HTP_BINARY_SUB, HTP_BINARY_MUL, HTP_BINARY_DIV };
-
-// ADD / SUB / MUL / DIV, F32 or F16 (all three tensors the same type): dst = src0 (op)
-// broadcast(src1). Rows are dst rows. F16 rows arrive as F16 in F32-pitched slots and are
-// converted per row into three F32 scratch rows (a, b, y) at vconv, conv_pitch bytes apart.
-struct htp_binary_params {
-    struct htp_split_params split;
-    uint32_t kind;                   // enum htp_binary_kind
-    uint32_t ne0;                    // elements per dst / src0 row
-    uint32_t ne10;                   // elements per src1 row; ne0 % ne10 == 0
-    uint32_t nr0;                    // ne0 / ne10: src1 repeats along a row (1: no dim-0 broadcast)
-    struct htp_rows_shape shape;     // dst rows (src0 has the same shape)
-    struct htp_fastdiv mod_ne11;     // i11 = i1 % ne11
-    struct htp_fastdiv mod_ne12;     // i12 = i2 % ne12
-    struct htp_fastdiv mod_ne13;     // i13 = i3 % ne13
-    struct htp_rows_strides src0, src1, dst;
-    uint32_t src1_rows_per_chunk;    // rows_per_chunk, or 1 when ne11 == 1 (one row serves all)
-    uint32_t src1_vtcm_row_step;     // VTCM bytes between the src1 rows that dst rows use (0 when ne11 == 1)
-    struct htp_vtcm_stream vsrc0, vsrc1, vdst;
-    uint32_t vbcast;                 // offset of a row_pitch(dst) + 128 scratch row for nr0 > 1
-    uint32_t f16;                    // 1: src0, src1, dst are F16
-    uint32_t vconv, conv_pitch;      // F16 only: F32 scratch rows (conv_pitch = 256 * ceil(ne0 / 64))
-};
-
-// RMS_NORM F32: dst = x * 1 / sqrt(mean(x^2) + eps), per row.
-// Fused RMS_NORM+MUL (has_mul): dst = that * w, w = src[1], one F32 row of ne0 (the norm
-// weight), DMA'd once per thread with the first chunk into the thread's VTCM at vmul.
-struct htp_rms_norm_params {
-    struct htp_split_params split;
-    uint32_t ne0;
-    float eps;
-    float inv_ne0;                   // 1.0f / ne0
-    uint32_t tail_bytes;             // ne0 * 4 % 128: bytes used in the last vector (0: all full)
-    struct htp_rows_shape shape;
-    struct htp_rows_strides src0, dst;
-    struct htp_vtcm_stream vsrc, vdst;
-    uint32_t has_mul;
-    uint32_t vmul;                   // per-thread VTCM offset of w (row padded to 128 bytes)
-};
-
-// SCALE F32: dst = x * scale + bias.
-struct htp_scale_params {
-    struct htp_split_params split;
-    uint32_t ne0;
-    float scale;
-    float bias;
-    uint32_t has_bias;               // 0: dst = x * scale exactly (keeps -0.0 as ggml does)
-    struct htp_rows_shape shape;
-    struct htp_rows_strides src0, dst;
-    struct htp_vtcm_stream vsrc, vdst;
-};
-
-// CPY / CONT / DUP between F32 and F16, or BF16 / I32 to the same type. Both tensors are walked with the same (iteration)
-// shape; the host rewrites shapes that differ but are both contiguous into one flat shape.
-struct htp_cpy_params {
-    struct htp_split_params split;
-    uint32_t src_type, dst_type;     // HTP_TYPE_F32 / HTP_TYPE_F16; or both BF16 or both I32
-    uint32_t ne0;                    // elements per row
-    struct htp_rows_shape shape;
-    uint32_t src_nb0, dst_nb0;       // element strides; != element size means gather / scatter
-    struct htp_rows_strides src, dst;
-    uint32_t src_gather;             // 1: src row fetched element by element (2-D DMA, rows_per_chunk 1)
-    uint32_t dst_scatter;            // 1: dst row written element by element
-    struct htp_vtcm_stream vsrc, vdst;
-};
-
-// GET_ROWS: dst[:, i10, i11, i12] = src0[:, src1[i10, i11, i12], i11, i12] as F32.
-// Rows are dst rows (ne1 = ne10, ne2 = ne11).
-struct htp_get_rows_params {
-    struct htp_split_params split;
-    uint32_t src_type;               // HTP_TYPE_F32 / F16 / Q8_0
-    uint32_t ne0;                    // elements per row (a multiple of 32 for Q8_0)
-    uint32_t src_row_bytes;          // bytes of one src0 row
-    uint32_t n_blocks;               // Q8_0 blocks per row
-    struct htp_rows_shape shape;
-    struct htp_rows_strides src0;    // nb01 (row index), nb02 (i11), nb03 (i12)
-    struct htp_rows_strides idx;     // src1 strides nb10, nb11, nb12 (I32)
-    struct htp_rows_strides dst;
-    struct htp_vtcm_stream vsrc;     // F32/F16: raw rows; Q8_0: per row, scales then quants
-    uint32_t q8_quant_offset;        // Q8_0: bytes from a row's scales to its quants (multiple of 128)
-    struct htp_vtcm_stream vdst;
-};
-
-// SET_ROWS: dst[:, src1[i01, i02 % ne11, i03 % ne12], i02, i03] = src0[:, i01, i02, i03].
-// Rows are src0 rows.
-struct htp_set_rows_params {
-    struct htp_split_params split;
-    uint32_t dst_type;               // HTP_TYPE_F32 / F16 / Q8_0
-    uint32_t idx_i64;                // 1: indices are I64, 0: I32
-    uint32_t ne0;
-    struct htp_rows_shape shape;     // src0 rows
-    struct htp_fastdiv mod_ne11;     // i11 = i02 % ne11
-    struct htp_fastdiv mod_ne12;     // i12 = i03 % ne12
-    struct htp_rows_strides src0;
-    struct htp_rows_strides idx;     // nb10 (i01), nb11, nb12
-    struct htp_rows_strides dst;     // nb1 (index), nb2 (i02), nb3 (i03)
-    uint32_t dst_row_bytes;
-    struct htp_vtcm_stream vsrc, vdst;
-    // Q8_0: a vdst row holds n_blocks * 32 quants (at 0), the fp16 scales (at q8_scale_offset)
-    // and an fp32 scale scratch (at q8_dscratch_offset); two 2-D descriptors interleave
-    // scales and quants into the 34-byte blocks of the dst row.
-    uint32_t n_blocks;
-    uint32_t q8_scale_offset;
-    uint32_t q8_dscratch_offset;
-};
-
-// Op families with a header of their own under params/ (one file per family, so the
-// families' authors do not edit each other's structs).
+// Op families, one header each under params/ (so the families' authors do not edit each
+// other's structs), named as the tests/ops/*.ops lists.
 #include "params/attention.h"
 #include "params/comm.h"
+#include "params/core.h"
 #include "params/data.h"
 #include "params/elementwise.h"
 #include "params/mul-mat.h"
@@ -154,12 +51,7 @@ struct htp_set_rows_params {
 #include "params/sequence.h"
 
 #define HTP_KERNEL_PARAMS_MEMBERS                \
-    struct htp_binary_params   binary;           \
-    struct htp_rms_norm_params rms_norm;         \
-    struct htp_scale_params    scale;            \
-    struct htp_cpy_params      cpy;              \
-    struct htp_get_rows_params get_rows;         \
-    struct htp_set_rows_params set_rows;         \
+    HTP_KERNEL_PARAMS_MEMBERS_CORE               \
     HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT            \
     HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE        \
     HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX  \

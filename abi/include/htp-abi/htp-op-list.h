@@ -13,7 +13,7 @@
 //   MDEV     on a device group (npu/src/mdev.h): SPLIT, every member runs the kernel, which
 //            partitions its output (npu/ops/mdev-partition.h); DEV0, member 0 runs the whole
 //            op and the others skip it (the one place that says which ops cannot split)
-//   params   the member of union htp_kernel_params (htp-kernel-params.h) the kernel reads
+//   params   the member of union htp_kernel_params (its family's params/*.h) the kernel reads
 //   kernel   the NPU entry point, int kernel(struct htp_op_context *), in npu/ops/
 //   encoder  the host's const htp_op_encoder (op-encoders.h) in host/ops/
 #pragma once

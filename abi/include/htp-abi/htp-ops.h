@@ -43,7 +43,7 @@ struct htp_split_params {
     uint32_t vtcm_per_thread;  // bytes of VTCM each thread owns, at vtcm_base + ith * vtcm_per_thread
 };
 
-// Op-specific structs are declared in htp-kernel-params.h.
+// Op-specific structs are declared in htp-kernel-params.h (one header a family under params/).
 #include "htp-kernel-params.h"
 
 #define HTP_KERNEL_PARAMS_SIZE 512

@@ -94,11 +94,11 @@ uint64_t htp_pmu_value(uint32_t event, const htp_op_timing & t, uint32_t mhz, bo
 
 // docs/profiling.md "Estimated device time" gives each number's source or says it is our assumption.
 static const htp_cost_model kCostModels[] = {
-    // arch MHz  HVX  pkt  mpy  perm  HMX tile  DDR GB/s  op us
-    { 73, 1100, 4, 4, 2, 1, 16, 32, 5 },
-    { 75, 1150, 4, 4, 2, 1, 16, 32, 5 },
-    { 79, 1250, 6, 4, 2, 1, 16, 32, 5 },
-    { 81, 1400, 8, 4, 2, 1, 16, 58, 5 },  // DDR: fit to Llama-3.1-8B tg (docs/profiling.md)
+    // arch MHz  HVX  pkt  mpy  perm  ldst  HMX tile  DDR GB/s  op us
+    { 73, 1100, 4, 4, 2, 1, 1, 16, 32, 5 },
+    { 75, 1150, 4, 4, 2, 1, 1, 16, 32, 5 },
+    { 79, 1250, 6, 4, 2, 1, 1, 16, 32, 5 },
+    { 81, 1400, 8, 4, 2, 1, 1, 16, 58, 5 },  // DDR: fit to Llama-3.1-8B tg (docs/profiling.md)
 };
 
 const htp_cost_model * htp_cost_model_of(uint32_t arch) {
@@ -118,7 +118,8 @@ const htp_cost_model * htp_cost_model_of(uint32_t arch) {
 double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint32_t sharing) {
     const double all   = (double) hvx_instructions(t);
     const double pkts  = std::max({ all / m.hvx_per_packet, (double) t.counters[HTP_CNT_HVX_MPY] / m.mpy_per_packet,
-                                    (double) t.counters[HTP_CNT_HVX_PERMUTE] / m.perm_per_packet });
+                                    (double) t.counters[HTP_CNT_HVX_PERMUTE] / m.perm_per_packet,
+                                    (double) t.counters[HTP_CNT_HVX_LDST] / m.ldst_per_packet });
     const double thr   = t.n_threads > 1 ? std::max(1u, m.hvx_contexts / std::max(1u, sharing)) : 1;
     const double hvx   = pkts / thr / m.clock_mhz;                                 // us
     const double hmx   = t.counters[HTP_CNT_HMX_TILES] * m.hmx_tile_cycles / m.clock_mhz;

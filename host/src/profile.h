@@ -30,6 +30,8 @@ struct htp_cost_model {
     double   hvx_per_packet;   // HVX instructions one packet issues at most
     double   mpy_per_packet;   // of them multiplies
     double   perm_per_packet;  // of them permutes
+    double   ldst_per_packet;  // of them vector loads / stores (hvx_ldst: npu/ops/hvx-vmem.h)
+    double   issue_rate;       // HVX packets one context issues per cycle, on average (a fit)
     double   hmx_tile_cycles;  // cycles of one 32x32x32 fp16 tile multiply-accumulate
     double   ddr_gbps;         // effective DDR <-> VTCM DMA bandwidth, GB/s
     double   op_overhead_us;   // fixed cost of one op (dispatch, DMA descriptor set-up)

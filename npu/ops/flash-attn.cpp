@@ -128,17 +128,17 @@ struct fa_thread {
         const HVX_Vector     voff    = splat_f32(off);
         const HVX_Vector     sixteen = splat_f32(16.0f);
         const HVX_VectorPred half    = Q6_Q_vsetq_R(64);
-        HVX_VectorPair       d       = f16_scales_f32(scales[0]);
-        HVX_VectorPair       mn      = mins ? f16_scales_f32(mins[0]) : d;
+        HVX_VectorPair       d       = f16_scales_f32(hvx_vmem_load(&scales[0]));
+        HVX_VectorPair       mn      = mins ? f16_scales_f32(hvx_vmem_load(&mins[0])) : d;
         HTP_NO_UNROLL
         for (uint32_t b0 = 0; b0 < nb; b0 += 8) {
             if ((b0 & 63) == 0) {
-                d = f16_scales_f32(scales[b0 / 64]);
+                d = f16_scales_f32(hvx_vmem_load(&scales[b0 / 64]));
                 if (mins) {
-                    mn = f16_scales_f32(mins[b0 / 64]);
+                    mn = f16_scales_f32(hvx_vmem_load(&mins[b0 / 64]));
                 }
             }
-            const HVX_Vector qv = quants[b0 / 8];
+            const HVX_Vector qv = hvx_vmem_load(&quants[b0 / 8]);
             const HVX_Vector lo = Q6_V_vand_VV(qv, m4);
             const HVX_Vector hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(qv, 4), m4);
             HVX_Vector       A[4], B[4];
@@ -158,7 +158,7 @@ struct fa_thread {
                                          Q6_V_vmux_QVV(half, A[k / 2], Q6_V_vror_VR(B[k / 2], 64));
                 const uint32_t b = b0 + k;
                 if (qhv) {
-                    const int32_t        qh   = Q6_R_vextract_VR(qhv[b0 / 32], (int32_t) (4 * (b & 31)));
+                    const int32_t        qh   = Q6_R_vextract_VR(hvx_vmem_load(&qhv[b0 / 32]), (int32_t) (4 * (b & 31)));
                     const HVX_Vector     bits = Q6_V_vand_VV(Q6_V_vsplat_R(qh), lane_bit);
                     const HVX_VectorPred zero = Q6_Q_vcmp_eq_VwVw(bits, Q6_V_vzero());
                     x = Q6_Vsf_vadd_VsfVsf(x, Q6_V_vmux_QVV(zero, Q6_V_vzero(), sixteen));
@@ -167,7 +167,7 @@ struct fa_thread {
                 if (mins) {
                     x = Q6_Vsf_vadd_VsfVsf(x, block_scale(mn, b));
                 }
-                y[b] = x;
+                hvx_vmem_store(&y[b], x);
             }
         }
     }
@@ -177,9 +177,9 @@ struct fa_thread {
     static void bf16_to_f32_vectors(HVX_Vector * y, const HVX_Vector * x, uint32_t n_in) {
         const HVX_Vector hmask = Q6_V_vsplat_R((int32_t) 0xffff0000);
         for (uint32_t i = 0; i < n_in; i++) {
-            const HVX_Vector w = Q6_Vh_vshuff_Vh(x[i]);
-            y[2 * i]           = Q6_Vw_vasl_VwR(w, 16);
-            y[2 * i + 1]       = Q6_V_vand_VV(w, hmask);
+            const HVX_Vector w = Q6_Vh_vshuff_Vh(hvx_vmem_load(&x[i]));
+            hvx_vmem_store(&y[2 * i], Q6_Vw_vasl_VwR(w, 16));
+            hvx_vmem_store(&y[2 * i + 1], Q6_V_vand_VV(w, hmask));
         }
     }
 
@@ -218,7 +218,7 @@ struct fa_thread {
             const HVX_VectorPred keep = Q6_Q_vsetq_R((int32_t) (d % 32 * 4));
             const uint32_t       last = d / 32;
             for (uint32_t i = 0; i < n; i++) {
-                y[i * vpitch + last] = Q6_V_vmux_QVV(keep, y[i * vpitch + last], Q6_V_vzero());
+                hvx_vmem_store(&y[i * vpitch + last], Q6_V_vmux_QVV(keep, hvx_vmem_load(&y[i * vpitch + last]), Q6_V_vzero()));
             }
         }
         return y;
@@ -290,7 +290,7 @@ struct fa_thread {
         // chunk, and -inf entries skip their dot product (the CPU skips them too).
         HVX_Vector mk0 = Q6_V_vzero(), mk1 = Q6_V_vzero();
         if (p->has_mask) {
-            const HVX_VectorPair m = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(vptr(at(p->vmask + s * p->mask_slot))[r]));
+            const HVX_VectorPair m = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(hvx_vmem_load(&vptr(at(p->vmask + s * p->mask_slot))[r])));
             mk0                    = Q6_V_lo_W(m);
             mk1                    = Q6_V_hi_W(m);
             if (n < 32) {
@@ -318,18 +318,18 @@ struct fa_thread {
                 HVX_Vector     d = Q6_V_vzero();
                 if (i < n && (!p->has_mask || lane_f32(h ? mk1 : mk0, i % 32) > -3.0e38f)) {
                     const HVX_Vector * kr = kf + i * kp;
-                    d                     = Q6_Vsf_vmpy_VsfVsf(qr[0], kr[0]);
+                    d                     = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&qr[0]), hvx_vmem_load(&kr[0]));
                     HTP_NO_UNROLL
                     for (uint32_t t = 1; t < nvk; t++) {
-                        d = Q6_Vsf_vadd_VsfVsf(d, Q6_Vsf_vmpy_VsfVsf(qr[t], kr[t]));
+                        d = Q6_Vsf_vadd_VsfVsf(d, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&qr[t]), hvx_vmem_load(&kr[t])));
                     }
                 }
                 uint32_t l = 0;
                 HTP_NO_UNROLL
                 for (; j & (1u << l); l++) {
-                    d = fold_pair_sf(out[2 + l], d, out[7 + l], (int32_t) (64u >> l));
+                    d = fold_pair_sf(hvx_vmem_load(&out[2 + l]), d, hvx_vmem_load(&out[7 + l]), (int32_t) (64u >> l));
                 }
-                out[l < 5 ? 2 + l : h] = d;
+                hvx_vmem_store(&out[l < 5 ? 2 + l : h], d);
             }
         }
         uint32_t iq1, iq2;
@@ -348,8 +348,8 @@ struct fa_thread {
         const uint32_t   nvv  = (p->dv + 31) / 32;
         HVX_Vector *     sv   = vptr(at(p->vscores));
         const HVX_Vector vmax = splat_f32(mnew);
-        const HVX_Vector p0   = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[0], vmax));
-        const HVX_Vector p1   = exp_sf(Q6_Vsf_vsub_VsfVsf(sv[1], vmax));
+        const HVX_Vector p0   = exp_sf(Q6_Vsf_vsub_VsfVsf(hvx_vmem_load(&sv[0]), vmax));
+        const HVX_Vector p1   = exp_sf(Q6_Vsf_vsub_VsfVsf(hvx_vmem_load(&sv[1]), vmax));
         const float      psum = lane0_f32(reduce_sum_sf(Q6_Vsf_vadd_VsfVsf(p0, p1)));
         HVX_Vector *     acc  = vptr(at(p->vacc + r * p->acc_pitch));
         const float      mold = M[r];
@@ -359,7 +359,7 @@ struct fa_thread {
                 const HVX_Vector vms = splat_f32(ms);
                 HTP_NO_UNROLL
                 for (uint32_t t = 0; t < nvv; t++) {
-                    acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], vms);
+                    hvx_vmem_store(&acc[t], Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&acc[t]), vms));
                 }
             }
             M[r] = mnew;
@@ -375,7 +375,7 @@ struct fa_thread {
             const HVX_Vector pv = splat_f32(pi);
             HTP_NO_UNROLL
             for (uint32_t t = 0; t < nvv; t++) {
-                acc[t] = Q6_Vsf_vadd_VsfVsf(acc[t], Q6_Vsf_vmpy_VsfVsf(vr[t], pv));
+                hvx_vmem_store(&acc[t], Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&acc[t]), Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&vr[t]), pv)));
             }
         }
     }
@@ -399,7 +399,7 @@ struct fa_thread {
             }
             const HVX_Vector inv = splat_f32(sum == 0.0f ? 0.0f : ms / sum);
             for (uint32_t t = 0; t < nvv; t++) {
-                acc[t] = Q6_Vsf_vmpy_VsfVsf(acc[t], inv);
+                hvx_vmem_store(&acc[t], Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&acc[t]), inv));
             }
         }
         for (uint32_t r = 0; r < nr; r++) {
@@ -453,14 +453,14 @@ struct fa_thread {
         for (uint32_t r = 0; r < nr; r++) {
             HVX_Vector * qr = vptr(at(p->vq + r * p->q_pitch));
             if (p->dk % 32) {
-                qr[p->dk / 32] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (p->dk % 32 * 4)), qr[p->dk / 32], Q6_V_vzero());
+                hvx_vmem_store(&qr[p->dk / 32], Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (p->dk % 32 * 4)), hvx_vmem_load(&qr[p->dk / 32]), Q6_V_vzero()));
             }
             for (uint32_t v = (p->dk + 31) / 32; v < nvq; v++) {
-                qr[v] = Q6_V_vzero();
+                hvx_vmem_store(&qr[v], Q6_V_vzero());
             }
             HVX_Vector * acc = vptr(at(p->vacc + r * p->acc_pitch));
             for (uint32_t v = 0; v < nvv; v++) {
-                acc[v] = Q6_V_vzero();
+                hvx_vmem_store(&acc[v], Q6_V_vzero());
             }
             M[r] = -__builtin_inff();
             S[r] = 0.0f;

@@ -7,6 +7,7 @@
 #include "htp/dma-queue.h"
 #include "htp/hvx.h"
 #include "htp/memory.h"
+#include "hvx-vmem.h"
 
 // On a vector loop inside a row loop: no unrolling. Each unrolled copy of an inner loop keeps
 // its own trip counts, remainder count and pointers live across the row loop, which is what
@@ -82,7 +83,7 @@ static inline float max_abs_sf(const HVX_Vector * v, uint32_t n) {
     const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
     HVX_Vector       m        = Q6_V_vzero();
     for (uint32_t i = 0; i < n; i++) {
-        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(v[i], abs_mask));
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(hvx_vmem_load(&v[i]), abs_mask));
     }
     for (int shift = 64; shift >= 4; shift >>= 1) {
         m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, shift));
@@ -93,7 +94,7 @@ static inline float max_abs_sf(const HVX_Vector * v, uint32_t n) {
 // Copies n_vec whole vectors (aligned on both sides).
 static inline void copy_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_vec) {
     for (uint32_t i = 0; i < n_vec; i++) {
-        dst[i] = src[i];
+        hvx_vmem_store(&dst[i], hvx_vmem_load(&src[i]));
     }
 }
 
@@ -102,7 +103,7 @@ static inline void copy_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32
 static inline void f32_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_out) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_out; i++) {
-        dst[i] = Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(src[2 * i], src[2 * i + 1]));  // Vu -> even lanes
+        hvx_vmem_store(&dst[i], Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(hvx_vmem_load(&src[2 * i]), hvx_vmem_load(&src[2 * i + 1]))));  // Vu -> even lanes
     }
 }
 
@@ -110,9 +111,9 @@ static inline void f32_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, 
 static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_in; i++) {
-        const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(src[i]));
-        dst[2 * i]             = Q6_V_lo_W(w);
-        dst[2 * i + 1]         = Q6_V_hi_W(w);
+        const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(hvx_vmem_load(&src[i])));
+        hvx_vmem_store(&dst[2 * i], Q6_V_lo_W(w));
+        hvx_vmem_store(&dst[2 * i + 1], Q6_V_hi_W(w));
     }
 }
 
@@ -121,9 +122,9 @@ static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, 
 static inline void bf16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_in; i++) {
-        const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(src[i]);
-        dst[2 * i]             = Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16);
-        dst[2 * i + 1]         = Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16);
+        const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(hvx_vmem_load(&src[i]));
+        hvx_vmem_store(&dst[2 * i], Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16));
+        hvx_vmem_store(&dst[2 * i + 1], Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16));
     }
 }
 
@@ -146,19 +147,19 @@ static inline HVX_VectorPair f16_scales_f32(HVX_Vector s) {
 // order, times their block's scale.
 static inline void q8_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants,
                                        uint32_t n_blocks) {
-    HVX_VectorPair d = f16_scales_f32(scales[0]);
+    HVX_VectorPair d = f16_scales_f32(hvx_vmem_load(&scales[0]));
     HTP_NO_UNROLL
     for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
         if ((b0 & 63) == 0) {
-            d = f16_scales_f32(scales[b0 / 64]);
+            d = f16_scales_f32(hvx_vmem_load(&scales[b0 / 64]));
         }
-        const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(quants[b0 / 4]);
+        const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(hvx_vmem_load(&quants[b0 / 4]));
         const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
         const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-        y[b0 + 0]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), block_scale(d, b0 + 0));
-        y[b0 + 1]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), block_scale(d, b0 + 1));
-        y[b0 + 2]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), block_scale(d, b0 + 2));
-        y[b0 + 3]               = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), block_scale(d, b0 + 3));
+        hvx_vmem_store(&y[b0 + 0], Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), block_scale(d, b0 + 0)));
+        hvx_vmem_store(&y[b0 + 1], Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), block_scale(d, b0 + 1)));
+        hvx_vmem_store(&y[b0 + 2], Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), block_scale(d, b0 + 2)));
+        hvx_vmem_store(&y[b0 + 3], Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), block_scale(d, b0 + 3)));
     }
 }
 
@@ -215,7 +216,7 @@ struct vtcm_f32_table {
     float get(uint32_t i) {
         if (i / 32 != vec) {
             vec    = i / 32;
-            copy.v = vptr(vtcm)[vec];
+            copy.v = hvx_vmem_load(&vptr(vtcm)[vec]);
             __asm__ volatile("" : : "r"(&copy) : "memory");  // the copy is made, then read
         }
         return copy.f[i % 32];

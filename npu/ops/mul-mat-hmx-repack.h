@@ -32,7 +32,7 @@ namespace mmr {
 constexpr uint32_t kRows = HTP_TENSOR_TILE_N_ROWS;
 
 static inline HVX_Vector load_u(const uint8_t * p) {
-    return *(const HVX_UVector *) p;
+    return hvx_vmemu_load(p);
 }
 
 // Bytes [at, at + n) of a vector (0 <= at, at + n <= 128).
@@ -51,9 +51,9 @@ static inline void store_bytes(uint8_t * p, HVX_Vector v, uint32_t n) {
     HVX_Vector *     a   = (HVX_Vector *) (p - off);
     const HVX_Vector r   = rotate_to(v, off);
     const uint32_t   end = off + n;
-    a[0]                 = Q6_V_vmux_QVV(byte_range(off, (end < 128 ? end : 128) - off), r, a[0]);
+    hvx_vmem_store(&a[0], Q6_V_vmux_QVV(byte_range(off, (end < 128 ? end : 128) - off), r, hvx_vmem_load(&a[0])));
     if (end > 128) {
-        a[1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (end - 128)), r, a[1]);
+        hvx_vmem_store(&a[1], Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (end - 128)), r, hvx_vmem_load(&a[1])));
     }
 }
 
@@ -123,7 +123,7 @@ static constexpr byte_perm make_deal16() {
 alignas(128) static constexpr byte_perm kDeal16 = make_deal16();
 
 static inline void deal_records(HVX_Vector * rec) {
-    const HVX_Vector idx = *(const HVX_Vector *) kDeal16.v;
+    const HVX_Vector idx = hvx_vmem_load_at(kDeal16.v);
 #pragma GCC unroll 4
     for (int u = 0; u < 4; u++) {
         rec[u] = permute_bytes(rec[u], idx);

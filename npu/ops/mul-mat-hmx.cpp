@@ -60,7 +60,7 @@ inline float fit_row_to_f16(HVX_Vector * src, uint32_t n32) {
     __builtin_memcpy(&up, &up_bits, 4);
     const HVX_Vector sc = splat_f32(down);
     for (uint32_t v = 0; v < n32; v++) {
-        src[v] = Q6_Vsf_vmpy_VsfVsf(src[v], sc);
+        hvx_vmem_store(&src[v], Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&src[v]), sc));
     }
     return up;
 }
@@ -78,8 +78,8 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     if (ith == 0) {  // column params: 32 scales of 1, 32 biases of 0 (two vectors, no scalar VTCM stores)
         static_assert(kTileDim * sizeof(float) == sizeof(HVX_Vector), "a column param row is one vector");
         HVX_Vector * cp = vptr(ctx->vtcm_base + p->colparam_offset);
-        cp[0]           = splat_f32(1.0f);
-        cp[1]           = Q6_V_vzero();
+        hvx_vmem_store(&cp[0], splat_f32(1.0f));
+        hvx_vmem_store(&cp[1], Q6_V_vzero());
     }
     if (rr.begin >= rr.end) {
         return;
@@ -113,7 +113,7 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
         dma.wait(scattered, (uint16_t) r);  // conv is free again
         htp_trace_event_start(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         HVX_Vector * src = vptr(vtcm_at(ctx, p->split, ith, p->vstage_offset + slot * p->vstage_slot));
-        rowsc[r]         = splat_f32(fit_row_to_f16(src, p->n_k32));
+        hvx_vmem_store(&rowsc[r], splat_f32(fit_row_to_f16(src, p->n_k32)));
         f32_to_f16_vectors(conv, src, n64);
         htp_trace_event_stop(dma.tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
         // Row r is row r % 32 of the tiles of block r / 32; its K / 32 pieces of 64 bytes go one
@@ -291,8 +291,10 @@ struct weight_worker {
         HVX_Vector *        out_rows = vptr(out);
         const HVX_Vector    one      = splat_f32(1.0f);
         for (uint32_t r = 0; r < c.n; r++) {  // rows left unscaled (2^0) keep their bits
-            const HVX_VectorPred keep = Q6_Q_vcmp_eq_VwVw(rowsc[r], one);
-            out_rows[r] = Q6_V_vmux_QVV(keep, out_rows[r], Q6_Vsf_vmpy_VsfVsf(out_rows[r], rowsc[r]));
+            const HVX_Vector     sc   = hvx_vmem_load(&rowsc[r]);
+            const HVX_Vector     o    = hvx_vmem_load(&out_rows[r]);
+            const HVX_VectorPred keep = Q6_Q_vcmp_eq_VwVw(sc, one);
+            hvx_vmem_store(&out_rows[r], Q6_V_vmux_QVV(keep, o, Q6_Vsf_vmpy_VsfVsf(o, sc)));
         }
     }
 

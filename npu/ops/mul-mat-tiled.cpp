@@ -131,7 +131,7 @@ struct dot_op {
                 const HVX_Vector * a[2] = { act + j * apitch + a_off, act + (j + nr - 1) * apitch + a_off };
                 HVX_Vector         acc[2];
                 for (uint32_t r = 0; r < nr; r++) {
-                    acc[r] = first ? Q6_V_vzero() : vacc[j + r];
+                    acc[r] = first ? Q6_V_vzero() : hvx_vmem_load(&vacc[j + r]);
                 }
                 if (nr == 2) {
                     run_tiles<F, 2>(tc, x.n_kt, a, acc);
@@ -140,9 +140,9 @@ struct dot_op {
                 }
                 for (uint32_t r = 0; r < nr; r++) {
                     if (last) {
-                        out[(j + r) * ostep + ci] = bias ? Q6_Vsf_vadd_VsfVsf(acc[r], bias[ci]) : acc[r];
+                        hvx_vmem_store(&out[(j + r) * ostep + ci], bias ? Q6_Vsf_vadd_VsfVsf(acc[r], hvx_vmem_load(&bias[ci])) : acc[r]);
                     } else {
-                        vacc[j + r] = acc[r];
+                        hvx_vmem_store(&vacc[j + r], acc[r]);
                     }
                 }
             }

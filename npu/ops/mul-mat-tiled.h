@@ -12,6 +12,7 @@
 #pragma once
 #include "htp-abi/htp-abi.h"
 #include "hvx-util.h"
+#include "hvx-vmem.h"
 #include "mul-mat-prep.h"
 
 namespace htp_ops {
@@ -41,7 +42,7 @@ alignas(128) static constexpr byte_perm kNibbleOrder = make_nibble_order_index()
 // kNibble: act_order HTP_MMT_ORDER_NIBBLE (a template, so no flag stays live in the loop).
 template <bool kNibble> static inline void quantize_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_blocks) {
     const HVX_Vector ones = Q6_V_vsplat_R(0x01010101);
-    const HVX_Vector nidx = *(const HVX_Vector *) kNibbleOrder.v;
+    const HVX_Vector nidx = hvx_vmem_load_at(kNibbleOrder.v);
     HTP_NO_UNROLL
     for (uint32_t b0 = 0; b0 < n_blocks; b0 += 4) {
         const uint32_t nb = n_blocks - b0 < 4 ? n_blocks - b0 : 4;
@@ -63,13 +64,13 @@ template <bool kNibble> static inline void quantize_row(HVX_Vector * dst, const 
             const float   d       = lane0_f32(vd);
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
-                blk[s] = Q6_V_vsplat_R(Q6_R_vextract_VR(vs, 0));
+                hvx_vmem_store(&blk[s], Q6_V_vsplat_R(Q6_R_vextract_VR(vs, 0)));
                 vs     = Q6_V_vror_VR(vs, 4);
             }
-            blk[A_D]    = splat_f32(d);
-            blk[A_QALL] = Q6_V_vsplat_R(sum_all);
-            blk[A_QLO]  = Q6_V_vsplat_R(Q6_R_vextract_VR(v4, 0));
-            blk[A_QD]   = splat_f32(d * (float) sum_all);
+            hvx_vmem_store(&blk[A_D], splat_f32(d));
+            hvx_vmem_store(&blk[A_QALL], Q6_V_vsplat_R(sum_all));
+            hvx_vmem_store(&blk[A_QLO], Q6_V_vsplat_R(Q6_R_vextract_VR(v4, 0)));
+            hvx_vmem_store(&blk[A_QD], splat_f32(d * (float) sum_all));
             v4          = Q6_V_vror_VR(v4, 32);
             v8          = Q6_V_vror_VR(v8, 32);
             vd          = Q6_V_vror_VR(vd, 32);
@@ -121,14 +122,14 @@ struct fmt_q8_0 {
         }
         #pragma GCC unroll 8
         for (int v = 0; v < 8; v++) {
-            const HVX_Vector w = Q6_Vh_vshuff_Vh(t[v]);
+            const HVX_Vector w = Q6_Vh_vshuff_Vh(hvx_vmem_load(&t[v]));
             for (int j = 0; j < NR; j++) {
-                s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], w, a[j][v]);
+                s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], w, hvx_vmem_load(&a[j][v]));
             }
         }
-        const HVX_Vector dw = f16_rows(t[8]);
+        const HVX_Vector dw = f16_rows(hvx_vmem_load(&t[8]));
         for (int j = 0; j < NR; j++) {
-            acc[j] = fadd(acc[j], fmul(mm_int_to_sf(s[j]), fmul(dw, a[j][A_D])));
+            acc[j] = fadd(acc[j], fmul(mm_int_to_sf(s[j]), fmul(dw, hvx_vmem_load(&a[j][A_D]))));
         }
     }
 };
@@ -147,7 +148,7 @@ static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * 
     }
     #pragma GCC unroll 8
     for (int v = 0; v < 4; v++) {
-        const HVX_Vector x  = transpose_4x32(t[v]);
+        const HVX_Vector x  = transpose_4x32(hvx_vmem_load(&t[v]));
         HVX_Vector       lo = Q6_V_vand_VV(x, m4);
         HVX_Vector       hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), m4);
         if (fifth) {  // Q5_K / Q5_0 / Q5_1: bit 2v (low nibble) / 2v + 1 (high) of the transposed plane -> bit 4
@@ -159,8 +160,8 @@ static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * 
             hi = Q6_Vb_vlut32_VbVbR(hi, *lut, 0);
         }
         for (int j = 0; j < NR; j++) {
-            s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], lo, a[j][2 * v]);
-            s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], hi, a[j][2 * v + 1]);
+            s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], lo, hvx_vmem_load(&a[j][2 * v]));
+            s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], hi, hvx_vmem_load(&a[j][2 * v + 1]));
         }
     }
 }
@@ -170,11 +171,11 @@ static inline void dot_nibbles(const HVX_Vector * t, const HVX_Vector * const * 
 template <int NR>
 static inline void dot_lut(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc, const int8_t * lut_bytes,
                            HVX_Vector dw) {
-    const HVX_Vector lut = *(const HVX_Vector *) lut_bytes;
+    const HVX_Vector lut = hvx_vmem_load_at(lut_bytes);
     HVX_Vector       s[NR];
     dot_nibbles<NR>(t, a, s, nullptr, &lut);
     for (int j = 0; j < NR; j++) {
-        acc[j] = fadd(acc[j], fmul(mm_int_to_sf(s[j]), fmul(dw, a[j][A_D])));
+        acc[j] = fadd(acc[j], fmul(mm_int_to_sf(s[j]), fmul(dw, hvx_vmem_load(&a[j][A_D]))));
     }
 }
 
@@ -185,10 +186,10 @@ struct fmt_q4_0 {
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
         HVX_Vector s[NR];
         dot_nibbles<NR>(t, a, s, nullptr);
-        const HVX_Vector dw = f16_rows(t[4]);
+        const HVX_Vector dw = f16_rows(hvx_vmem_load(&t[4]));
         for (int j = 0; j < NR; j++) {
-            const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(a[j][A_QALL], 3));
-            acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, a[j][A_D])));
+            const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(hvx_vmem_load(&a[j][A_QALL]), 3));
+            acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, hvx_vmem_load(&a[j][A_D]))));
         }
     }
 };
@@ -199,7 +200,7 @@ struct fmt_iq4_nl {
     static constexpr uint32_t blocks = 1;
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
-        dot_lut<NR>(t, a, acc, mm_lut_iq4_nl, f16_rows(t[4]));
+        dot_lut<NR>(t, a, acc, mm_lut_iq4_nl, f16_rows(hvx_vmem_load(&t[4])));
     }
 };
 
@@ -211,16 +212,16 @@ template <bool Q5> struct fmt_q4_k {
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
         HVX_Vector s[NR];
         if (Q5) {
-            const HVX_Vector fifth = transpose_4x32(t[5]);
+            const HVX_Vector fifth = transpose_4x32(hvx_vmem_load(&t[5]));
             dot_nibbles<NR>(t, a, s, &fifth);
         } else {
             dot_nibbles<NR>(t, a, s, nullptr);
         }
-        const HVX_VectorPair xy = Q6_Wsf_vcvt_Vhf(t[4]);  // lo lane r = hf[2r], hi = hf[2r + 1]
+        const HVX_VectorPair xy = Q6_Wsf_vcvt_Vhf(hvx_vmem_load(&t[4]));  // lo lane r = hf[2r], hi = hf[2r + 1]
         const HVX_Vector     x  = Q6_V_lo_W(xy);
         const HVX_Vector     y  = Q6_V_hi_W(xy);
         for (int j = 0; j < NR; j++) {
-            acc[j] = fadd(acc[j], fadd(fmul(x, fmul(mm_int_to_sf(s[j]), a[j][A_D])), fmul(y, a[j][A_QD])));
+            acc[j] = fadd(acc[j], fadd(fmul(x, fmul(mm_int_to_sf(s[j]), hvx_vmem_load(&a[j][A_D]))), fmul(y, hvx_vmem_load(&a[j][A_QD]))));
         }
     }
 };
@@ -232,12 +233,12 @@ struct fmt_q5_0 {
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
         HVX_Vector       s[NR];
-        const HVX_Vector fifth = transpose_4x32(t[4]);
+        const HVX_Vector fifth = transpose_4x32(hvx_vmem_load(&t[4]));
         dot_nibbles<NR>(t, a, s, &fifth);
-        const HVX_Vector dw = f16_rows(t[5]);
+        const HVX_Vector dw = f16_rows(hvx_vmem_load(&t[5]));
         for (int j = 0; j < NR; j++) {
-            const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(a[j][A_QALL], 4));
-            acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, a[j][A_D])));
+            const HVX_Vector sj = Q6_Vw_vsub_VwVw(s[j], Q6_Vw_vasl_VwR(hvx_vmem_load(&a[j][A_QALL]), 4));
+            acc[j]              = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, hvx_vmem_load(&a[j][A_D]))));
         }
     }
 };
@@ -250,7 +251,7 @@ struct fmt_mxfp4 {
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
         // 2^(e - 128) per row: (e - 1) << 23 for e >= 2, else the subnormals 2^-128, 2^-127.
-        const HVX_Vector e   = Q6_V_lo_W(Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(t[4]))));
+        const HVX_Vector e   = Q6_V_lo_W(Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(hvx_vmem_load(&t[4])))));
         const HVX_Vector one = Q6_V_vsplat_R(1);
         const HVX_Vector dw  = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(e, one), Q6_Vw_vasl_VwR(Q6_Vw_vsub_VwVw(e, one), 23),
                                              Q6_Vw_vadd_VwVw(Q6_Vw_vasl_VwR(e, 21), Q6_V_vsplat_R(0x00200000)));
@@ -261,7 +262,7 @@ struct fmt_mxfp4 {
 // 2-bit codes of group g (columns 4g..4g+3) from vrmpy-order vectors holding 4 groups each
 // at bits 0, 2, 4, 6 (Q2_0, Q3_K low bits).
 static inline HVX_Vector codes2(const HVX_Vector * t, int g) {
-    return Q6_V_vand_VV(shift_h(t[g / 4], -2 * (g % 4)), Q6_V_vsplat_R(0x03030303));
+    return Q6_V_vand_VV(shift_h(hvx_vmem_load(&t[g / 4]), -2 * (g % 4)), Q6_V_vsplat_R(0x03030303));
 }
 
 // q6_K (896 B): low nibbles vector g/2 (nibble g%2), high 2 bits vector 4 + g/4 at bits
@@ -279,22 +280,22 @@ struct fmt_q6_k {
         }
         #pragma GCC unroll 8
         for (int g = 0; g < 8; g++) {
-            const HVX_Vector l    = t[g / 2];
+            const HVX_Vector l    = hvx_vmem_load(&t[g / 2]);
             const HVX_Vector low  = g % 2 ? Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(l, 4), m4) : Q6_V_vand_VV(l, m4);
-            const HVX_Vector high = Q6_V_vand_VV(shift_h(t[4 + g / 4], 4 - 2 * (g % 4)), m30);
+            const HVX_Vector high = Q6_V_vand_VV(shift_h(hvx_vmem_load(&t[4 + g / 4]), 4 - 2 * (g % 4)), m30);
             const HVX_Vector code = Q6_V_vor_VV(low, high);
             for (int j = 0; j < NR; j++) {
-                s[g / 4][j] = Q6_Vw_vrmpyacc_VwVbVb(s[g / 4][j], code, a[j][g]);
+                s[g / 4][j] = Q6_Vw_vrmpyacc_VwVbVb(s[g / 4][j], code, hvx_vmem_load(&a[j][g]));
             }
         }
-        const HVX_VectorPair sc = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(t[6]));  // lo: half 0 rows, hi: half 1
+        const HVX_VectorPair sc = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(hvx_vmem_load(&t[6])));  // lo: half 0 rows, hi: half 1
         for (int j = 0; j < NR; j++) {
-            const HVX_Vector qlo = a[j][A_QLO];
-            const HVX_Vector qhi = Q6_Vw_vsub_VwVw(a[j][A_QALL], qlo);
+            const HVX_Vector qlo = hvx_vmem_load(&a[j][A_QLO]);
+            const HVX_Vector qhi = Q6_Vw_vsub_VwVw(hvx_vmem_load(&a[j][A_QALL]), qlo);
             const HVX_Vector s0  = Q6_Vw_vsub_VwVw(s[0][j], Q6_Vw_vasl_VwR(qlo, 5));
             const HVX_Vector s1  = Q6_Vw_vsub_VwVw(s[1][j], Q6_Vw_vasl_VwR(qhi, 5));
             const HVX_Vector f   = fadd(fmul(Q6_V_lo_W(sc), mm_int_to_sf(s0)), fmul(Q6_V_hi_W(sc), mm_int_to_sf(s1)));
-            acc[j]               = fadd(acc[j], fmul(f, a[j][A_D]));
+            acc[j]               = fadd(acc[j], fmul(f, hvx_vmem_load(&a[j][A_D])));
         }
     }
 };
@@ -307,7 +308,7 @@ struct fmt_q3_k {
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
         const HVX_Vector b2    = Q6_V_vsplat_R(0x04040404);
-        const HVX_Vector nsign = Q6_V_vnot_V(t[2]);
+        const HVX_Vector nsign = Q6_V_vnot_V(hvx_vmem_load(&t[2]));
         HVX_Vector       s[2][NR];
         for (int j = 0; j < NR; j++) {
             s[0][j] = s[1][j] = Q6_V_vzero();
@@ -316,17 +317,17 @@ struct fmt_q3_k {
         for (int g = 0; g < 8; g++) {
             const HVX_Vector code = Q6_V_vor_VV(codes2(t, g), Q6_V_vand_VV(shift_h(nsign, 2 - g), b2));
             for (int j = 0; j < NR; j++) {
-                s[g / 4][j] = Q6_Vw_vrmpyacc_VwVbVb(s[g / 4][j], code, a[j][g]);
+                s[g / 4][j] = Q6_Vw_vrmpyacc_VwVbVb(s[g / 4][j], code, hvx_vmem_load(&a[j][g]));
             }
         }
-        const HVX_VectorPair sc = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(t[3]));
+        const HVX_VectorPair sc = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(hvx_vmem_load(&t[3])));
         for (int j = 0; j < NR; j++) {
-            const HVX_Vector qlo = a[j][A_QLO];
-            const HVX_Vector qhi = Q6_Vw_vsub_VwVw(a[j][A_QALL], qlo);
+            const HVX_Vector qlo = hvx_vmem_load(&a[j][A_QLO]);
+            const HVX_Vector qhi = Q6_Vw_vsub_VwVw(hvx_vmem_load(&a[j][A_QALL]), qlo);
             const HVX_Vector s0  = Q6_Vw_vsub_VwVw(s[0][j], Q6_Vw_vasl_VwR(qlo, 2));
             const HVX_Vector s1  = Q6_Vw_vsub_VwVw(s[1][j], Q6_Vw_vasl_VwR(qhi, 2));
             const HVX_Vector f   = fadd(fmul(Q6_V_lo_W(sc), mm_int_to_sf(s0)), fmul(Q6_V_hi_W(sc), mm_int_to_sf(s1)));
-            acc[j]               = fadd(acc[j], fmul(f, a[j][A_D]));
+            acc[j]               = fadd(acc[j], fmul(f, hvx_vmem_load(&a[j][A_D])));
         }
     }
 };
@@ -348,7 +349,7 @@ struct fmt_q2_k {
 #pragma GCC unroll 8
         for (int j = 0; j < 8; j++) {
             const HVX_VectorPred q = Q6_Q_and_QQ(Q6_Q_vsetq2_R(16 * j + 16), Q6_Q_not_Q(Q6_Q_vsetq_R(16 * j)));
-            dm                     = Q6_V_vmux_QVV(q, Q6_V_vror_VR(t[P * j + 2], 64 - 16 * j), dm);
+            dm                     = Q6_V_vmux_QVV(q, Q6_V_vror_VR(hvx_vmem_load(&t[P * j + 2]), 64 - 16 * j), dm);
         }
         const HVX_VectorPair dd   = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(dm));  // lo: d of rows, hi: -dmin
         const HVX_Vector     lo16 = Q6_V_vsplat_R(0x0000FFFF);
@@ -356,7 +357,7 @@ struct fmt_q2_k {
         for (int j = 0; j < 8; j++) {
             const HVX_Vector * tj = t + P * j;
             // word r = raw0[r] | raw1[r] << 16
-            const HVX_Vector   x   = Q6_Vh_vshuff_Vh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(tj[2])));
+            const HVX_Vector   x   = Q6_Vh_vshuff_Vh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(hvx_vmem_load(&tj[2]))));
             const HVX_Vector   sc  = Q6_V_vand_VV(x, m4);
             const HVX_Vector   mn  = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), m4);
             const HVX_Vector   sc0 = Q6_V_vor_VV(Q6_V_vand_VV(sc, lo16), Q6_Vw_vasl_VwR(sc, 16));
@@ -369,18 +370,18 @@ struct fmt_q2_k {
             for (int g = 0; g < 8; g++) {
                 const HVX_Vector code = Q6_Vh_vmpyi_VhVh(codes2(tj, g), g < 4 ? sc0 : sc1);
                 for (int r = 0; r < NR; r++) {
-                    s[r] = Q6_Vw_vrmpyacc_VwVbVb(s[r], code, a[r][j * ABV + g]);
+                    s[r] = Q6_Vw_vrmpyacc_VwVbVb(s[r], code, hvx_vmem_load(&a[r][j * ABV + g]));
                 }
             }
             for (int r = 0; r < NR; r++) {
                 const HVX_Vector * ab  = a[r] + j * ABV;
-                const HVX_Vector   qlo = ab[A_QLO];
-                const HVX_Vector   qhi = Q6_Vw_vsub_VwVw(ab[A_QALL], qlo);
+                const HVX_Vector   qlo = hvx_vmem_load(&ab[A_QLO]);
+                const HVX_Vector   qhi = Q6_Vw_vsub_VwVw(hvx_vmem_load(&ab[A_QALL]), qlo);
                 const HVX_Vector   qp  = Q6_V_vor_VV(Q6_V_vand_VV(qlo, lo16), Q6_Vw_vasl_VwR(qhi, 16));
                 const HVX_VectorPair mp = Q6_Ww_vmpy_VhVh(mn, qp);
                 const HVX_Vector   m   = Q6_Vw_vadd_VwVw(Q6_V_lo_W(mp), Q6_V_hi_W(mp));
                 const HVX_Vector   f   = fadd(fmul(Q6_V_lo_W(dd), mm_int_to_sf(s[r])), fmul(Q6_V_hi_W(dd), mm_int_to_sf(m)));
-                acc[r]                 = fadd(acc[r], fmul(f, ab[A_D]));
+                acc[r]                 = fadd(acc[r], fmul(f, hvx_vmem_load(&ab[A_D])));
             }
         }
     }
@@ -392,7 +393,7 @@ struct fmt_q2_0 {
     static constexpr uint32_t blocks = 2;
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
-        const HVX_Vector dw = f16_rows(t[4]);
+        const HVX_Vector dw = f16_rows(hvx_vmem_load(&t[4]));
         for (int b = 0; b < 2; b++) {
             HVX_Vector s[NR];
             for (int j = 0; j < NR; j++) {
@@ -402,13 +403,13 @@ struct fmt_q2_0 {
         for (int g = 0; g < 8; g++) {
                 const HVX_Vector code = codes2(t, 8 * b + g);
                 for (int j = 0; j < NR; j++) {
-                    s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], code, a[j][b * ABV + g]);
+                    s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], code, hvx_vmem_load(&a[j][b * ABV + g]));
                 }
             }
             for (int j = 0; j < NR; j++) {
                 const HVX_Vector * ab = a[j] + b * ABV;
-                const HVX_Vector   sj = Q6_Vw_vsub_VwVw(s[j], ab[A_QALL]);
-                acc[j]                = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, ab[A_D])));
+                const HVX_Vector   sj = Q6_Vw_vsub_VwVw(s[j], hvx_vmem_load(&ab[A_QALL]));
+                acc[j]                = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, hvx_vmem_load(&ab[A_D]))));
             }
         }
     }
@@ -421,7 +422,7 @@ struct fmt_q1_0 {
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
         const HVX_Vector one = Q6_V_vsplat_R(0x01010101);
-        const HVX_Vector dw  = f16_rows(t[4]);
+        const HVX_Vector dw  = f16_rows(hvx_vmem_load(&t[4]));
         for (int b = 0; b < 4; b++) {
             HVX_Vector s[NR];
             for (int j = 0; j < NR; j++) {
@@ -429,15 +430,15 @@ struct fmt_q1_0 {
             }
             #pragma GCC unroll 8
         for (int g = 0; g < 8; g++) {
-                const HVX_Vector bit = Q6_V_vand_VV(shift_h(t[b], -g), one);
+                const HVX_Vector bit = Q6_V_vand_VV(shift_h(hvx_vmem_load(&t[b]), -g), one);
                 for (int j = 0; j < NR; j++) {
-                    s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], bit, a[j][b * ABV + g]);
+                    s[j] = Q6_Vw_vrmpyacc_VwVbVb(s[j], bit, hvx_vmem_load(&a[j][b * ABV + g]));
                 }
             }
             for (int j = 0; j < NR; j++) {
                 const HVX_Vector * ab = a[j] + b * ABV;
-                const HVX_Vector   sj = Q6_Vw_vsub_VwVw(Q6_Vw_vasl_VwR(s[j], 1), ab[A_QALL]);
-                acc[j]                = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, ab[A_D])));
+                const HVX_Vector   sj = Q6_Vw_vsub_VwVw(Q6_Vw_vasl_VwR(s[j], 1), hvx_vmem_load(&ab[A_QALL]));
+                acc[j]                = fadd(acc[j], fmul(mm_int_to_sf(sj), fmul(dw, hvx_vmem_load(&ab[A_D]))));
             }
         }
     }

@@ -1,5 +1,6 @@
 // SCALE F32: y = x * scale (+ bias when has_bias).
 #include "hvx-util.h"
+#include "hvx-vmem.h"
 #include "op-table.h"
 #include "row-stream.h"
 
@@ -28,11 +29,11 @@ struct scale_op {
             HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
             if (p->has_bias) {
                 for (uint32_t i = 0; i < n_vec; i++) {
-                    y[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], vs), vb);
+                    hvx_vmem_store(y + i, Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + i), vs), vb));
                 }
             } else {
                 for (uint32_t i = 0; i < n_vec; i++) {
-                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], vs);
+                    hvx_vmem_store(y + i, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + i), vs));
                 }
             }
         }

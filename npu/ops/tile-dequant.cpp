@@ -9,6 +9,8 @@
 // rounds of two-vector interleaves) into the row-major HMX layout.
 #include "tile-dequant.h"
 
+#include "hvx-vmem.h"
+
 namespace htp_ops {
 namespace {
 
@@ -19,9 +21,10 @@ inline HVX_Vector load_u(const uint8_t * p, uint32_t n) {
     const uint32_t     off  = (uint32_t) ((uintptr_t) p & 127);
     const HVX_Vector * base = (const HVX_Vector *) (p - off);
     if (off == 0) {
-        return base[0];
+        return hvx_vmem_load(&base[0]);
     }
-    return Q6_V_valign_VVR(off + n > 128 ? base[1] : base[0], base[0], (int32_t) off);
+    const HVX_Vector b0 = hvx_vmem_load(&base[0]);
+    return Q6_V_valign_VVR(off + n > 128 ? hvx_vmem_load(&base[1]) : b0, b0, (int32_t) off);
 }
 
 // FP16 at p + 2r -> sf lane r (32 rows).
@@ -96,7 +99,7 @@ struct tile_f16 {
             }
         }
         for (int m = 0; m < 16; m++) {
-            out[m] = h[((m & 1) << 3) | (m >> 1)];
+            hvx_vmem_store(&out[m], h[((m & 1) << 3) | (m >> 1)]);
         }
     }
 };
@@ -130,7 +133,7 @@ void dequant_nibbles(nib_kind kind, const uint8_t * t, tile_f16 & o) {
         case NIB_Q4_0:
         case NIB_IQ4_NL:
             x   = rows_f16(t + HTP_TILE_Q4_0_SCALES);
-            lut = *(const HVX_Vector *) (kind == NIB_Q4_0 ? kLutQ4_0 : kLutIq4nl);
+            lut = hvx_vmem_load_at(kind == NIB_Q4_0 ? kLutQ4_0 : kLutIq4nl);
             break;
         case NIB_MXFP4: {
             // ggml's scale is FP16 2^(eh - 15), eh = clamp(e - 112, 0, 30) (eh = 0: zero);
@@ -141,12 +144,12 @@ void dequant_nibbles(nib_kind kind, const uint8_t * t, tile_f16 & o) {
                                                   Q6_V_vsplat_R(30));
             x   = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(eh, Q6_V_vzero()), Q6_V_vzero(),
                                 Q6_Vw_vasl_VwR(Q6_Vw_vadd_VwVw(eh, Q6_V_vsplat_R(111)), 23));
-            lut = *(const HVX_Vector *) kLutMxfp4x2;
+            lut = hvx_vmem_load_at(kLutMxfp4x2);
             break;
         }
         case NIB_Q5_0:  // (code - 16) * d, d at 640, fifth-bit plane at 512
             x     = rows_f16(t + HTP_TILE_Q5_0_SCALES);
-            lut   = *(const HVX_Vector *) kLutQ5_0;
+            lut   = hvx_vmem_load_at(kLutQ5_0);
             fifth = load_u(t + HTP_TILE_Q5_0_QH, 128);
             break;
         case NIB_Q4_1:

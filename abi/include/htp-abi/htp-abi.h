@@ -127,8 +127,8 @@ enum htp_counter {
     HTP_CNT_HVX_ALU = 0,     // HVX arithmetic, logic, shift, compare and conversion instructions
     HTP_CNT_HVX_MPY,         // HVX multiplies (vmpy, vmpyi, vrmpy, float vmpy)
     HTP_CNT_HVX_PERMUTE,     // HVX permutes: shuffle, deal, rotate, align, pack, unpack, combine
-    HTP_CNT_HVX_LDST,        // reserved (0): vector loads and stores are plain C dereferences on
-                             // the vHTP, which it cannot see (DMA bytes measure the traffic)
+    HTP_CNT_HVX_LDST,        // HVX vector loads and stores made through npu/ops/hvx-vmem.h (a
+                             // plain dereference elsewhere, which the vHTP cannot see)
     HTP_CNT_HVX_OTHER,       // HVX lookups (vlut), splats, extracts, predicate ops
     HTP_CNT_HMX_TILES,       // HMX 32x32 tile multiply-accumulates (n_k of every htp_hmx_mma)
     HTP_CNT_HMX_STORES,      // HMX accumulator stores (one output tile each)

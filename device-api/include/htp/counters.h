@@ -3,7 +3,8 @@
 // sums after it; DMA, HMX and cache calls are counted by the runtime (vhtp/src/counters.cpp).
 // HVX instructions only in libggml-htp-vNN-counters.so (built with HTP_COUNTERS=1,
 // npu/CMakeLists.txt; the host loads it at level 2 alone): each emulated intrinsic there checks
-// htp_counting and counts its class. With HTP_COUNTERS=0 the intrinsics have no count in them.
+// htp_counting and counts its class, and so do the kernels' vector loads and stores
+// (npu/ops/hvx-vmem.h). With HTP_COUNTERS=0 neither has a count in it.
 #pragma once
 #include <stdint.h>
 

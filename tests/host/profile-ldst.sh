@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# GGML_HEXAGON_PROFILE=2 counts a kernel's vector loads and stores (hvx_ldst, npu/ops/hvx-vmem.h):
+# MUL_MAT Q4_0 on the tiled HVX path (npu/ops/mul-mat-tiled.h, .cpp), m=16 (one column tile),
+# k=256 (8 tiles of 32 columns), n = 1 and 3 activation rows, one K chunk. What its code must
+# execute, worked out from the shapes:
+#   act quantizer, per row: 1 (the nibble order) + K/32 (a block each, max_abs_sf) loads and
+#     12 stores per block (8 slots, d, sum, low sum, d * sum);
+#   dots, per tile and row pair (NR rows, 2 then the odd 1): 5 tile vectors + 10 per row
+#     (8 slots, A_QALL, A_D);
+#   output: one store per row (a single K chunk keeps no partial sums).
+# and its multiplies: per row and tile 8 vrmpy + 2 float multiplies; per row K/32 float
+# multiplies (the quantizer's scaling) and one vrmpy per 4 blocks (block sums).
+#   profile-ldst.sh BIN
+set -uo pipefail
+bin=$1
+out=$(env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_REPACK=all GGML_HEXAGON_MM_SELECT=hvx GGML_HEXAGON_PROFILE=2 \
+      "$bin/test-backend-ops" test -b HTP0 -o MUL_MAT \
+      -p '^type_a=q4_0,type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' 2>&1)
+echo "$out" | grep -qE '^ *([1-9][0-9]*)/\1 tests passed' || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass"; exit 1; }
+lines=$(grep -E '^ggml-hex: HTP0 profile-op MUL_MAT\|.*kernel=MUL_MAT_TILED' <<<"$out")
+[ -n "$lines" ] || { echo "$out" | grep profile-op | head -5; echo "FAIL: no MUL_MAT_TILED profile-op line"; exit 1; }
+LINES=$lines python3 - <<'PY' || exit 1
+import os, re
+seen = set()
+for l in os.environ["LINES"].strip().splitlines():
+    f = l.split("|")
+    w, a = [[int(x) for x in d.split("x")] for d in f[2].split(":")[1:3]]
+    k, m, n = w[0], w[1], a[1]
+    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
+    n_kt, blocks = k // 32, k // 32
+    pairs = [2] * (n // 2) + [1] * (n % 2)
+    assert m <= 32, f"one column tile expected, m={m}"
+    quant_ld, quant_st = n * (1 + blocks), n * 12 * blocks
+    dot_ld = n_kt * sum(5 + 10 * nr for nr in pairs)
+    out_st = n
+    want_ldst = quant_ld + quant_st + dot_ld + out_st
+    want_mpy = n * n_kt * (8 + 2) + n * (blocks + (blocks + 3) // 4)
+    assert c["hvx_ldst"] == want_ldst, (f"n={n}: hvx_ldst {c['hvx_ldst']}, the kernel must execute {want_ldst} "
+                                        f"(quantizer {quant_ld} + {quant_st}, dots {dot_ld}, output {out_st})")
+    assert c["hvx_mpy"] == want_mpy, f"n={n}: hvx_mpy {c['hvx_mpy']}, the kernel must execute {want_mpy}"
+    seen.add(n)
+    print(f"ok: MUL_MAT_TILED q4_0 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']}, hvx_mpy {c['hvx_mpy']}")
+assert seen == {1, 3}, f"rows seen: {sorted(seen)}"
+PY
+echo "PASS"

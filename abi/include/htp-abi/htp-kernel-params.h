@@ -93,7 +93,7 @@ struct htp_scale_params {
 // shape; the host rewrites shapes that differ but are both contiguous into one flat shape.
 struct htp_cpy_params {
     struct htp_split_params split;
-    uint32_t src_type, dst_type;     // HTP_TYPE_F32 / HTP_TYPE_F16; or both BF16 or both I32
+    uint32_t src_type, dst_type;     // F32 / F16 / I32 (I32 <-> F32 converts); or both BF16 or both I32
     uint32_t ne0;                    // elements per row
     struct htp_rows_shape shape;
     uint32_t src_nb0, dst_nb0;       // element strides; != element size means gather / scatter
@@ -149,6 +149,7 @@ struct htp_set_rows_params {
 #include "params/comm.h"
 #include "params/data.h"
 #include "params/elementwise.h"
+#include "params/hyper-conn.h"
 #include "params/mul-mat.h"
 #include "params/norm-rope-softmax.h"
 #include "params/sequence.h"
@@ -162,6 +163,7 @@ struct htp_set_rows_params {
     struct htp_set_rows_params set_rows;         \
     HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT            \
     HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE        \
+    HTP_KERNEL_PARAMS_MEMBERS_HYPER_CONN         \
     HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX  \
     HTP_KERNEL_PARAMS_MEMBERS_DATA               \
     HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE           \

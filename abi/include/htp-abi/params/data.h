@@ -51,11 +51,12 @@ struct htp_reduce_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
-enum htp_fill_kind { HTP_FILL_CONST = 0, HTP_FILL_TRI, HTP_FILL_DIAG };
+enum htp_fill_kind { HTP_FILL_CONST = 0, HTP_FILL_TRI, HTP_FILL_DIAG, HTP_FILL_ARANGE };
 
 // FILL (dst = c), TRI (src0 kept on the columns [i1 + keep_lo, i1 + keep_hi) clamped to
 // [0, ne0), zero elsewhere; keep_* may be "all": 0 / ne0 with rel_* = 0) and DIAG
 // (dst[i1, i1] = src0[i1], zero elsewhere; src0 has one row per plane). F32.
+// ARANGE (F32): dst element i = value + step * i; the 1-D dst is cut into rows of ne0 elements.
 struct htp_fill_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_fill_kind
@@ -67,6 +68,7 @@ struct htp_fill_params {
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;
+    float step;                      // ARANGE: the step (value is the start)
 };
 
 // ARGSORT F32 -> I32 along dim 0: a bitonic network over n_sort (a power of two >= 32 and

@@ -141,6 +141,7 @@ struct htp_set_rows_params {
     uint32_t n_blocks;
     uint32_t q8_scale_offset;
     uint32_t q8_dscratch_offset;
+    uint32_t src_type;               // HTP_TYPE_F32, or HTP_TYPE_F16 (into F16 / F32 rows)
 };
 
 // Op families with a header of their own under params/ (one file per family, so the

@@ -14,7 +14,7 @@ using namespace htp_ops;
 namespace {
 
 // y = a (first term) or y += a: x * w over n_vec vectors.
-HTP_COMPUTE void compute_mul_splat(HVX_Vector * y, const HVX_Vector * x, HVX_Vector w, uint32_t n_vec, uint32_t acc) {
+inline void mul_splat(HVX_Vector * y, const HVX_Vector * x, HVX_Vector w, uint32_t n_vec, uint32_t acc) {
     if (acc) {
         HTP_NO_UNROLL
         for (uint32_t v = 0; v < n_vec; v++) {
@@ -29,7 +29,7 @@ HTP_COMPUTE void compute_mul_splat(HVX_Vector * y, const HVX_Vector * x, HVX_Vec
 }
 
 // y (+)= x * sigmoid(g).
-HTP_COMPUTE void compute_mul_gate(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec,
+inline void mul_gate(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec,
                                   uint32_t acc) {
     HTP_NO_UNROLL
     for (uint32_t v = 0; v < n_vec; v++) {
@@ -39,7 +39,7 @@ HTP_COMPUTE void compute_mul_gate(HVX_Vector * y, const HVX_Vector * x, const HV
 }
 
 // y += x (POST without comb: each stream keeps its own residual).
-HTP_COMPUTE void compute_add_rows(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
+inline void add_rows(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
     HTP_NO_UNROLL
     for (uint32_t v = 0; v < n_vec; v++) {
         y[v] = Q6_Vsf_vadd_VsfVsf(y[v], x[v]);
@@ -100,38 +100,44 @@ struct hc_op {
         return k;
     }
 
-    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t s) {
-        const uint32_t n_vec = (p->n_embd + 31) / 32;
-        const uint32_t pv    = p->pitch / 128;
-        const uint32_t hc    = p->hc;
-        for (uint32_t j = 0; j < n; j++) {
-            const HVX_Vector * x = vptr(slot(p->vx, s, j));
-            const HVX_Vector * w = vptr(slot(p->vw, s, j));
-            HVX_Vector *       y = vptr(slot(p->vdst, s, j));
-            if (p->kind == HTP_HC_PRE) {
-                for (uint32_t h = 0; h < hc; h++) {
-                    compute_mul_splat(y, x + h * pv, splat_elem(w, h), n_vec, h);
+    // One token's rows, its passes inlined (a leaf: the chunk loop keeps only its counters across
+    // the call, and no pass call keeps the token's pointers in callee-saved registers).
+    HTP_COMPUTE void compute_token(uint32_t s, uint32_t j) const {
+        const uint32_t     n_vec = (p->n_embd + 31) / 32;
+        const uint32_t     pv    = p->pitch / 128;
+        const uint32_t     hc    = p->hc;
+        const HVX_Vector * x     = vptr(slot(p->vx, s, j));
+        const HVX_Vector * w     = vptr(slot(p->vw, s, j));
+        HVX_Vector *       y     = vptr(slot(p->vdst, s, j));
+        if (p->kind == HTP_HC_PRE) {
+            for (uint32_t h = 0; h < hc; h++) {
+                mul_splat(y, x + h * pv, splat_elem(w, h), n_vec, h);
+            }
+            mul_splat(y, y, splat_f32(p->scale), n_vec, 0);
+        } else if (p->kind == HTP_HC_PRE_GATED) {
+            for (uint32_t h = 0; h < hc; h++) {
+                mul_gate(y, x + h * pv, w + h * pv, n_vec, h);
+            }
+            mul_splat(y, y, splat_f32(p->scale), n_vec, 0);
+        } else {
+            const HVX_Vector * sm = vptr(slot(p->vs, s, j));  // post at 0, comb at 128
+            for (uint32_t d = 0; d < hc; d++) {
+                HVX_Vector * yd = y + d * pv;
+                mul_splat(yd, x, splat_elem(sm, d), n_vec, 0);
+                if (p->kind == HTP_HC_POST_ID) {
+                    add_rows(yd, w + d * pv, n_vec);
+                    continue;
                 }
-                compute_mul_splat(y, y, splat_f32(p->scale), n_vec, 0);
-            } else if (p->kind == HTP_HC_PRE_GATED) {
-                for (uint32_t h = 0; h < hc; h++) {
-                    compute_mul_gate(y, x + h * pv, w + h * pv, n_vec, h);
-                }
-                compute_mul_splat(y, y, splat_f32(p->scale), n_vec, 0);
-            } else {
-                const HVX_Vector * sm = vptr(slot(p->vs, s, j));  // post at 0, comb at 128
-                for (uint32_t d = 0; d < hc; d++) {
-                    HVX_Vector * yd = y + d * pv;
-                    compute_mul_splat(yd, x, splat_elem(sm, d), n_vec, 0);
-                    if (p->kind == HTP_HC_POST_ID) {
-                        compute_add_rows(yd, w + d * pv, n_vec);
-                        continue;
-                    }
-                    for (uint32_t src = 0; src < hc; src++) {
-                        compute_mul_splat(yd, w + src * pv, splat_elem(sm + 1, d + hc * src), n_vec, 1);
-                    }
+                for (uint32_t src = 0; src < hc; src++) {
+                    mul_splat(yd, w + src * pv, splat_elem(sm + 1, d + hc * src), n_vec, 1);
                 }
             }
+        }
+    }
+
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t s) {
+        for (uint32_t j = 0; j < n; j++) {
+            compute_token(s, j);
         }
     }
 
@@ -153,18 +159,28 @@ struct hc_op {
 // COMB: 16 vectors c[d + 4 s], lane = token.
 constexpr uint32_t kHc = 4;
 
-// Softmax over d of each source's 4 entries, plus eps; from the logits in c.
-HTP_COMPUTE void compute_comb_softmax(HVX_Vector * c, HVX_Vector eps) {
+// e^(c - max) over d of each source's 4 entries (the softmax's numerators), in place.
+HTP_COMPUTE void compute_comb_exp(HVX_Vector * c) {
     HTP_NO_UNROLL
     for (uint32_t s = 0; s < kHc; s++) {
-        HVX_Vector * g = c + kHc * s;
-        HVX_Vector   m = sf_max(sf_max(g[0], g[1]), sf_max(g[2], g[3]));
-        HVX_Vector   sum = Q6_V_vzero();
+        HVX_Vector *     g = c + kHc * s;
+        const HVX_Vector m = sf_max(sf_max(g[0], g[1]), sf_max(g[2], g[3]));
+        HTP_NO_UNROLL
         for (uint32_t d = 0; d < kHc; d++) {
             g[d] = exp_sf(Q6_Vsf_vsub_VsfVsf(g[d], m));
-            sum  = Q6_Vsf_vadd_VsfVsf(sum, g[d]);
         }
+    }
+}
+
+// The softmax's division, plus eps: c / sum_d(c) + eps per source.
+HTP_COMPUTE void compute_comb_softmax(HVX_Vector * c, float eps_f) {
+    const HVX_Vector eps = splat_f32(eps_f);
+    HTP_NO_UNROLL
+    for (uint32_t s = 0; s < kHc; s++) {
+        HVX_Vector *     g   = c + kHc * s;
+        const HVX_Vector sum = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vadd_VsfVsf(g[0], g[1]), g[2]), g[3]);
         const HVX_Vector inv = div_sf(splat_f32(1.0f), sum);
+        HTP_NO_UNROLL
         for (uint32_t d = 0; d < kHc; d++) {
             g[d] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(g[d], inv), eps);
         }
@@ -173,7 +189,8 @@ HTP_COMPUTE void compute_comb_softmax(HVX_Vector * c, HVX_Vector eps) {
 
 // Each group of 4 entries (stride `step` vectors, groups `gstep` apart) scaled by
 // 1 / (eps + its sum): step 4, gstep 1 normalises the columns (fixed d), step 1, gstep 4 the rows.
-HTP_COMPUTE void compute_comb_norm(HVX_Vector * c, HVX_Vector eps, uint32_t step, uint32_t gstep) {
+HTP_COMPUTE void compute_comb_norm(HVX_Vector * c, float eps_f, uint32_t step, uint32_t gstep) {
+    const HVX_Vector eps = splat_f32(eps_f);
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < kHc; i++) {
         HVX_Vector * g   = c + i * gstep;
@@ -228,11 +245,12 @@ struct hc_comb_op {
         const HVX_Vector * x   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vx, s));
         HVX_Vector *       c   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, s));
         const HVX_Vector * k   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vconst)) + 2;  // scale, base splats
-        const HVX_Vector   eps = splat_f32(p->eps);
+        const float        eps = p->eps;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < kHc * kHc; i++) {
             c[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], k[0]), k[1 + i]);
         }
+        compute_comb_exp(c);
         compute_comb_softmax(c, eps);
         compute_comb_norm(c, eps, kHc, 1);
         for (uint32_t it = 1; it < p->n_iter; it++) {

@@ -34,7 +34,7 @@ struct pool_op {
     }
 
     // One dst row: window ox of every ky reduced into lane ox % 32 of y[ox / 32].
-    template <bool kMax> HTP_COMPUTE void compute_row(HVX_Vector * y, const HVX_Vector * w) const {
+    template <bool kMax> inline void pool_row(HVX_Vector * y, const HVX_Vector * w) const {
         const uint32_t       nv    = p->win_pitch / 128;        // vectors per window
         const uint32_t       plane = p->ne0 * nv;               // vectors between ky's windows
         const HVX_Vector     init  = kMax ? splat_f32(kNegMax) : Q6_V_vzero();
@@ -73,17 +73,24 @@ struct pool_op {
         }
     }
 
+    // The chunk's rows (a leaf: the row loop makes no call).
+    template <bool kMax>
+    HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * w, uint32_t n, uint32_t py, uint32_t pw) const {
+        HTP_NO_UNROLL
+        for (uint32_t j = 0; j < n; j++, y += py, w += pw) {
+            pool_row<kMax>(y, w);
+        }
+    }
+
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * w  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     pw = p->vsrc.row_pitch / 128;
         const uint32_t     py = p->vdst.row_pitch / 128;
-        for (uint32_t j = 0; j < n; j++) {
-            if (p->is_max) {
-                compute_row<true>(y + j * py, w + j * pw);
-            } else {
-                compute_row<false>(y + j * py, w + j * pw);
-            }
+        if (p->is_max) {
+            compute_rows<true>(y, w, n, py, pw);
+        } else {
+            compute_rows<false>(y, w, n, py, pw);
         }
     }
 

@@ -16,7 +16,8 @@
 
 /* 15: rope.n_offs and rope.sin_sign (ggml_rope_set_offset, ROPE_BACK); op codes DSV4_HC_PRE,
  *    DSV4_HC_POST (kernel_params member hc), DSV4_HC_COMB (hc_comb), ARANGE (fill, fill.step);
- *    set_rows.src_type (F16 sources); op code POOL_2D (pool);
+ *    set_rows.src_type (F16 sources); op codes POOL_2D (pool), SIN, COS, LEAKY_RELU (elementwise:
+ *    kinds SIN .. LEAKY_RELU, with FLOOR, CEIL, ROUND, TRUNC for UNARY);
  * 14: flash_attn.vsinks: the kernel DMAs the sinks into VTCM (it read them from DDR);
  * 13: op codes RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN (kernel_params member wkv),
  *    LIGHTNING_INDEXER (lightning);

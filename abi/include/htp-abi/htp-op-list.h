@@ -71,7 +71,10 @@
     X(DSV4_HC_POST,     GGML, SPLIT, hc,               htp_op_dsv4_hc_post,     htp_dsv4_hc_post_encoder)       \
     X(DSV4_HC_COMB,     GGML, SPLIT, hc_comb,          htp_op_dsv4_hc_comb,     htp_dsv4_hc_comb_encoder)       \
     X(ARANGE,           GGML, SPLIT, fill,             htp_op_arange,           htp_arange_encoder)             \
-    X(POOL_2D,          GGML, SPLIT, pool,             htp_op_pool_2d,          htp_pool_2d_encoder)
+    X(POOL_2D,          GGML, SPLIT, pool,             htp_op_pool_2d,          htp_pool_2d_encoder)            \
+    X(SIN,              GGML, SPLIT, elementwise,      htp_op_sin,              htp_sin_encoder)                \
+    X(COS,              GGML, SPLIT, elementwise,      htp_op_cos,              htp_cos_encoder)                \
+    X(LEAKY_RELU,       GGML, SPLIT, elementwise,      htp_op_leaky_relu,       htp_leaky_relu_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
 // ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it).

@@ -22,7 +22,7 @@ uint32_t win_pitch(const pool_args & a) {
     return align_up((uint32_t) a.k0 * 4, 128);
 }
 
-stream_need pool_need(const htp_device_caps & caps, const ggml_tensor * op) {
+stream_need pool_need(const htp_device_caps &, const ggml_tensor * op) {
     const pool_args a   = read_args(op);
     stream_need     need = {};
     need.total_rows     = (uint32_t) ggml_nrows(op);
@@ -30,7 +30,7 @@ stream_need pool_need(const htp_device_caps & caps, const ggml_tensor * op) {
     need.bytes_per_row  = (uint32_t) a.k1 * (uint32_t) op->ne[0] * win_pitch(a) + align_up((uint32_t) op->ne[0] * 4, 128);
     need.desc_per_row   = (uint32_t) a.k1;
     need.desc_per_chunk = 1;
-    need.multi_row_ok   = dma_fields_ok(caps, { op->nb[1], align_up((uint32_t) op->ne[0] * 4, 128), (uint64_t) op->ne[1] });
+    need.multi_row_ok   = false;  // one dst row per chunk: npu/ops/pool.cpp computes a chunk as one row
     return need;
 }
 

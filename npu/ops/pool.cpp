@@ -33,27 +33,31 @@ struct pool_op {
         return (int) (n * p->k1);
     }
 
-    // One dst row: window ox of every ky reduced into lane ox % 32 of y[ox / 32].
-    template <bool kMax> inline void pool_row(HVX_Vector * y, const HVX_Vector * w) const {
-        const uint32_t       nv    = p->win_pitch / 128;        // vectors per window
-        const uint32_t       plane = p->ne0 * nv;               // vectors between ky's windows
-        const HVX_Vector     init  = kMax ? splat_f32(kNegMax) : Q6_V_vzero();
-        const HVX_VectorPred tail  = Q6_Q_vsetq2_R(p->tail_bytes ? (int32_t) p->tail_bytes : 128);
-        HVX_Vector * const   y0    = y;
-        HVX_Vector           acc   = Q6_V_vzero();
-        uint32_t             lane  = 0;
+    // One dst row: window ox of every ky reduced into lane ox % 32 of y[ox / 32] (the average
+    // divided per value, so nothing of the row is kept for a pass after it).
+    template <bool kMax> HTP_COMPUTE void compute_row(HVX_Vector * y, const HVX_Vector * w) const {
+        const uint32_t   nv    = p->win_pitch / 128;  // vectors per window
+        const uint32_t   plane = p->ne0 * nv;         // vectors between ky's windows
+        const uint32_t   k1    = p->k1;
+        const HVX_Vector init  = kMax ? splat_f32(kNegMax) : Q6_V_vzero();
+        // the last window vector's used bytes, as a byte mask (a vector, not a predicate register)
+        const HVX_Vector keep  = Q6_V_vand_QR(Q6_Q_vsetq2_R(p->tail_bytes ? (int32_t) p->tail_bytes : 128), -1);
+        const HVX_Vector ka    = splat_f32(p->ka);
+        const HVX_Vector inv   = splat_f32(p->inv_ka);
+        HVX_Vector       acc   = Q6_V_vzero();
+        uint32_t         lane  = 0;
         HTP_NO_UNROLL
-        for (uint32_t ox = 0; ox < p->ne0; ox++) {
+        for (uint32_t ox = 0; ox < p->ne0; ox++, w += nv) {
             HVX_Vector a = init;
-            for (uint32_t ky = 0; ky < p->k1; ky++) {
-                const HVX_Vector * win = w + ky * plane + ox * nv;
+            const HVX_Vector * win = w;
+            for (uint32_t ky = 0; ky < k1; ky++, win += plane) {
                 for (uint32_t i = 0; i + 1 < nv; i++) {
                     a = kMax ? sf_max(a, win[i]) : Q6_Vsf_vadd_VsfVsf(a, win[i]);
                 }
-                const HVX_Vector last = Q6_V_vmux_QVV(tail, win[nv - 1], init);
+                const HVX_Vector last = Q6_V_vor_VV(Q6_V_vand_VV(win[nv - 1], keep), Q6_V_vand_VV(init, Q6_V_vnot_V(keep)));
                 a = kMax ? sf_max(a, last) : Q6_Vsf_vadd_VsfVsf(a, last);
             }
-            a   = kMax ? reduce_max_sf(a) : reduce_sum_sf(a);
+            a = kMax ? reduce_max_sf(a) : div_sf_normal(reduce_sum_sf(a), ka, inv);
             acc = Q6_V_valign_VVR(a, acc, 4);  // the newest value enters at lane 31
             if (++lane == 32) {
                 *y++ = acc;
@@ -63,34 +67,16 @@ struct pool_op {
         if (lane) {
             *y = Q6_V_vror_VR(acc, (int32_t) (128 - 4 * lane));  // the first value to lane 0
         }
-        if (!kMax) {
-            const uint32_t   n_out = (p->ne0 + 31) / 32;
-            const HVX_Vector ka    = splat_f32(p->ka);
-            const HVX_Vector inv   = splat_f32(p->inv_ka);
-            for (uint32_t i = 0; i < n_out; i++) {
-                y0[i] = div_sf_normal(y0[i], ka, inv);
-            }
-        }
     }
 
-    // The chunk's rows (a leaf: the row loop makes no call).
-    template <bool kMax>
-    HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * w, uint32_t n, uint32_t py, uint32_t pw) const {
-        HTP_NO_UNROLL
-        for (uint32_t j = 0; j < n; j++, y += py, w += pw) {
-            pool_row<kMax>(y, w);
-        }
-    }
-
-    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
-        const HVX_Vector * w  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
-        HVX_Vector *       y  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
-        const uint32_t     pw = p->vsrc.row_pitch / 128;
-        const uint32_t     py = p->vdst.row_pitch / 128;
+    // One row per chunk (the host plans single-row chunks), so the compute is the row's leaf.
+    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t, uint32_t slot) {
+        const HVX_Vector * w = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         if (p->is_max) {
-            compute_rows<true>(y, w, n, py, pw);
+            compute_row<true>(y, w);
         } else {
-            compute_rows<false>(y, w, n, py, pw);
+            compute_row<false>(y, w);
         }
     }
 

@@ -1,5 +1,6 @@
-// Host side of CPY / CONT / DUP between F32 and F16, and of BF16 or I32 to the same type (the
-// i32 CONT of deepseek32's sparse-attention indices). Equal shapes are walked dim by dim (any
+// Host side of CPY / CONT / DUP between F32 and F16, between F32 and I32 (glm5-next's and
+// minimax-m3's position casts), and of BF16 or I32 to the same type (the i32 CONT of
+// deepseek32's sparse-attention indices). Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
 // different shapes are accepted when one side is contiguous (walked with the other's shape).
 #include "encode-util.h"
@@ -72,7 +73,9 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
     const ggml_tensor * s = op->src[0];
     const auto          f = [](ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16; };
     const auto          same = [](ggml_type t) { return t == GGML_TYPE_BF16 || t == GGML_TYPE_I32; };  // copies only
-    const bool          types_ok = (f(s->type) && f(op->type)) || (same(s->type) && s->type == op->type);
+    const bool          i32_f32 = (s->type == GGML_TYPE_I32 && op->type == GGML_TYPE_F32) ||
+                         (s->type == GGML_TYPE_F32 && op->type == GGML_TYPE_I32);
+    const bool          types_ok = (f(s->type) && f(op->type)) || (same(s->type) && s->type == op->type) || i32_f32;
     if (!types_ok || ggml_nelements(s) != ggml_nelements(op) || !fits_u32(s) || !fits_u32(op)) {
         return false;
     }

@@ -1,5 +1,5 @@
 // Host side of the F32 / F16 elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
-// CLAMP, SQR, SQRT, LOG. All run the one NPU kernel (npu/ops/elementwise.cpp); the kind and
+// CLAMP, SQR, SQRT, LOG, SIN, COS, LEAKY_RELU. All run the one NPU kernel (npu/ops/elementwise.cpp); the kind and
 // where each operand's rows come from are decided here.
 #include <cmath>
 #include <cstring>
@@ -18,6 +18,9 @@ int ew_kind(const ggml_tensor * op) {
         case GGML_OP_LOG:    return HTP_EW_LOG;
         case GGML_OP_CLAMP:  return HTP_EW_CLAMP;
         case GGML_OP_ADD_ID: return HTP_EW_ADD_ID;
+        case GGML_OP_SIN:    return HTP_EW_SIN;
+        case GGML_OP_COS:    return HTP_EW_COS;
+        case GGML_OP_LEAKY_RELU: return HTP_EW_LEAKY_RELU;
         case GGML_OP_UNARY:
             switch (ggml_get_unary_op(op)) {
                 case GGML_UNARY_OP_ABS:         return HTP_EW_ABS;
@@ -38,6 +41,10 @@ int ew_kind(const ggml_tensor * op) {
                 case GGML_UNARY_OP_HARDSIGMOID: return HTP_EW_HARDSIGMOID;
                 case GGML_UNARY_OP_EXPM1:       return HTP_EW_EXPM1;
                 case GGML_UNARY_OP_XIELU:       return HTP_EW_XIELU;
+                case GGML_UNARY_OP_FLOOR:       return HTP_EW_FLOOR;
+                case GGML_UNARY_OP_CEIL:        return HTP_EW_CEIL;
+                case GGML_UNARY_OP_ROUND:       return HTP_EW_ROUND;
+                case GGML_UNARY_OP_TRUNC:       return HTP_EW_TRUNC;
                 default:                        return -1;
             }
         case GGML_OP_GLU:
@@ -144,6 +151,9 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
         case GGML_OP_CLAMP:  desc.opcode = HTP_OP_CLAMP; break;
         case GGML_OP_SQR:    desc.opcode = HTP_OP_SQR; break;
         case GGML_OP_SQRT:   desc.opcode = HTP_OP_SQRT; break;
+        case GGML_OP_SIN:    desc.opcode = HTP_OP_SIN; break;
+        case GGML_OP_COS:    desc.opcode = HTP_OP_COS; break;
+        case GGML_OP_LEAKY_RELU: desc.opcode = HTP_OP_LEAKY_RELU; break;
         default:             desc.opcode = HTP_OP_LOG; break;
     }
     plan_rows(caps, ew_need(caps, op), p.split);
@@ -172,7 +182,7 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
         p.p2 = param_f32(op, 3);
         p.p3 = param_f32(op, 4);
         p.p4 = expm1f(p.p3);
-    } else if (op->op == GGML_OP_CLAMP) {
+    } else if (op->op == GGML_OP_CLAMP || op->op == GGML_OP_LEAKY_RELU) {  // LEAKY_RELU: the slope at 0
         p.p0 = param_f32(op, 0);
         p.p1 = param_f32(op, 1);
     } else if (p.kind == HTP_EW_SWIGLU_OAI || p.kind == HTP_EW_SWIGLU_CLAMP) {
@@ -207,3 +217,6 @@ extern const htp_op_encoder htp_clamp_encoder  = { ew_supports, ew_encode };
 extern const htp_op_encoder htp_sqr_encoder    = { ew_supports, ew_encode };
 extern const htp_op_encoder htp_sqrt_encoder   = { ew_supports, ew_encode };
 extern const htp_op_encoder htp_log_encoder    = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_sin_encoder    = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_cos_encoder    = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_leaky_relu_encoder = { ew_supports, ew_encode };

@@ -1,4 +1,5 @@
-// Host side of FILL (F32 / F16), TRI and DIAG (F32).
+// Host side of FILL (F32 / F16), TRI, DIAG and ARANGE (F32). ARANGE's 1-D dst is cut into rows:
+// one row up to kArangeRow elements, else rows of kArangeRow (the length must be a multiple).
 #include <cstring>
 
 #include "encode-util.h"
@@ -6,6 +7,28 @@
 using namespace htp_enc;
 
 namespace {
+
+constexpr uint32_t kArangeRow = 1024;
+constexpr uint32_t kArangeMax = 1u << 22;  // int_to_sf_small's exact range (npu/ops/fill-diag-tri.cpp)
+
+// ARANGE's rows: elements per row and rows.
+static void arange_rows(const ggml_tensor * op, uint32_t & ne0, uint32_t & rows) {
+    const uint32_t n = (uint32_t) op->ne[0];
+    ne0              = n <= kArangeRow ? n : kArangeRow;
+    rows             = n / ne0;
+}
+
+static stream_need arange_need(const htp_device_caps & caps, const ggml_tensor * op) {
+    uint32_t ne0, rows;
+    arange_rows(op, ne0, rows);
+    stream_need need    = {};
+    need.total_rows     = rows;
+    need.chunk_divides  = rows;
+    need.bytes_per_row  = align_up(ne0 * 4, 128);
+    need.desc_per_chunk = 1;
+    need.multi_row_ok   = dma_fields_ok(caps, { ne0 * 4, rows });
+    return need;
+}
 
 static uint32_t dst_pitch(const ggml_tensor * op) {
     return align_up((uint32_t) (op->ne[0] * ggml_type_size(op->type)), 128);
@@ -28,6 +51,11 @@ static stream_need fill_need(const htp_device_caps & caps, const ggml_tensor * o
 
 static bool fill_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
+    if (op->op == GGML_OP_ARANGE) {
+        htp_split_params sp;
+        return op->type == GGML_TYPE_F32 && ggml_is_contiguous(op) && op->ne[0] > 0 && op->ne[0] < kArangeMax &&
+               (op->ne[0] <= kArangeRow || op->ne[0] % kArangeRow == 0) && plan_rows(caps, arange_need(caps, op), sp);
+    }
     if (!fits_u32(op) || !fits_u32(a) || ggml_nelements(op) == 0 || op->nb[0] != ggml_type_size(op->type) ||
         !dma_1d_ok((uint64_t) op->ne[0] * ggml_type_size(op->type))) {
         return false;
@@ -62,6 +90,29 @@ static bool fill_supports(const htp_device_caps & caps, const ggml_tensor * op, 
 static void fill_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     htp_fill_params &   p = desc.params.fill;
+    p.step                = 0.0f;
+    if (op->op == GGML_OP_ARANGE) {
+        uint32_t ne0, rows;
+        arange_rows(op, ne0, rows);
+        plan_rows(caps, arange_need(caps, op), p.split);
+        desc.opcode  = HTP_OP_ARANGE;
+        p.kind       = HTP_FILL_ARANGE;
+        p.ne0        = ne0;
+        p.esize      = 4;
+        std::memcpy(&p.value, op->op_params, 4);     // start
+        std::memcpy(&p.step, op->op_params + 2, 4);  // step (op params: start, stop, step)
+        p.keep_lo    = 0;
+        p.keep_hi    = 0;
+        p.rel_lo     = 0;
+        p.rel_hi     = 0;
+        p.shape      = rows_shape(rows, 1);
+        p.src0       = rows_strides(0, 0, 0);
+        p.dst        = rows_strides((uint64_t) ne0 * 4, (uint64_t) ne0 * 4 * rows, (uint64_t) ne0 * 4 * rows);
+        uint32_t off = 0;
+        p.vsrc       = stream_at(off, p.split, 128, 0);
+        p.vdst       = stream_at(off, p.split, align_up(ne0 * 4, 128), p.split.rows_per_chunk);
+        return;
+    }
     plan_rows(caps, fill_need(caps, op), p.split);
     p.ne0     = (uint32_t) op->ne[0];
     p.esize   = (uint32_t) ggml_type_size(op->type);
@@ -117,3 +168,4 @@ static void fill_encode(const htp_device_caps & caps, const ggml_tensor * op, ht
 extern const htp_op_encoder htp_fill_encoder = { fill_supports, fill_encode };
 extern const htp_op_encoder htp_tri_encoder  = { fill_supports, fill_encode };
 extern const htp_op_encoder htp_diag_encoder = { fill_supports, fill_encode };
+extern const htp_op_encoder htp_arange_encoder = { fill_supports, fill_encode };

@@ -1,5 +1,7 @@
-// Host side of ROPE: normal, neox and multi-section (MROPE / IMROPE) modes, F32 / F16, freq_factors, ext / yarn parameters as
-// ggml's CPU computes them (theta_scale, corr dims and mscale are made here once).
+// Host side of ROPE and ROPE_BACK (the inverse rotation: the sines negated): normal, neox and
+// multi-section (MROPE / IMROPE) modes, F32 / F16, freq_factors, a rotated range that starts at
+// n_offs (ggml_rope_set_offset), ext / yarn parameters as ggml's CPU computes them (theta_scale,
+// corr dims and mscale are made here once).
 #include <cmath>
 #include <cstring>
 
@@ -78,8 +80,8 @@ bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op, const h
         return false;
     }
     // n_dims 0 rotates nothing (ggml's CPU copies the rows): every lane is a copied one.
-    if (r.n_offs != 0 || r.n_dims < 0 || r.n_dims % 2 != 0 || r.n_dims > a->ne[0] || r.n_dims > kMaxDims ||
-        a->ne[0] % 2 != 0) {
+    if (r.n_offs < 0 || r.n_offs % 2 != 0 || r.n_dims < 0 || r.n_dims % 2 != 0 ||
+        (int64_t) r.n_offs + r.n_dims > a->ne[0] || r.n_dims > kMaxDims || a->ne[0] % 2 != 0) {
         return false;
     }
     if (pos->type != GGML_TYPE_I32 || pos->ne[0] < a->ne[2] || !fits_u32(pos)) {
@@ -144,6 +146,8 @@ void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_de
     if (p.type == HTP_TYPE_F16) {
         p.vy = off + f32_scratch_bytes(op);
     }
+    p.n_offs   = (uint32_t) r.n_offs;
+    p.sin_sign = op->op == GGML_OP_ROPE_BACK ? -1.0f : 1.0f;
 }
 
 }  // namespace

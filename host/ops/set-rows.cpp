@@ -1,4 +1,5 @@
-// Host side of SET_ROWS: F32 rows into F32 / F16 / Q8_0 rows named by I32 / I64 indices.
+// Host side of SET_ROWS: F32 rows into F32 / F16 / Q8_0 rows, F16 rows into F16 / F32 rows (deepseek4's
+// compressed-state cache writes), named by I32 / I64 indices.
 #include "encode-util.h"
 
 using namespace htp_enc;
@@ -24,6 +25,11 @@ q8_layout set_rows_q8_layout(uint32_t ne0) {
 void set_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd) {
     const uint32_t ne0 = (uint32_t) op->src[0]->ne[0];
     const bool     f16 = op->type == GGML_TYPE_F16;
+    if (op->src[0]->type == GGML_TYPE_F16) {  // copied, or widened by pairs of vectors
+        ps = align_up(ne0 * 2, 128);
+        pd = f16 ? ps : align_up(ne0 * 4, 256);
+        return;
+    }
     ps                 = align_up(ne0 * 4, f16 ? 256 : 128);
     pd                 = op->type == GGML_TYPE_Q8_0 ? set_rows_q8_layout(ne0).pitch : align_up(ne0 * (f16 ? 2 : 4), 128);
 }
@@ -38,7 +44,7 @@ stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
     need.bytes_per_row  = ps + pd;
     need.desc_per_chunk = 1;
     need.desc_per_row   = op->type == GGML_TYPE_Q8_0 ? 2 : 1;
-    need.multi_row_ok   = dma_field_ok(caps, (uint64_t) s->ne[0] * 4) && dma_field_ok(caps, ps) &&
+    need.multi_row_ok   = dma_field_ok(caps, (uint64_t) s->ne[0] * ggml_type_size(s->type)) && dma_field_ok(caps, ps) &&
                         dma_field_ok(caps, s->nb[1]) && dma_field_ok(caps, (uint64_t) s->ne[1]);
     return need;
 }
@@ -46,7 +52,10 @@ stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
 bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
     const ggml_tensor * i = op->src[1];
-    if (s->type != GGML_TYPE_F32 || (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16 && op->type != GGML_TYPE_Q8_0)) {
+    const bool f32_src = s->type == GGML_TYPE_F32 &&
+                         (op->type == GGML_TYPE_F32 || op->type == GGML_TYPE_F16 || op->type == GGML_TYPE_Q8_0);
+    const bool f16_src = s->type == GGML_TYPE_F16 && (op->type == GGML_TYPE_F32 || op->type == GGML_TYPE_F16);
+    if (!f32_src && !f16_src) {
         return false;
     }
     // Q8_0: whole blocks; the interleaving descriptors step 34 bytes over n_blocks rows
@@ -56,7 +65,7 @@ bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     if ((i->type != GGML_TYPE_I32 && i->type != GGML_TYPE_I64) || op->ne[0] != s->ne[0]) {
         return false;
     }
-    if (s->nb[0] != 4 || op->nb[0] != ggml_type_size(op->type) || !fits_u32(s) || !fits_u32(i) || !fits_u32(op)) {
+    if (s->nb[0] != ggml_type_size(s->type) || op->nb[0] != ggml_type_size(op->type) || !fits_u32(s) || !fits_u32(i) || !fits_u32(op)) {
         return false;
     }
     if (s->ne[2] != op->ne[2] || s->ne[3] != op->ne[3] || i->ne[0] != s->ne[1] || s->ne[2] % i->ne[1] != 0 ||
@@ -79,6 +88,7 @@ void set_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     uint32_t ps, pd;
     set_rows_pitches(op, ps, pd);
     p.dst_type      = op->type;
+    p.src_type      = s->type;  // ggml_type values are the ABI's htp_type values
     p.idx_i64       = i->type == GGML_TYPE_I64;
     p.ne0           = (uint32_t) s->ne[0];
     p.shape         = rows_shape((uint32_t) s->ne[1], (uint32_t) s->ne[2]);

@@ -1,7 +1,9 @@
-// CPY / CONT / DUP between F32 and F16, and BF16 / I32 to the same type (copied as bytes). Rows of a strided source are gathered element by
+// CPY / CONT / DUP between F32 and F16, between F32 and I32 (ggml-cpu's casts: I32 -> F32
+// rounds to nearest, F32 -> I32 truncates toward zero, for |x| < 2^31), and BF16 / I32 to the
+// same type (copied as bytes). Rows of a strided source are gathered element by
 // element with a 2-D DMA (row size = element size, src stride = nb0); a strided destination
 // is scattered the same way. HVX converts between the two VTCM buffers.
-#include "hvx-util.h"
+#include "hvx-math.h"
 #include "op-table.h"
 #include "row-stream.h"
 
@@ -11,6 +13,41 @@ namespace {
 
 inline uint32_t type_size(uint32_t t) {
     return t == HTP_TYPE_F16 || t == HTP_TYPE_BF16 ? 2 : 4;
+}
+
+// Integer words as floats, rounded once: x = hi * 2^16 + lo with both halves exact as floats.
+HTP_COMPUTE void compute_i32_to_f32(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
+    const HVX_Vector mask = Q6_V_vsplat_R(0xffff);
+    const HVX_Vector k16  = splat_f32(65536.0f);
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_vec; i++) {
+        const HVX_Vector hi = int_to_sf_small(Q6_Vw_vasr_VwR(x[i], 16));
+        const HVX_Vector lo = int_to_sf_small(Q6_V_vand_VV(x[i], mask));
+        y[i]                = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hi, k16), lo);
+    }
+}
+
+// trunc(v) as integer words for |v| < 2^22: v + 1.5 * 2^23 rounds v to an integer in the low
+// mantissa bits, stepped back toward zero where the rounding went away from it.
+static inline HVX_Vector trunc_small(HVX_Vector v) {
+    const HVX_Vector     t    = Q6_Vsf_vadd_VsfVsf(v, splat_f32(12582912.0f));
+    const HVX_Vector     r    = Q6_Vsf_vsub_VsfVsf(t, splat_f32(12582912.0f));
+    HVX_Vector           n    = Q6_Vw_vsub_VwVw(t, Q6_V_vsplat_R(0x4b400000));
+    const HVX_VectorPred neg  = Q6_Q_vcmp_gt_VwVw(Q6_V_vzero(), v);  // sign bit set
+    const HVX_VectorPred up   = Q6_Q_and_QQ(Q6_Q_not_Q(neg), sf_gt(r, v));
+    const HVX_VectorPred down = Q6_Q_and_QQ(neg, sf_gt(v, r));
+    n = Q6_V_vmux_QVV(up, Q6_Vw_vsub_VwVw(n, Q6_V_vsplat_R(1)), n);
+    return Q6_V_vmux_QVV(down, Q6_Vw_vadd_VwVw(n, Q6_V_vsplat_R(1)), n);
+}
+
+// Floats truncated to integer words (|x| < 2^31): hi = trunc(x / 2^16), then the exact rest.
+HTP_COMPUTE void compute_f32_to_i32(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_vec; i++) {
+        const HVX_Vector hi = trunc_small(Q6_Vsf_vmpy_VsfVsf(x[i], splat_f32(1.0f / 65536.0f)));
+        const HVX_Vector lo = Q6_Vsf_vsub_VsfVsf(x[i], Q6_Vsf_vmpy_VsfVsf(int_to_sf_small(hi), splat_f32(65536.0f)));
+        y[i]                = Q6_Vw_vadd_VwVw(Q6_Vw_vasl_VwR(hi, 16), trunc_small(lo));
+    }
 }
 
 struct cpy_op {
@@ -37,6 +74,10 @@ struct cpy_op {
             HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
             if (p->src_type == p->dst_type) {
                 copy_vectors(y, x, (p->ne0 * type_size(p->src_type) + 127) / 128);
+            } else if (p->src_type == HTP_TYPE_I32) {
+                compute_i32_to_f32(y, x, (p->ne0 + 31) / 32);
+            } else if (p->dst_type == HTP_TYPE_I32) {
+                compute_f32_to_i32(y, x, (p->ne0 + 31) / 32);
             } else if (p->src_type == HTP_TYPE_F32) {
                 f32_to_f16_vectors(y, x, (p->ne0 + 63) / 64);
             } else {

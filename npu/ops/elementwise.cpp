@@ -1,5 +1,5 @@
-// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS, XIELU), GLU (act(x) * g, fused or split operands),
-// ADD_ID, CLAMP, SQR, SQRT, LOG. One row stream per operand through VTCM; the activation is
+// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS, XIELU, FLOOR, CEIL, ROUND, TRUNC), GLU (act(x) * g,
+// fused or split operands), ADD_ID, CLAMP, SQR, SQRT, LOG, SIN, COS, LEAKY_RELU. One row stream per operand through VTCM; the activation is
 // a per-kind template so the inner loop has no branch. F16 rows are widened to fp32 in a
 // VTCM scratch, computed there and narrowed back into the dst slot. Transcendentals are in hvx-math.h.
 #include "hvx-math.h"
@@ -93,6 +93,66 @@ inline HVX_Vector hardsigmoid_sf(HVX_Vector x) {
     return hardsigmoid_b(hardsigmoid_a(x));
 }
 
+// FLOOR / CEIL / ROUND / TRUNC from t = trunc(|x|) (the 1.5 * 2^23 trick rounds |x| to nearest,
+// stepped back where that went up) and frac = |x| - t (exact): one is added to t where the
+// kind rounds |x| up, then x's sign is put back (ceil(-0.3) = -0). |x| >= 2^23, inf and NaN are
+// integral already and kept.
+template <int K> inline HVX_Vector round_sf(HVX_Vector x) {
+    const HVX_Vector     sign = Q6_V_vand_VV(x, splat_i32(0x80000000));
+    const HVX_Vector     a    = Q6_V_vxor_VV(x, sign);
+    const HVX_Vector     m    = splat_f32(8388608.0f);  // 2^23
+    HVX_Vector           t    = Q6_Vsf_vsub_VsfVsf(Q6_Vsf_vadd_VsfVsf(a, m), m);
+    const HVX_Vector     one  = splat_f32(1.0f);
+    t                         = Q6_V_vmux_QVV(sf_gt(t, a), Q6_Vsf_vsub_VsfVsf(t, one), t);
+    const HVX_Vector     frac = Q6_Vsf_vsub_VsfVsf(a, t);
+    HVX_VectorPred       up;
+    const HVX_VectorPred has_frac = sf_gt(frac, Q6_V_vzero());
+    const HVX_VectorPred neg      = Q6_Q_vcmp_gt_VwVw(Q6_V_vzero(), x);
+    if (K == HTP_EW_ROUND) {
+        up = Q6_Q_not_Q(sf_gt(splat_f32(0.5f), frac));  // frac >= 0.5
+    } else if (K == HTP_EW_CEIL) {
+        up = Q6_Q_and_QQ(has_frac, Q6_Q_not_Q(neg));
+    } else if (K == HTP_EW_FLOOR) {
+        up = Q6_Q_and_QQ(has_frac, neg);
+    } else {
+        up = Q6_Q_vcmp_gt_VwVw(Q6_V_vzero(), Q6_V_vzero());  // TRUNC: never
+    }
+    const HVX_Vector r = Q6_V_vor_VV(Q6_V_vmux_QVV(up, Q6_Vsf_vadd_VsfVsf(t, one), t), sign);
+    return Q6_V_vmux_QVV(sf_gt(m, a), r, x);  // (NaN: its key is above 2^23's, kept)
+}
+
+// sin / cos as Cephes' sinf / cosf: j = 2 round(|x| 2 / pi) (the even octant), r = |x| - j pi / 4
+// in three parts, then the sine or cosine polynomial of r by the octant, and the sign.
+template <bool kCos> inline HVX_Vector sincos_sf(HVX_Vector x) {
+    const HVX_Vector a     = sf_abs(x);
+    const HVX_Vector magic = splat_f32(12582912.0f);
+    const HVX_Vector nt    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(a, splat_f32(0.63661977236758134308f)), magic);
+    const HVX_Vector n     = Q6_Vw_vsub_VwVw(nt, magic);                      // round(|x| 2 / pi), integer
+    const HVX_Vector y     = Q6_Vsf_vadd_VsfVsf(int_to_sf_small(n), int_to_sf_small(n));  // j = 2n
+    HVX_Vector       r     = Q6_Vsf_vsub_VsfVsf(a, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(0.78515625f)));
+    r                      = Q6_Vsf_vsub_VsfVsf(r, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(2.4187564849853515625e-4f)));
+    r                      = Q6_Vsf_vsub_VsfVsf(r, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(3.77489497744594108e-8f)));
+    const HVX_Vector z     = Q6_Vsf_vmpy_VsfVsf(r, r);
+    HVX_Vector       ps    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(splat_f32(-1.9515295891e-4f), z), splat_f32(8.3321608736e-3f));
+    ps                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ps, z), splat_f32(-1.6666654611e-1f));
+    ps                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ps, z), r), r);
+    HVX_Vector       pc    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(splat_f32(2.443315711809948e-5f), z), splat_f32(-1.388731625493765e-3f));
+    pc                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(pc, z), splat_f32(4.166664568298827e-2f));
+    pc = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vsub_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(pc, z), z), Q6_Vsf_vmpy_VsfVsf(z, splat_f32(0.5f))),
+                            splat_f32(1.0f));
+    // octant j = 2n: n odd swaps the polynomials; the sign flips for sin when n & 2, for cos
+    // when (n ^ (n >> 1)) & 1, and for sin of a negative x.
+    const HVX_VectorPred swap = Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(n, splat_i32(1)), splat_i32(1));
+    HVX_Vector           flip;
+    if (kCos) {
+        flip = Q6_V_vand_VV(Q6_V_vxor_VV(n, Q6_Vw_vasr_VwR(n, 1)), splat_i32(1));
+    } else {
+        flip = Q6_V_vxor_VV(Q6_V_vand_VV(Q6_Vw_vasr_VwR(n, 1), splat_i32(1)), Q6_Vuw_vlsr_VuwR(x, 31));
+    }
+    const HVX_Vector v = kCos ? Q6_V_vmux_QVV(swap, ps, pc) : Q6_V_vmux_QVV(swap, pc, ps);
+    return Q6_V_vxor_VV(v, Q6_Vw_vasl_VwR(flip, 31));
+}
+
 // What compute_rows needs besides the row pointers, by reference (the call has five register
 // arguments and nothing on the stack): the activation's parameters as vectors, the row
 // pitches in vectors, the row length; for F16 rows the fp32 scratch rows.
@@ -161,6 +221,17 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
         case HTP_EW_HARDSIGMOID: return hardsigmoid_sf(x);
         case HTP_EW_EXPM1:       return expm1_sf(x);
         case HTP_EW_XIELU:       return xielu_b(x, expm1_sf(x), c);  // (runs as two passes)
+        case HTP_EW_SIN:         return sincos_sf<false>(x);
+        case HTP_EW_COS:         return sincos_sf<true>(x);
+        case HTP_EW_FLOOR:
+        case HTP_EW_CEIL:
+        case HTP_EW_ROUND:
+        case HTP_EW_TRUNC:       return round_sf<K>(x);
+        case HTP_EW_LEAKY_RELU: {
+            const HVX_Vector pos = Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), x, Q6_V_vzero());
+            const HVX_Vector neg = Q6_V_vmux_QVV(sf_gt(Q6_V_vzero(), x), x, Q6_V_vzero());
+            return Q6_Vsf_vadd_VsfVsf(pos, Q6_Vsf_vmpy_VsfVsf(c.p0, neg));
+        }
         default:                 return Q6_Vsf_vadd_VsfVsf(x, g);  // ADD_ID
     }
 }
@@ -336,6 +407,9 @@ constexpr compute_fn kCompute[] = {
     compute_rows<HTP_EW_SWIGLU_CLAMP>, compute_rows<HTP_EW_SGN>,      compute_rows<HTP_EW_STEP>,
     compute_rows<HTP_EW_ELU>,         compute_rows<HTP_EW_HARDSWISH>,  compute_rows<HTP_EW_HARDSIGMOID>,
     compute_rows<HTP_EW_EXPM1>,       compute_rows<HTP_EW_ADD_ID>,     compute_rows<HTP_EW_XIELU>,
+    compute_rows<HTP_EW_SIN>,         compute_rows<HTP_EW_COS>,        compute_rows<HTP_EW_FLOOR>,
+    compute_rows<HTP_EW_CEIL>,        compute_rows<HTP_EW_ROUND>,      compute_rows<HTP_EW_TRUNC>,
+    compute_rows<HTP_EW_LEAKY_RELU>,
 };
 static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_KIND_COUNT, "one compute per htp_ew_kind");
 
@@ -430,5 +504,17 @@ int htp_op_sqrt(struct htp_op_context * octx) {
 }
 
 int htp_op_log(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_sin(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_cos(struct htp_op_context * octx) {
+    return run_elementwise(octx);
+}
+
+int htp_op_leaky_relu(struct htp_op_context * octx) {
     return run_elementwise(octx);
 }

@@ -2,7 +2,8 @@
 // DIAG (F32: a row vector becomes a diagonal matrix). TRI and DIAG keep, in dst row i1, the
 // columns [lo, hi) derived from i1 (host-made bounds) and zero the others with predicated
 // muxes; DIAG's fetch places src element i1 at column i1 of row i1 with one 2-D descriptor.
-#include "hvx-util.h"
+// ARANGE writes start + step * i from the lane indices (ggml-cpu's order: the product, then the sum).
+#include "hvx-math.h"
 #include "op-table.h"
 #include "row-stream.h"
 
@@ -18,6 +19,30 @@ static inline HVX_VectorPred first_bytes(int32_t n) {
     return Q6_Q_vsetq_R(n < 0 ? 0 : n);
 }
 
+// Lane l holds l (int words): a prefix sum of ones in five shift-and-add steps.
+static inline HVX_Vector lane_index() {
+    HVX_Vector v = Q6_V_vsplat_R(1);
+    for (int32_t shift = 4; shift < 128; shift *= 2) {
+        v = Q6_Vw_vadd_VwVw(v, Q6_V_vlalign_VVR(v, Q6_V_vzero(), shift));
+    }
+    return Q6_Vw_vsub_VwVw(v, Q6_V_vsplat_R(1));
+}
+
+// ARANGE: n_vec vectors of consecutive elements from element i0 (rows are whole vectors: the
+// host makes ne0 a multiple of 32 or the one row; the lanes past it are not written back).
+// Indices stay below 2^22 (the host checks), where int_to_sf_small is exact.
+HTP_COMPUTE void compute_arange(HVX_Vector * y, uint32_t i0, uint32_t n_vec, float start, float step) {
+    const HVX_Vector vstart = splat_f32(start);
+    const HVX_Vector vstep  = splat_f32(step);
+    HVX_Vector       idx    = Q6_Vw_vadd_VwVw(lane_index(), Q6_V_vsplat_R((int32_t) i0));
+    const HVX_Vector n32    = Q6_V_vsplat_R(32);
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_vec; i++) {
+        y[i] = Q6_Vsf_vadd_VsfVsf(vstart, Q6_Vsf_vmpy_VsfVsf(vstep, int_to_sf_small(idx)));
+        idx  = Q6_Vw_vadd_VwVw(idx, n32);
+    }
+}
+
 struct fill_op {
     const htp_op_context *  octx;
     const htp_fill_params * p;
@@ -25,7 +50,7 @@ struct fill_op {
     dma_queue *             q;
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        if (p->kind == HTP_FILL_CONST) {
+        if (p->kind == HTP_FILL_CONST || p->kind == HTP_FILL_ARANGE) {
             return 0;
         }
         const row_pos    c = row_coords(p->shape, r);
@@ -48,6 +73,10 @@ struct fill_op {
             for (uint32_t i = 0; i < n * n_vec; i++) {
                 y0[i] = v;
             }
+            return;
+        }
+        if (p->kind == HTP_FILL_ARANGE) {
+            compute_arange(y0, r * p->ne0, n * n_vec, p->value, p->step);
             return;
         }
         const row_pos      c    = row_coords(p->shape, r);
@@ -83,5 +112,9 @@ int htp_op_tri(struct htp_op_context * octx) {
 }
 
 int htp_op_diag(struct htp_op_context * octx) {
+    return run_rows<fill_op>(octx, octx->params->fill);
+}
+
+int htp_op_arange(struct htp_op_context * octx) {
     return run_rows<fill_op>(octx, octx->params->fill);
 }

@@ -1,9 +1,10 @@
 // ROPE F32 / F16, modes normal, neox and multi-section (MROPE / IMROPE; ggml's rope_yarn
-// numerics). Per chunk (all rows of a
+// numerics); ROPE_BACK as ROPE with the sines negated; the rotated lanes start at n_offs. Per chunk (all rows of a
 // chunk share one plane i2, hence one position) the scalar core computes cos / sin once per
 // pair, into a stack copy, and writes per-lane tables C and S to VTCM a whole vector at a
 // time; HVX then computes y = x * C + partner(x) * S where partner(x) is x[i ^ 1] (normal)
-// or x[i +- n_dims / 2] (neox). Lanes past n_dims have C = 1, S = 0: they are copied.
+// or x[i +- n_dims / 2] (neox). Lanes outside [n_offs, n_offs + n_dims) have C = 1, S = 0: they
+// are copied.
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -114,7 +115,7 @@ struct rope_op {
                 t                = ti * (1.0f - ramp) + te * ramp;
             }
             cs[k] = __builtin_cosf(t) * p->mscale;
-            sn[k] = __builtin_sinf(t) * p->mscale;
+            sn[k] = __builtin_sinf(t) * p->mscale * p->sin_sign;
             th.t *= p->theta_scale;
             th.h *= p->theta_scale;
             th.w *= p->theta_scale;
@@ -134,10 +135,11 @@ struct rope_op {
         HVX_Vector *   st   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vsin));
         const uint32_t nd   = p->n_dims;
         const uint32_t half = nd / 2;
+        const uint32_t off  = p->n_offs;
         for (uint32_t v = 0; v < p->n_vec; v++) {
             lanes_f32 c, s;
             for (uint32_t l = 0; l < 32; l++) {
-                const uint32_t i = 32 * v + l;
+                const uint32_t i = 32 * v + l - off;  // wraps below n_offs: >= nd, copied
                 if (i >= nd) {
                     c.f[l] = 1.0f;
                     s.f[l] = 0.0f;
@@ -156,12 +158,13 @@ struct rope_op {
         }
     }
 
-    // y = x * C + partner * S over n_vec vectors; neox: the partner is x[i +- n_dims / 2].
+    // y = x * C + partner * S over n_vec vectors; neox: the partner is x[i + n] for lanes below h
+    // (n_offs + n_dims / 2), x[i - n] from there on, n = n_dims / 2 = 32 hq + hr / 4.
     void rotate_row_neox(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * ct, const HVX_Vector * st,
                          uint32_t n_vec, uint32_t hq, uint32_t hr, int32_t h) const {
         HTP_NO_UNROLL
         for (uint32_t v = 0; v < n_vec; v++) {
-            const int32_t t = h - (int32_t) (32 * v);  // lanes < t take x[i + h], the others x[i - h]
+            const int32_t t = h - (int32_t) (32 * v);  // lanes < t take x[i + n], the others x[i - n]
             HVX_Vector    pa = Q6_V_vzero(), pb = Q6_V_vzero();
             if (t > 0) {
                 pa = hr ? Q6_V_valign_VVR(x[v + hq + 1], x[v + hq], (int32_t) hr) : x[v + hq];
@@ -215,7 +218,7 @@ struct rope_op {
         const uint32_t     py    = p->vdst.row_pitch / 128;
         const uint32_t     hq    = p->half_vec;
         const uint32_t     hr    = p->half_shift;
-        const int32_t      h     = (int32_t) (p->n_dims / 2);
+        const int32_t      h     = (int32_t) (p->n_offs + p->n_dims / 2);  // the partner flips at this lane
         const HVX_Vector   even  = Q6_Vh_vshuff_Vh(Q6_V_vsplat_R(0x0000ffff));  // all-ones in even words
         const HVX_Vector   odd   = Q6_V_vnot_V(even);
         HTP_NO_UNROLL

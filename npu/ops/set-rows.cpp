@@ -1,4 +1,4 @@
-// SET_ROWS F32 -> F32 / F16 / Q8_0: source rows stream in as chunks; each converted row is
+// SET_ROWS F32 -> F32 / F16 / Q8_0 and F16 -> F16 / F32: source rows stream in as chunks; each converted row is
 // written back by its own DMA to the row its I32 / I64 index names (the KV-cache update).
 // Q8_0 matches ggml-cpu's quantize_row_q8_0: amax = max |x| per 32 values, d = amax / 127
 // (stored fp16), q = round-half-even(x * (127 / amax)); quants and scales are laid out
@@ -44,7 +44,7 @@ struct set_rows_op {
     dma_queue *                 q;
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
+        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * (p->src_type == HTP_TYPE_F16 ? 2 : 4));
     }
 
     // ne0 values to n_blocks blocks: quants at y, fp16 scales and their fp32 scratch after them.
@@ -77,7 +77,17 @@ struct set_rows_op {
         HVX_Vector *       y  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     px = p->vsrc.row_pitch / 128;
         const uint32_t     py = p->vdst.row_pitch / 128;
-        if (p->dst_type == HTP_TYPE_Q8_0) {
+        if (p->src_type == HTP_TYPE_F16) {  // F16 rows copied, or widened to F32
+            const uint32_t n_in = (p->ne0 + 63) / 64;
+            HTP_NO_UNROLL
+            for (uint32_t j = 0; j < n; j++) {
+                if (p->dst_type == HTP_TYPE_F16) {
+                    copy_vectors(y + j * py, x + j * px, n_in);
+                } else {
+                    f16_to_f32_vectors(y + j * py, x + j * px, n_in);
+                }
+            }
+        } else if (p->dst_type == HTP_TYPE_Q8_0) {
             HTP_NO_UNROLL
             for (uint32_t j = 0; j < n; j++) {
                 compute_q8_0_row(x + j * px, y + j * py);

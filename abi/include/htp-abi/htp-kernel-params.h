@@ -46,6 +46,7 @@ struct htp_vtcm_stream {
 #include "params/core.h"
 #include "params/data.h"
 #include "params/elementwise.h"
+#include "params/hyper-conn.h"
 #include "params/mul-mat.h"
 #include "params/norm-rope-softmax.h"
 #include "params/sequence.h"
@@ -54,6 +55,7 @@ struct htp_vtcm_stream {
     HTP_KERNEL_PARAMS_MEMBERS_CORE               \
     HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT            \
     HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE        \
+    HTP_KERNEL_PARAMS_MEMBERS_HYPER_CONN         \
     HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX  \
     HTP_KERNEL_PARAMS_MEMBERS_DATA               \
     HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE           \

@@ -66,9 +66,19 @@
     X(RWKV_WKV6,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv6,        htp_rwkv_wkv6_encoder)          \
     X(RWKV_WKV7,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv7,        htp_rwkv_wkv7_encoder)          \
     X(GATED_LINEAR_ATTN, GGML, SPLIT, wkv,             htp_op_gated_linear_attn, htp_gated_linear_attn_encoder) \
-    X(LIGHTNING_INDEXER, GGML, SPLIT, lightning,       htp_op_lightning_indexer, htp_lightning_indexer_encoder)
+    X(LIGHTNING_INDEXER, GGML, SPLIT, lightning,       htp_op_lightning_indexer, htp_lightning_indexer_encoder) \
+    X(DSV4_HC_PRE,      GGML, SPLIT, hc,               htp_op_dsv4_hc_pre,      htp_dsv4_hc_pre_encoder)        \
+    X(DSV4_HC_POST,     GGML, SPLIT, hc,               htp_op_dsv4_hc_post,     htp_dsv4_hc_post_encoder)       \
+    X(DSV4_HC_COMB,     GGML, SPLIT, hc_comb,          htp_op_dsv4_hc_comb,     htp_dsv4_hc_comb_encoder)       \
+    X(ARANGE,           GGML, SPLIT, fill,             htp_op_arange,           htp_arange_encoder)             \
+    X(POOL_2D,          GGML, SPLIT, pool,             htp_op_pool_2d,          htp_pool_2d_encoder)            \
+    X(SIN,              GGML, SPLIT, elementwise,      htp_op_sin,              htp_sin_encoder)                \
+    X(COS,              GGML, SPLIT, elementwise,      htp_op_cos,              htp_cos_encoder)                \
+    X(LEAKY_RELU,       GGML, SPLIT, elementwise,      htp_op_leaky_relu,       htp_leaky_relu_encoder)
 
-// ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies.
-#define HTP_GGML_OP_ALIASES(X) \
-    X(CONT, htp_cpy_encoder)   \
-    X(DUP,  htp_cpy_encoder)
+// ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
+// ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it).
+#define HTP_GGML_OP_ALIASES(X)      \
+    X(CONT,      htp_cpy_encoder)   \
+    X(DUP,       htp_cpy_encoder)   \
+    X(ROPE_BACK, htp_rope_encoder)

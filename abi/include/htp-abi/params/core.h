@@ -62,7 +62,7 @@ struct htp_scale_params {
 // shape; the host rewrites shapes that differ but are both contiguous into one flat shape.
 struct htp_cpy_params {
     struct htp_split_params split;
-    uint32_t src_type, dst_type;     // HTP_TYPE_F32 / HTP_TYPE_F16; or both BF16 or both I32
+    uint32_t src_type, dst_type;     // F32 / F16 / I32 (I32 <-> F32 converts); or both BF16 or both I32
     uint32_t ne0;                    // elements per row
     struct htp_rows_shape shape;
     uint32_t src_nb0, dst_nb0;       // element strides; != element size means gather / scatter
@@ -110,6 +110,7 @@ struct htp_set_rows_params {
     uint32_t n_blocks;
     uint32_t q8_scale_offset;
     uint32_t q8_dscratch_offset;
+    uint32_t src_type;               // HTP_TYPE_F32, or HTP_TYPE_F16 (into F16 / F32 rows)
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_CORE           \

@@ -51,11 +51,12 @@ struct htp_reduce_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
-enum htp_fill_kind { HTP_FILL_CONST = 0, HTP_FILL_TRI, HTP_FILL_DIAG };
+enum htp_fill_kind { HTP_FILL_CONST = 0, HTP_FILL_TRI, HTP_FILL_DIAG, HTP_FILL_ARANGE };
 
 // FILL (dst = c), TRI (src0 kept on the columns [i1 + keep_lo, i1 + keep_hi) clamped to
 // [0, ne0), zero elsewhere; keep_* may be "all": 0 / ne0 with rel_* = 0) and DIAG
 // (dst[i1, i1] = src0[i1], zero elsewhere; src0 has one row per plane). F32.
+// ARANGE (F32): dst element i = value + step * i; the 1-D dst is cut into rows of ne0 elements.
 struct htp_fill_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_fill_kind
@@ -67,6 +68,7 @@ struct htp_fill_params {
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;
+    float step;                      // ARANGE: the step (value is the start)
 };
 
 // ARGSORT F32 -> I32 along dim 0: a bitonic network over n_sort (a power of two >= 32 and
@@ -84,8 +86,27 @@ struct htp_argsort_params {
     struct htp_vtcm_stream vsrc, vdst;  // keys (sorted in place), indices
 };
 
+// POOL_2D F32 without padding: dst row (oy, i2, i3) holds ne0 pooled values; output ox pools
+// the windows of k1 source rows oy * s1 + ky, elements ox * s0 .. + k0. A 2-D DMA per ky lays
+// the ne0 windows of a source row out one per VTCM window row (win_pitch bytes); HVX reduces
+// each window row to a value and packs 32 values per vector.
+struct htp_pool_params {
+    struct htp_split_params split;
+    uint32_t is_max;                 // 1: max, 0: average
+    uint32_t k0, k1, s0, s1;
+    uint32_t ne0;                    // pooled values per dst row
+    uint32_t win_pitch;              // bytes per window row (whole vectors)
+    uint32_t tail_bytes;             // k0 * 4 % 128: bytes of the last window vector used (0: all)
+    float ka;                        // k0 * k1 (the average's divisor)
+    float inv_ka;                    // 1 / ka (div_sf_normal's reciprocal)
+    struct htp_rows_shape shape;     // dst rows
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;  // vsrc: k1 * ne0 window rows per dst row
+};
+
 #define HTP_KERNEL_PARAMS_MEMBERS_DATA         \
     struct htp_assemble_params assemble;       \
     struct htp_reduce_params   reduce;         \
     struct htp_fill_params     fill;           \
-    struct htp_argsort_params  argsort;
+    struct htp_argsort_params  argsort;        \
+    struct htp_pool_params     pool;

@@ -1,4 +1,5 @@
-// kernel_params of UNARY (SILU, GELU, ...), GLU variants, ADD_ID, CLAMP, SQR, SQRT, LOG.
+// kernel_params of UNARY (SILU, GELU, ...), GLU variants, ADD_ID, CLAMP, SQR, SQRT, LOG, SIN, COS,
+// LEAKY_RELU.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE so it joins union htp_kernel_params.
 #pragma once
@@ -36,6 +37,13 @@ enum htp_ew_kind {
     HTP_EW_EXPM1,
     HTP_EW_ADD_ID,      // x + src1 row ids[i1, i2]
     HTP_EW_XIELU,       // x > 0 ? p1 x x + p2 x : (expm1(min(x, p3)) - x) p0 + p2 x (ggml's op params 1..4)
+    HTP_EW_SIN,         // Cephes' sinf / cosf reduction and polynomials (|x| < 8192)
+    HTP_EW_COS,
+    HTP_EW_FLOOR,
+    HTP_EW_CEIL,
+    HTP_EW_ROUND,       // half away from zero (roundf)
+    HTP_EW_TRUNC,
+    HTP_EW_LEAKY_RELU,  // max(x, 0) + p0 min(x, 0)
     HTP_EW_KIND_COUNT,  // last: the kernel's table has one entry per kind
 };
 
@@ -52,7 +60,7 @@ struct htp_elementwise_params {
     uint32_t has_src1;               // 1: a second operand stream (GLU gate, ADD_ID bias rows)
     uint32_t src1_is_src0;           // 1: the second operand is the other half of src[0] (fused GLU)
     uint32_t src0_off, src1_off;     // bytes added to each operand's row address
-    float p0, p1;                    // CLAMP: min, max; SWIGLU_OAI: alpha, limit; SWIGLU_CLAMP: -, limit
+    float p0, p1;                    // CLAMP: min, max; SWIGLU_OAI: alpha, limit; SWIGLU_CLAMP: -, limit; LEAKY_RELU: slope
     float p2, p3;                    // XIELU: p0..p3 = alpha_n, alpha_p, beta, eps
     float p4;                        // XIELU: expm1(eps) (min(x, eps) is eps for eps < x <= 0)
     struct htp_rows_shape shape;     // dst rows

@@ -56,6 +56,9 @@ struct htp_rope_params {
     struct htp_vtcm_stream vsrc, vdst;
     uint32_t vcos, vsin;             // offsets of the C and S tables (n_vec vectors each)
     uint32_t vx, vy;                 // F16: offsets of one f32 row each (n_vec vectors + 1 guard)
+    uint32_t n_offs;                 // first rotated lane (ggml_rope_set_offset; even); lanes outside
+                                     // [n_offs, n_offs + n_dims) are copied
+    float sin_sign;                  // 1: ROPE; -1: ROPE_BACK (the inverse rotation)
 };
 
 // SOFT_MAX F32: y = softmax(x * scale + slope * mask) per row, with an optional sink per

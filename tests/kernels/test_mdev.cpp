@@ -347,7 +347,10 @@ TEST(MdevFence, APeersErrorUnblocksEveryoneWithThatError) {
 // waiting member reads every missing peer each round and returns the error, not a timeout.
 TEST(MdevFence, AnErrorEndsTheWaitWhileAnotherPeerIsMissing) {
     test_double::g_cycles           = 0;
-    test_double::g_cycles_per_pause = HTP_FENCE_TIMEOUT_CYCLES / 4096;  // a missing peer times out
+    // A missing peer times out after 4M waits: member 1 may wait while member 2's thread is
+    // still being created (ASan on a loaded host took longer than 4096 waits), yet a member
+    // that read only the first missing peer would still end in a timeout, not the error.
+    test_double::g_cycles_per_pause = HTP_FENCE_TIMEOUT_CYCLES >> 22;
     auto res = run_members(3, 0, [&](htp_mdev & m) {
         htp_trace tr = {};
         if (m.idx == 0) {

@@ -374,39 +374,34 @@ struct hmx_weight_cache {
 
     // decoded: the tile was decoded now, so rw holds its rows (a kept tile leaves rw alone).
     const weight_tile & get(uint32_t t, dma_addr_t addr, const uint16_t * b, fp16_row * rw, bool & decoded) {
+        return keep(slots, scratch, t, addr, b, decoded, [&](weight_tile & d) { decode_weight_tile(b, rw, d); });
+    }
+
+    const weight_tile_f & get_f(uint32_t t, dma_addr_t addr, const uint16_t * b) {
+        bool decoded;
+        return keep(slots_f, scratch_f, t, addr, b, decoded, [&](weight_tile_f & d) { decode_weight_tile_f(b, d); });
+    }
+
+  private:
+    // Tile t of either model: the kept slot while its bytes at addr are unchanged, else decoded
+    // again (tiles past kMaxTiles decode into the scratch tile every call).
+    template <class Tile, class Decode>
+    static const Tile & keep(std::vector<Tile> & kept, Tile & spare, uint32_t t, dma_addr_t addr, const uint16_t * b,
+                             bool & decoded, Decode decode) {
         decoded = true;
         if (t >= kMaxTiles) {
-            decode_weight_tile(b, rw, scratch);
-            return scratch;
+            decode(spare);
+            return spare;
         }
-        if (t >= slots.size()) {
-            slots.resize(t + 1);  // value-initialized: not valid
+        if (t >= kept.size()) {
+            kept.resize(t + 1);  // value-initialized: not valid
         }
-        weight_tile & s = slots[t];
+        Tile & s = kept[t];
         if (s.valid && s.addr == addr && std::memcmp(s.raw, b, sizeof s.raw) == 0) {
             decoded = false;
             return s;
         }
-        decode_weight_tile(b, rw, s);
-        std::memcpy(s.raw, b, sizeof s.raw);
-        s.addr  = addr;
-        s.valid = true;
-        return s;
-    }
-
-    const weight_tile_f & get_f(uint32_t t, dma_addr_t addr, const uint16_t * b) {
-        if (t >= kMaxTiles) {
-            decode_weight_tile_f(b, scratch_f);
-            return scratch_f;
-        }
-        if (t >= slots_f.size()) {
-            slots_f.resize(t + 1);  // value-initialized: not valid
-        }
-        weight_tile_f & s = slots_f[t];
-        if (s.valid && s.addr == addr && std::memcmp(s.raw, b, sizeof s.raw) == 0) {
-            return s;
-        }
-        decode_weight_tile_f(b, s);
+        decode(s);
         std::memcpy(s.raw, b, sizeof s.raw);
         s.addr  = addr;
         s.valid = true;

@@ -17,8 +17,9 @@
 #                                                  only when a source or header they use changed.
 # Env: HEXAGON_CLANG (default clang-16), HEXAGON_ZIG (default the pinned zig of
 #      scripts/deps-hexagon.sh), HEXAGON_ARCHS ("73 75 79 81"), HEXAGON_WERROR=1, JOBS (default 2),
-#      HEXAGON_CCACHE=0 (the check compiles through ccache when scripts/deps.sh installed it: an
-#      unchanged source with unchanged headers and flags gives back its cached diagnostics).
+#      HEXAGON_CCACHE=0 (both modes compile through ccache when scripts/deps.sh installed it: an
+#      unchanged source with unchanged headers and flags gives back its cached object and
+#      diagnostics).
 # Exit 77 when the compiler is absent (ctest counts it as skipped).
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 ARCHS=${HEXAGON_ARCHS:-73 75 79 81}
@@ -30,7 +31,7 @@ files=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) [ $# -ge 2 ] || die "--build needs a directory"; build_dir=$2; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         -*) die "unknown option '$1' (see --help)" ;;
         *) files+=("$1"); shift ;;
     esac
@@ -56,11 +57,13 @@ else
     fi
     [ -x "$CC" ] || die "HEXAGON_CLANG=$CC is not an executable"
 fi
-# The check's objects are thrown away, so a cached compile is as good as a fresh one: ccache
-# hashes the preprocessed source, the flags and the compiler. Paths are taken relative to the
-# checkout's parent, as scripts/build.sh does, so other checkouts share the entries.
+# Both modes compile through ccache: it hashes the preprocessed source, the flags and the
+# compiler, so a cached object is as good as a fresh one. Paths are taken relative to the
+# checkout's parent, as scripts/build.sh does, so other checkouts share the entries; the
+# libraries' debug info holds only repository-relative paths (compiles run in $ROOT with
+# -fdebug-compilation-dir=.), so an object one clone compiled is right for every other.
 LAUNCH=""
-if [ -z "$build_dir" ] && [ "${HEXAGON_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+if [ "${HEXAGON_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
     LAUNCH=ccache
     export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$ROOT")} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
@@ -97,7 +100,7 @@ target_flags() {
     fi
 }
 # The library build adds debug info (inspect --addr2line), PIC and the host build's hidden default.
-[ -n "$build_dir" ] && common+=(-g -fPIC -fvisibility=hidden)
+[ -n "$build_dir" ] && common+=(-g -fdebug-compilation-dir=. -fPIC -fvisibility=hidden)
 
 if [ -n "$build_dir" ]; then
     out=$build_dir
@@ -123,7 +126,7 @@ for src in "${sources[@]}"; do
         jobs_list+=("$src" "$arch" "$(target_flags "$arch")")
     done
 done
-export CC LAUNCH out
+export CC LAUNCH out ROOT
 printf '%s\0%s\0%s\0' "${jobs_list[@]}" |
     xargs -0 -n3 -P "$JOBS" bash -c '
         src=${*: -3:1} arch=${*: -2:1} tflags=${*: -1}
@@ -140,8 +143,10 @@ printf '%s\0%s\0%s\0' "${jobs_list[@]}" |
             [ "$stale" = 0 ] && exit 0
         fi
         rm -f "$base.o" "$log.warn" "$log.fail"
+        # From the checkout, by relative path: the names the debug info and diagnostics carry.
+        cd "$ROOT" || exit 1
         # shellcheck disable=SC2086
-        if $LAUNCH "$CC" $tflags "$@" "${lang[@]}" -DHTP_ARCH="$arch" -MMD -MF "$base.d" "$src" -o "$base.o" >"$log" 2>&1; then
+        if $LAUNCH "$CC" $tflags "$@" "${lang[@]}" -DHTP_ARCH="$arch" -MMD -MF "$base.d" "${src#"$ROOT"/}" -o "$base.o" >"$log" 2>&1; then
             [ -s "$log" ] && mv "$log" "$log.warn" || rm -f "$log"
         else
             rm -f "$base.o"

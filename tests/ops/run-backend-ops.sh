@@ -5,6 +5,8 @@
 # usage: run-backend-ops.sh BIN_DIR OP [extra test-backend-ops args]
 #   env HTP_TEST_CASES=REGEX: only the cases whose params match (test-backend-ops -p), for the
 #   quick variant of an op whose full case list takes an hour on the emulated NPU.
+#   env HTP_QUICK_CASES=REGEX: only the cases that match it too (the quick group and dma64 runs
+#   of tests/CMakeLists.txt; with HTP_TEST_CASES, a case must match both).
 #   env HTP_EXPECT_KERNEL=NAME: also fail unless at least one OP ran on NPU kernel NAME (the
 #   per-op log, GGML_HEXAGON_VERBOSE=1, prints "(kernel NAME)"), so a variant that forces a
 #   path cannot pass with that path never taken. HTP_FORBID_KERNEL=NAME: fail if any did.
@@ -13,7 +15,13 @@
 set -uo pipefail
 bin=$1; op=$2; shift 2
 filter=()
-[ -n "${HTP_TEST_CASES:-}" ] && filter=(-p "$HTP_TEST_CASES")
+cases=${HTP_TEST_CASES:-}
+if [ -n "${HTP_QUICK_CASES:-}" ]; then
+    # Both at once: test-backend-ops searches the params string with one regex, so each filter
+    # becomes a lookahead from the start (a filter's own ^ still anchors there).
+    cases="^(?=.*(?:$HTP_QUICK_CASES))${cases:+(?=.*(?:$cases))}"
+fi
+[ -n "$cases" ] && filter=(-p "$cases")
 expect=${HTP_EXPECT_KERNEL:-}; forbid=${HTP_FORBID_KERNEL:-}
 if [ -n "$expect$forbid" ]; then
     export GGML_HEXAGON_VERBOSE=1

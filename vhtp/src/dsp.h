@@ -1,9 +1,9 @@
-// The DSP process: where the vHTP's sessions run, apart from the host (docs/vhtp.md "The DSP
-// process"). As on a phone, where the NPU is another processor that FastRPC talks to, a
-// kernel that crashes or hangs takes down the DSP process, never the host: the host's half of
-// the runtime (dsp-client.cpp) sees the process die or stop answering, says which session and
-// op, starts a new one and reopens every session in it; the message that was in flight is
-// reported lost, for the host backend to replay. GGML_HEXAGON_INPROC=1 keeps the sessions in
+// The DSP processes: where the vHTP's sessions run, apart from the host, one per NPU
+// (docs/vhtp.md "The DSP processes"). As on a phone, where the NPU is another processor that
+// FastRPC talks to, a kernel that crashes or hangs takes down its DSP process, never the host:
+// the host's half of the runtime (dsp-client.cpp) sees the process die or stop answering, says
+// which session and op, starts a new one for that NPU and reopens that NPU's sessions in it; the
+// messages that were in flight are reported lost, for the host backend to replay. GGML_HEXAGON_INPROC=1 keeps the sessions in
 // the host process instead (debuggers, sanitizers; a crash there is the host's).
 //
 // One DSP process per NPU: it hosts the sessions of that NPU, which share its VTCM pool, HMX

@@ -685,6 +685,15 @@ int dsp_client_wait(vhtp_session * s, const std::shared_ptr<msg_queue> & q, cons
         if (l.check() != gen) {
             break;
         }
+        // The other NPUs' processes too: a device-group peer of this session may have died, and
+        // this session's op waits at a barrier for it until its process is restarted and its
+        // fence slot failed (release_peers).
+        for (std::atomic<dsp_link *> & o : g_links) {
+            dsp_link * other = o.load(std::memory_order_acquire);
+            if (other && other != &l) {
+                other->check();
+            }
+        }
     }
     std::lock_guard<std::mutex> count(s->count_mu);
     s->outstanding = 0;  // every message in flight went with the old DSP

@@ -56,9 +56,9 @@ struct group_state {
     std::vector<core *> cores;  // by member index (nullptr: gone), under g_mu: whose L2 a write makes stale
 };
 
-// The board (mdev-check.h, docs/vhtp.md "The DSP processes"): what the members of a group tell each other across
-// processes. One per host process: the host's memfd, mapped by every DSP process (or an
-// anonymous one when the sessions run in one process). Per group, per member: the merged
+// The board (mdev-check.h, docs/vhtp.md "The DSP processes"): what the members of a group tell
+// each other across processes. One per host process: the host's memfd, mapped by every DSP
+// process (or an anonymous one when the sessions run in one process). Per group, per member: the merged
 // writes it signalled for its last kLists barriers (the ownership check), and a ring of its
 // writes as they happen (the stale marks a peer in another process imports).
 constexpr uint32_t kBoardMagic   = 0x4452424d;  // "MBRD"

@@ -588,7 +588,10 @@ class dsp_link {
 
     void record_loss(const int * wait_status, const char * why) {
         dsp_shared * shared_ = common().shared;
-        const int32_t sig = wait_status && WIFSIGNALED(*wait_status) ? WTERMSIG(*wait_status) : 0;
+        // The wait status, or the process's own crash record when something else ended it
+        // (a sanitizer's runtime catches the signal and exits).
+        const int32_t sig = wait_status && WIFSIGNALED(*wait_status) ? WTERMSIG(*wait_status)
+                                                                     : shared_->crash_signal[npu_].load();
         int32_t slot = hung_slot_ >= 0 ? hung_slot_ : shared_->crash_slot[npu_].load();
         vhtp_session * culprit = nullptr;
         for (vhtp_session * s : sessions_) {

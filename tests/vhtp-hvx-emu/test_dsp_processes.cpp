@@ -187,7 +187,8 @@ class GroupAcrossProcesses : public ::testing::Test {
         for (uint32_t i = 0; i < 2; i++) {
             const std::vector<uint8_t> m        = message(data, i, cut[i], cut[i + 1], mode[i]);
             char                       err[256] = "";
-            EXPECT_EQ(vhtp_session_send(s[i], m.data(), (uint32_t) m.size(), err, sizeof(err)), 0) << err;
+            EXPECT_EQ(vhtp_session_send(s[i], m.data(), (uint32_t) m.size(), err, sizeof(err)), 0)
+                << err << "\n" << log.text();
         }
         std::vector<int> st(2, -1);
         for (uint32_t i = 0; i < 2; i++) {

@@ -109,6 +109,18 @@ bool receive(dsp_request & req, int * fds, uint32_t * n_fds) {
     return true;
 }
 
+// Before a descriptor is closed or replaced: the host sent this request after its sessions'
+// answers, and each session thread stored busy = 0 (a release, session.cpp) after its last use
+// of the descriptor and before its answer. That order passes through the host process, where
+// a race checker (ThreadSanitizer) cannot follow it; these acquires make it visible here.
+void sessions_quiet() {
+    for (uint32_t i = 0; i < kDspMaxSessions; i++) {
+        if (g_sessions[i]) {
+            (void) dsp_state()->progress[i].busy.load(std::memory_order_acquire);
+        }
+    }
+}
+
 void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep) {
     switch (req.kind) {
         case DSP_OPEN: {
@@ -148,6 +160,7 @@ void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep)
                 set_error(rep.err, sizeof(rep.err), "DSP: %u descriptors came for %u", n_fds, req.n_fds);
                 break;
             }
+            sessions_quiet();
             std::lock_guard<std::mutex> lock(g_fds_mu);
             for (uint32_t i = 0; i < n_fds; i++) {
                 auto it = g_fds.find(req.fds[i]);
@@ -161,6 +174,7 @@ void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep)
             return;
         }
         case DSP_FORGET: {
+            sessions_quiet();
             std::lock_guard<std::mutex> lock(g_fds_mu);
             for (uint32_t i = 0; i < req.n_fds && i < kDspMaxFds; i++) {
                 auto it = g_fds.find(req.fds[i]);

@@ -337,6 +337,7 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
         return;  // not a DDR buffer: nothing to check against
     }
     const group_key key = { dev, ino, off - (uint64_t) idx * HTP_FENCE_SLOT_SIZE };
+    mdev_member *   member = nullptr;
     {
         std::lock_guard<std::mutex> lock(g_mu);
         std::shared_ptr<group_state> & g = g_groups[key];
@@ -360,9 +361,13 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
         m->idx   = idx;
         m->count = count;
         m->group = g;
-        board_register(m.get(), key, idx);
-        c->mdev.store(m.get(), std::memory_order_release);
+        member   = m.get();
     }
+    // The board after g_mu: its lock and the member's import lock are never taken under g_mu,
+    // which a write-back takes under the window's lock (make_stale_for_peers), while an import
+    // takes the window's lock under the import lock.
+    board_register(member, key, idx);
+    c->mdev.store(member, std::memory_order_release);
     // The window's L2 lock is taken after the member's is released: a clean holds the window's
     // lock and then the member's (mdev_check_l2_sink), so the other order could deadlock.
     if (!c->window.l2()) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What running the sessions in their own process costs (docs/vhtp.md "The DSP process"):
+# What running the sessions in their own process costs (docs/vhtp.md "The DSP processes"):
 # llama-bench of the default model on HTP0 with the sessions in the DSP process (the default)
 # and in the host process (GGML_HEXAGON_INPROC=1), ROUNDS times in turn (A B A B ...: the
 # machine's drift hits both), and ggml's CPU backend once; medians, and the DSP / in-process

@@ -4,7 +4,7 @@
 #          runtime, the kernels on the device-API double, the dispatcher fuzzer) and
 #          test-backend-ops on HTP0 for a representative set of ops, one of them on a group;
 #   tsan   ThreadSanitizer (build-tsan/): the runtime's unit tests (sessions, NPUs shared by
-#          sessions, device groups, DMA and work queues, streams);
+#          sessions, device groups, DMA and work queues, streams, the DSP processes);
 # each must be clean: any report fails the job (halt_on_error).
 #   scripts/sanitize.sh [asan|tsan]...    (default: both)   env: JOBS
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -54,7 +54,7 @@ run_tsan() {
     # Only what these tests run: the runtime, the DSP, the NPU libraries and the fixtures.
     BUILD_TARGETS="ggml-vhtp ggml-vhtp-dsp ggml-htp-v73 ggml-htp-v75 ggml-htp-v79 ggml-htp-v81 fixture_npu
         fixture_mdev fixture_nohandle test_session test_npu test_mdev test_mdev_check test_dma_queue test_work_queue
-        test_stream test_window test_hmx test_dispatcher_window test_dispatcher_fuzz" \
+        test_stream test_window test_hmx test_dispatcher_window test_dispatcher_fuzz test_dsp_processes" \
         GGML_HEXAGON_BUILD=$dir "$ROOT/scripts/build.sh" -DGGML_HEXAGON_SANITIZE=thread \
         -DGGML_HEXAGON_COUNTERS=OFF -DGGML_HEXAGON_VTCM_CHECK_LIBS=OFF \
         -DCMAKE_CXX_FLAGS=-shared-libsan -DCMAKE_C_FLAGS=-shared-libsan \
@@ -71,7 +71,7 @@ run_tsan() {
     # signalling, and a member waiting for it watched it alone (fixed in npu/src/mdev.cpp).
     log "tsan: the runtime's unit tests"
     (cd "$dir" && ctest -j "$JOBS" --output-on-failure \
-        -R '^unit\.test_(session|npu|mdev|mdev_check|dma_queue|work_queue|stream|window|hmx|dispatcher_window|dispatcher_fuzz)$') ||
+        -R '^unit\.test_(session|npu|mdev|mdev_check|dma_queue|work_queue|stream|window|hmx|dispatcher_window|dispatcher_fuzz|dsp_processes)$') ||
         die "tsan: unit tests failed"
 }
 

@@ -3,7 +3,7 @@
 // this file: the device profile, shared DDR buffers (named by fd) and sessions with their
 // message exchange (htp-abi messages in, responses out). No other host file sees the runtime's
 // headers (the build compiles only transport.cpp against them); the sessions themselves run in
-// the runtime's DSP process (docs/vhtp.md "The DSP process"), and moving onto real FastRPC
+// the runtime's DSP process (docs/vhtp.md "The DSP processes"), and moving onto real FastRPC
 // replaces transport.cpp alone.
 #pragma once
 #include <cstdint>
@@ -57,7 +57,7 @@ class htp_session {
 
     // What ended an exchange whose messages were lost: the sessions' process died or one of its
     // ops outran the watchdog (GGML_HEXAGON_WATCHDOG); the runtime has already restarted it and
-    // reopened the sessions, so the messages may be sent again (docs/vhtp.md "The DSP process").
+    // reopened the sessions, so the messages may be sent again (docs/vhtp.md "The DSP processes").
     struct loss {
         bool     lost     = false;
         int      signal   = 0;   // the signal the process died of, if it did

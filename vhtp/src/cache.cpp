@@ -51,6 +51,7 @@ HTP_DEVICE_API void htp_dcache_invalidate(const void * p, size_t size) {
     vhtp::count(HTP_CNT_L2_BYTES, size);
     g_invalidate.fetch_add(1, std::memory_order_relaxed);
     if (vhtp::core * c = cached_core()) {
+        vhtp::mdev_check_import(c);  // the peers' marks first, so that this clears them
         l2_range(c, p, size, true);  // the model writes dirty lines back first: it never drops data
     }
 }
@@ -60,6 +61,7 @@ HTP_DEVICE_API void htp_dcache_clean_invalidate(const void * p, size_t size) {
     g_clean_invalidate.fetch_add(1, std::memory_order_relaxed);
     vhtp::core * c = vhtp::tls_core;
     if (c && c->window.l2()) {
+        vhtp::mdev_check_import(c);
         l2_range(c, p, size, true);
     }
     if (c && c->mdev.load(std::memory_order_relaxed)) {
@@ -71,6 +73,7 @@ HTP_DEVICE_API void htp_dcache_flush_all(void) {
     vhtp::count(HTP_CNT_L2_BYTES, HTP_DCACHE_FLUSH_ALL_BYTES);
     g_flush_all.fetch_add(1, std::memory_order_relaxed);
     if (vhtp::core * c = cached_core()) {
+        vhtp::mdev_check_import(c);
         c->window.l2_clean_all(vhtp::mdev_check_l2_sink(c));
     }
 }

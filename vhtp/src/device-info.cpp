@@ -147,7 +147,7 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
     }
     info->dma_thread = vhtp::default_dma_thread(info->n_hvx);  // the variable, else the host's cores
 
-    // Where the sessions run and how they are watched (docs/vhtp.md "The DSP process").
+    // Where the sessions run and how they are watched (docs/vhtp.md "The DSP processes").
     if (const char * s = getenv("GGML_HEXAGON_INPROC"); s && *s && ((s[0] != '0' && s[0] != '1') || s[1])) {
         vhtp::set_error(err, err_len, "GGML_HEXAGON_INPROC=%s: expected 0 or 1", s);
         return -1;

@@ -1,4 +1,4 @@
-// The host's half of the DSP process (dsp-client.h, dsp.h).
+// The host's half of the DSP processes (dsp-client.h, dsp.h): one per NPU.
 #include "dsp-client.h"
 
 #include <dlfcn.h>
@@ -8,7 +8,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@
 #include "error.h"
 #include "htp-abi/htp-abi.h"
 #include "htp-abi/htp-ops.h"
+#include "mdev-check.h"
 #include "msg-queue.h"
 #include "session.h"
 
@@ -36,6 +39,11 @@ namespace vhtp {
 struct remote_session {
     uint32_t              slot;
     std::atomic<uint64_t> gen_sent{ 0 };  // the DSP generation its last message went to
+    // Its last message's place in a device group (before_send), so that when its process dies
+    // the peers, in other processes, stop waiting for it (dsp_link::release_peers).
+    int      fence_fd  = -1;  // host descriptor of the fence buffer; -1: not in a group
+    uint64_t fence_off = 0;   // byte offset of its own slot in that buffer
+    uint32_t batch_seq = 0;   // the batch's first barrier
 };
 
 namespace {
@@ -104,9 +112,72 @@ std::string signal_text(int sig) {
     return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-// The DSP process and the sessions it hosts.
+// What every DSP process of this host process shares: the state page (dsp.h), the session
+// slots in it, and the device groups' board (mdev-check.h). Created with the first process.
+class dsp_common {
+  public:
+    dsp_shared * shared   = nullptr;
+    int          state_fd = -1;
+    int          board_fd = -1;
+
+    bool init(char * err, size_t err_len) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (shared) {
+            return true;
+        }
+        if (board_fd < 0 && !mdev_board_create(&board_fd, err, err_len)) {
+            return false;
+        }
+        state_fd = memfd_create("vhtp-dsp-state", MFD_CLOEXEC);
+        if (state_fd < 0 || ftruncate(state_fd, sizeof(dsp_shared)) != 0) {
+            set_error(err, err_len, "cannot create the DSP state page: %s", strerror(errno));
+            return false;
+        }
+        void * p = mmap(nullptr, sizeof(dsp_shared), PROT_READ | PROT_WRITE, MAP_SHARED, state_fd, 0);
+        if (p == MAP_FAILED) {
+            set_error(err, err_len, "cannot map the DSP state page: %s", strerror(errno));
+            return false;
+        }
+        auto * st = new (p) dsp_shared{};
+        st->magic = kDspMagic;
+        for (uint32_t i = 0; i < kDspMaxProcs; i++) {
+            st->crash_slot[i].store(-1);
+        }
+        shared = st;
+        return true;
+    }
+
+    int take_slot() {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (uint32_t i = 0; i < kDspMaxSessions; i++) {
+            if (!used_[i]) {
+                used_[i] = true;
+                return (int) i;
+            }
+        }
+        return -1;
+    }
+
+    void give_slot(uint32_t slot) {
+        std::lock_guard<std::mutex> lock(mu_);
+        used_[slot] = false;
+    }
+
+  private:
+    std::mutex mu_;
+    bool       used_[kDspMaxSessions] = {};
+};
+
+dsp_common & common() {
+    static dsp_common * c = new dsp_common;  // never destroyed, as the links
+    return *c;
+}
+
+// One NPU's DSP process and the sessions it hosts.
 class dsp_link {
   public:
+    explicit dsp_link(uint32_t npu) : npu_(npu) {}
+
     std::mutex mu;  // everything below, and the control socket
 
     bool open_session(vhtp_session * s, char * err, size_t err_len) {
@@ -114,24 +185,22 @@ class dsp_link {
         if (pid_ <= 0 && !start(err, err_len)) {
             return false;
         }
-        uint32_t slot = 0;
-        while (slot < kDspMaxSessions && used_[slot]) {
-            slot++;
-        }
-        if (slot == kDspMaxSessions) {
-            set_error(err, err_len, "the DSP process hosts at most %u sessions", kDspMaxSessions);
+        const int slot = common().take_slot();
+        if (slot < 0) {
+            set_error(err, err_len, "the DSP processes host at most %u sessions", kDspMaxSessions);
+            stop_if_idle();
             return false;
         }
         auto * r = new remote_session;
-        r->slot  = slot;
+        r->slot  = (uint32_t) slot;
         s->remote = r;
         if (!open_in_dsp(s, err, err_len)) {
             s->remote = nullptr;
             delete r;
+            common().give_slot((uint32_t) slot);
             stop_if_idle();
             return false;
         }
-        used_[slot] = true;
         sessions_.push_back(s);
         return true;
     }
@@ -144,7 +213,7 @@ class dsp_link {
         req.slot = s->remote->slot;
         dsp_reply rep;
         request(req, nullptr, 0, rep);  // a dead DSP has closed it anyway
-        used_[s->remote->slot] = false;
+        common().give_slot(s->remote->slot);
         for (size_t i = 0; i < sessions_.size(); i++) {
             if (sessions_[i] == s) {
                 sessions_.erase(sessions_.begin() + (long) i);
@@ -171,6 +240,9 @@ class dsp_link {
     }
 
     int before_send(vhtp_session * s, const void * msg, uint32_t len, char * err, size_t err_len) {
+        std::lock_guard<std::mutex> lock(mu);
+        s->remote->gen_sent.store(generation_, std::memory_order_relaxed);
+        s->remote->fence_fd = -1;
         htp_msg_header h;
         if (len < sizeof(h)) {
             return 0;  // malformed: the dispatcher answers it
@@ -179,12 +251,15 @@ class dsp_link {
         if (h.magic != HTP_MSG_MAGIC || len < sizeof(h) + uint64_t(h.n_bufs) * sizeof(htp_buf_desc)) {
             return 0;
         }
-        std::lock_guard<std::mutex> lock(mu);
-        s->remote->gen_sent.store(generation_, std::memory_order_relaxed);
         if (h.kind != HTP_MSG_OPS) {
             return 0;  // an UNMAP names buffers the DSP holds, or ones it never saw (ignored there)
         }
         const auto * bufs = reinterpret_cast<const htp_buf_desc *>(static_cast<const uint8_t *>(msg) + sizeof(h));
+        if (h.mdev_count > 1 && h.mdev_idx < h.mdev_count && h.fence_buf < h.n_bufs) {
+            s->remote->fence_fd  = bufs[h.fence_buf].fd;
+            s->remote->fence_off = h.fence_offset + uint64_t(h.mdev_idx) * HTP_FENCE_SLOT_SIZE;
+            s->remote->batch_seq = h.fence_seq + 1;
+        }
         std::vector<int> fds;
         for (uint32_t i = 0; i < h.n_bufs; i++) {
             const int fd = bufs[i].fd;
@@ -241,7 +316,7 @@ class dsp_link {
         }
         const uint64_t now = now_ns();
         for (vhtp_session * s : sessions_) {
-            const dsp_progress & p = shared_->progress[s->remote->slot];
+            const dsp_progress & p = common().shared->progress[s->remote->slot];
             const uint64_t since = p.since_ns.load(std::memory_order_acquire);
             if (p.busy.load(std::memory_order_acquire) && now > since && now - since > limit) {
                 kill(pid_, SIGKILL);
@@ -279,13 +354,16 @@ class dsp_link {
         request(req, nullptr, 0, rep);
     }
 
+    pid_t pid() {
+        std::lock_guard<std::mutex> lock(mu);
+        return pid_;
+    }
+
   private:
+    const uint32_t              npu_;
     pid_t                       pid_  = -1;
     int                         sock_ = -1;
-    int                         shared_fd_ = -1;
-    dsp_shared *                shared_    = nullptr;
     uint64_t                    generation_ = 1;
-    bool                        used_[kDspMaxSessions] = {};
     std::vector<vhtp_session *> sessions_;
     std::map<int, ino_t>        sent_;  // host fd -> the inode the DSP holds for it
     int32_t                     hung_slot_ = -1;
@@ -293,24 +371,14 @@ class dsp_link {
     std::string                 loss_text_;
 
     bool start(char * err, size_t err_len) {
-        if (!shared_) {  // kept across restarts (fault counters; dsp.h)
-            shared_fd_ = memfd_create("vhtp-dsp-state", MFD_CLOEXEC);
-            if (shared_fd_ < 0 || ftruncate(shared_fd_, sizeof(dsp_shared)) != 0) {
-                set_error(err, err_len, "cannot create the DSP state page: %s", strerror(errno));
-                return false;
-            }
-            void * p = mmap(nullptr, sizeof(dsp_shared), PROT_READ | PROT_WRITE, MAP_SHARED, shared_fd_, 0);
-            if (p == MAP_FAILED) {
-                set_error(err, err_len, "cannot map the DSP state page: %s", strerror(errno));
-                return false;
-            }
-            shared_        = new (p) dsp_shared{};
-            shared_->magic = kDspMagic;
+        if (!common().init(err, err_len)) {  // the page is kept across restarts (fault counters; dsp.h)
+            return false;
         }
-        shared_->crash_signal.store(0);
-        shared_->crash_slot.store(-1);
-        for (dsp_progress & p : shared_->progress) {
-            p.busy.store(0);
+        dsp_shared * st = common().shared;
+        st->crash_signal[npu_].store(0);
+        st->crash_slot[npu_].store(-1);
+        for (vhtp_session * s : sessions_) {
+            st->progress[s->remote->slot].busy.store(0);
         }
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -320,13 +388,15 @@ class dsp_link {
         // The child gets them as descriptors 3 and 4 (dup2 clears CLOEXEC), from copies numbered
         // 10 or more, so that neither dup2 overwrites the other's source.
         const int ctl_hi   = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
-        const int state_hi = fcntl(shared_fd_, F_DUPFD_CLOEXEC, 10);
+        const int state_hi = fcntl(common().state_fd, F_DUPFD_CLOEXEC, 10);
+        const int board_hi = fcntl(common().board_fd, F_DUPFD_CLOEXEC, 10);
         ::close(sv[1]);
         const std::string exe = dsp_executable();
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, ctl_hi, 3);
         posix_spawn_file_actions_adddup2(&fa, state_hi, 4);
+        posix_spawn_file_actions_adddup2(&fa, board_hi, 5);
         char                a0[] = "ggml-vhtp-dsp";
         char *              argv[] = { a0, nullptr };
         std::vector<std::string> env_store = dsp_environment();
@@ -336,11 +406,12 @@ class dsp_link {
         }
         envp.push_back(nullptr);
         pid_t     pid = -1;
-        const int rc  = ctl_hi < 0 || state_hi < 0 ? errno
+        const int rc  = ctl_hi < 0 || state_hi < 0 || board_hi < 0 ? errno
                                                    : posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, envp.data());
         posix_spawn_file_actions_destroy(&fa);
         ::close(ctl_hi);
         ::close(state_hi);
+        ::close(board_hi);
         if (rc != 0) {
             ::close(sv[0]);
             set_error(err, err_len, "cannot start the DSP process %s: %s (GGML_HEXAGON_INPROC=1 runs the sessions "
@@ -467,6 +538,7 @@ class dsp_link {
         } else {
             record_loss(wait_status, why);
         }
+        release_peers();
         generation_++;
         ::close(sock_);
         sock_ = -1;
@@ -487,9 +559,40 @@ class dsp_link {
         }
     }
 
+    // The sessions of the dead process that were in a device group's batch will never signal
+    // its barriers again; their peers, in other processes, would wait out the fence timeout.
+    // Their fence slots (host memory) get an error status for that batch, as a member that
+    // failed writes it (npu/src/mdev.cpp), so the peers stop at once and the batch is replayed.
+    void release_peers() {
+        for (vhtp_session * s : sessions_) {
+            remote_session * r = s->remote;
+            if (r->fence_fd < 0 || r->gen_sent.load(std::memory_order_relaxed) != generation_) {
+                continue;
+            }
+            const long     page  = sysconf(_SC_PAGESIZE);
+            const uint64_t base  = r->fence_off & ~uint64_t(page - 1);
+            const size_t   len   = (size_t) (r->fence_off - base + HTP_FENCE_SLOT_SIZE);
+            void *         m     = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fence_fd, (off_t) base);
+            if (m == MAP_FAILED) {
+                continue;
+            }
+            auto *         word = reinterpret_cast<uint64_t *>(static_cast<uint8_t *>(m) + (r->fence_off - base));
+            const uint64_t w    = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+            const uint32_t seq  = (int32_t) ((uint32_t) w - r->batch_seq) >= 0 ? (uint32_t) w : r->batch_seq;
+            __atomic_store_n(word, uint64_t(seq) | uint64_t((uint32_t) HTP_STATUS_FENCE_ERROR) << 32, __ATOMIC_RELEASE);
+            syscall(SYS_futex, reinterpret_cast<uint32_t *>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+            munmap(m, len);
+            r->fence_fd = -1;
+        }
+    }
+
     void record_loss(const int * wait_status, const char * why) {
-        const int32_t sig = wait_status && WIFSIGNALED(*wait_status) ? WTERMSIG(*wait_status) : 0;
-        int32_t slot = hung_slot_ >= 0 ? hung_slot_ : shared_->crash_slot.load();
+        dsp_shared * shared_ = common().shared;
+        // The wait status, or the process's own crash record when something else ended it
+        // (a sanitizer's runtime catches the signal and exits).
+        const int32_t sig = wait_status && WIFSIGNALED(*wait_status) ? WTERMSIG(*wait_status)
+                                                                     : shared_->crash_signal[npu_].load();
+        int32_t slot = hung_slot_ >= 0 ? hung_slot_ : shared_->crash_slot[npu_].load();
         vhtp_session * culprit = nullptr;
         for (vhtp_session * s : sessions_) {
             if ((int32_t) s->remote->slot == slot) {
@@ -526,32 +629,49 @@ class dsp_link {
     }
 };
 
-dsp_link & link() {
-    static dsp_link * l = new dsp_link;  // never destroyed: sessions may close during exit
+// The links, by NPU: created on first use, never destroyed (sessions may close during exit).
+std::mutex             g_links_mu;
+std::atomic<dsp_link *> g_links[kDspMaxProcs];
+
+dsp_link & link(uint32_t npu) {
+    npu = npu < kDspMaxProcs ? npu : 0;  // an index past the NPUs fails to open in the DSP, with its reason
+    dsp_link * l = g_links[npu].load(std::memory_order_acquire);
+    if (!l) {
+        std::lock_guard<std::mutex> lock(g_links_mu);
+        l = g_links[npu].load(std::memory_order_relaxed);
+        if (!l) {
+            l = new dsp_link(npu);
+            g_links[npu].store(l, std::memory_order_release);
+        }
+    }
     return *l;
+}
+
+dsp_link & link(const vhtp_session * s) {
+    return link(s->cfg.device);
 }
 
 }  // namespace
 
 bool dsp_client_open(vhtp_session * s, char * err, size_t err_len) {
-    return link().open_session(s, err, err_len);
+    return link(s).open_session(s, err, err_len);
 }
 
 void dsp_client_close(vhtp_session * s) {
-    link().close_session(s);
+    link(s).close_session(s);
 }
 
 bool dsp_client_reset(vhtp_session * s, char * err, size_t err_len) {
-    return link().reset_session(s, err, err_len);
+    return link(s).reset_session(s, err, err_len);
 }
 
 int dsp_client_before_send(vhtp_session * s, const void * msg, uint32_t len, char * err, size_t err_len) {
-    return link().before_send(s, msg, len, err, err_len);
+    return link(s).before_send(s, msg, len, err, err_len);
 }
 
 int dsp_client_wait(vhtp_session * s, const std::shared_ptr<msg_queue> & q, const void ** data, uint32_t * len,
                     char * err, size_t err_len) {
-    dsp_link & l = link();
+    dsp_link & l = link(s);
     for (;;) {
         const uint64_t gen = s->remote->gen_sent.load(std::memory_order_relaxed);
         if (gen != l.generation()) {
@@ -568,6 +688,15 @@ int dsp_client_wait(vhtp_session * s, const std::shared_ptr<msg_queue> & q, cons
         if (l.check() != gen) {
             break;
         }
+        // The other NPUs' processes too: a device-group peer of this session may have died, and
+        // this session's op waits at a barrier for it until its process is restarted and its
+        // fence slot failed (release_peers).
+        for (std::atomic<dsp_link *> & o : g_links) {
+            dsp_link * other = o.load(std::memory_order_acquire);
+            if (other && other != &l) {
+                other->check();
+            }
+        }
     }
     std::lock_guard<std::mutex> count(s->count_mu);
     s->outstanding = 0;  // every message in flight went with the old DSP
@@ -576,7 +705,16 @@ int dsp_client_wait(vhtp_session * s, const std::shared_ptr<msg_queue> & q, cons
 }
 
 void dsp_client_forget_fd(int fd) {
-    link().forget_fd(fd);
+    for (std::atomic<dsp_link *> & l : g_links) {
+        if (dsp_link * p = l.load(std::memory_order_acquire)) {
+            p->forget_fd(fd);
+        }
+    }
+}
+
+int dsp_client_pid(uint32_t npu) {
+    dsp_link * l = npu < kDspMaxProcs ? g_links[npu].load(std::memory_order_acquire) : nullptr;
+    return l ? (int) l->pid() : -1;
 }
 
 }  // namespace vhtp

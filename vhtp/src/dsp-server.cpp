@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -19,6 +20,7 @@
 #include "error.h"
 #include "fault.h"
 #include "htp-abi/htp-abi.h"
+#include "mdev-check.h"
 #include "session.h"
 
 namespace vhtp {
@@ -26,6 +28,9 @@ namespace {
 
 constexpr int kControlFd = 3;  // where the host's posix_spawn put them (dsp-client.cpp)
 constexpr int kStateFd   = 4;
+constexpr int kBoardFd   = 5;
+
+std::atomic<int32_t> g_npu{ -1 };  // the NPU this process runs the sessions of (its first open's)
 
 std::mutex           g_fds_mu;
 std::map<int, int>   g_fds;  // host descriptor -> ours
@@ -57,9 +62,10 @@ void on_fatal(int sig, siginfo_t *, void *) {
     if (core * c = tls_core; c && c->progress) {
         slot = (int32_t) (c->progress - st->progress);
     }
-    int32_t none = 0;
-    if (st->crash_signal.compare_exchange_strong(none, sig)) {
-        st->crash_slot.store(slot);
+    const int32_t npu  = g_npu.load();
+    int32_t       none = 0;
+    if (npu >= 0 && npu < (int32_t) kDspMaxProcs && st->crash_signal[npu].compare_exchange_strong(none, sig)) {
+        st->crash_slot[npu].store(slot);
     }
     signal(sig, SIG_DFL);  // returning re-executes the fault (or abort raises again): the process dies
 }
@@ -103,6 +109,18 @@ bool receive(dsp_request & req, int * fds, uint32_t * n_fds) {
     return true;
 }
 
+// Before a descriptor is closed or replaced: the host sent this request after its sessions'
+// answers, and each session thread stored busy = 0 (a release, session.cpp) after its last use
+// of the descriptor and before its answer. That order passes through the host process, where
+// a race checker (ThreadSanitizer) cannot follow it; these acquires make it visible here.
+void sessions_quiet() {
+    for (uint32_t i = 0; i < kDspMaxSessions; i++) {
+        if (g_sessions[i]) {
+            (void) dsp_state()->progress[i].busy.load(std::memory_order_acquire);
+        }
+    }
+}
+
 void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep) {
     switch (req.kind) {
         case DSP_OPEN: {
@@ -122,6 +140,8 @@ void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep)
             cfg.vtcm_size = req.open.vtcm_size;
             cfg.flags     = req.open.flags;
             cfg.lib_path  = req.open.lib_path;
+            int32_t unset = -1;
+            g_npu.compare_exchange_strong(unset, (int32_t) req.open.device);
             dsp_progress * p = &dsp_state()->progress[req.slot];
             p->busy.store(0);
             g_sessions[req.slot] = local_open(cfg, q, p, translate, &rep.info, rep.err, sizeof(rep.err));
@@ -140,6 +160,7 @@ void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep)
                 set_error(rep.err, sizeof(rep.err), "DSP: %u descriptors came for %u", n_fds, req.n_fds);
                 break;
             }
+            sessions_quiet();
             std::lock_guard<std::mutex> lock(g_fds_mu);
             for (uint32_t i = 0; i < n_fds; i++) {
                 auto it = g_fds.find(req.fds[i]);
@@ -153,6 +174,7 @@ void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep)
             return;
         }
         case DSP_FORGET: {
+            sessions_quiet();
             std::lock_guard<std::mutex> lock(g_fds_mu);
             for (uint32_t i = 0; i < req.n_fds && i < kDspMaxFds; i++) {
                 auto it = g_fds.find(req.fds[i]);
@@ -188,6 +210,10 @@ extern "C" VHTP_API int vhtp_dsp_main(void) {
         return 2;
     }
     dsp_set_state(static_cast<dsp_shared *>(page));
+    if (!mdev_board_attach(kBoardFd)) {
+        fprintf(stderr, "vhtp: DSP process: no device-group board from the host\n");
+        return 2;
+    }
     install_fatal_handlers();
     dsp_request req;
     int         fds[kDspMaxFds];

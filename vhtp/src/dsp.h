@@ -1,15 +1,16 @@
-// The DSP process: where the vHTP's sessions run, apart from the host (docs/vhtp.md "The DSP
-// process"). As on a phone, where the NPU is another processor that FastRPC talks to, a
-// kernel that crashes or hangs takes down the DSP process, never the host: the host's half of
-// the runtime (dsp-client.cpp) sees the process die or stop answering, says which session and
-// op, starts a new one and reopens every session in it; the message that was in flight is
-// reported lost, for the host backend to replay. GGML_HEXAGON_INPROC=1 keeps the sessions in
+// The DSP processes: where the vHTP's sessions run, apart from the host, one per NPU
+// (docs/vhtp.md "The DSP processes"). As on a phone, where the NPU is another processor that
+// FastRPC talks to, a kernel that crashes or hangs takes down its DSP process, never the host:
+// the host's half of the runtime (dsp-client.cpp) sees the process die or stop answering, says
+// which session and op, starts a new one for that NPU and reopens that NPU's sessions in it; the
+// messages that were in flight are reported lost, for the host backend to replay. GGML_HEXAGON_INPROC=1 keeps the sessions in
 // the host process instead (debuggers, sanitizers; a crash there is the host's).
 //
-// One DSP process hosts all the sessions of a host process: sessions of one NPU share its
-// VTCM pool, HMX unit and HVX contexts, and a device group's members are checked against each
-// other (mdev-check.h), both of which are state the runtime keeps in one process. A crash
-// therefore restarts every session, as a subsystem restart does on a phone.
+// One DSP process per NPU: it hosts the sessions of that NPU, which share its VTCM pool, HMX
+// unit and HVX contexts (npu.h, state the runtime keeps in one process). A crash restarts only
+// the sessions of the dead process, as a phone restarts the protection domains of one cDSP;
+// the other NPUs' processes run on. A device group's members, in different processes, check
+// each other through the board (mdev-check.h), a memfd every DSP process maps.
 //
 // What crosses between the two processes, and nothing else:
 //   - the control socket (AF_UNIX, SOCK_SEQPACKET): open / close a session, pass shared DDR
@@ -17,8 +18,10 @@
 //     let the DSP close them after the host freed the buffer;
 //   - each session's message queue (msg-queue.h), a memfd both map; the DSP rewrites the
 //     buffer table of each request from the host's descriptor numbers to its own;
-//   - the shared state page below, which the host keeps across restarts: where each session is
-//     (for hang and crash reports), the crash record, and the fault-injection counters.
+//   - the shared state page below, one for all the DSP processes, which the host keeps across
+//     restarts: where each session is (for hang and crash reports), each process's crash
+//     record, and the fault-injection counters;
+//   - the device groups' board (mdev-check.h).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -27,7 +30,8 @@
 
 namespace vhtp {
 
-constexpr uint32_t kDspMaxSessions = 64;  // sessions one DSP process hosts at a time
+constexpr uint32_t kDspMaxSessions = 64;  // sessions all DSP processes of a host process host at a time
+constexpr uint32_t kDspMaxProcs    = VHTP_MAX_NPUS;  // one DSP process per NPU
 constexpr uint32_t kDspMagic       = 0x50534456;  // "VDSP"
 
 // Where one session is, written by its session thread before each op (htp_session_op_begin)
@@ -42,10 +46,10 @@ struct dsp_progress {
 
 struct dsp_shared {
     uint32_t               magic;
-    dsp_progress           progress[kDspMaxSessions];  // by session slot
-    // The crash record, written once by the dying process's signal handler.
-    std::atomic<int32_t>   crash_signal;  // 0: none
-    std::atomic<int32_t>   crash_slot;    // session slot of the crashing thread, -1 if none
+    dsp_progress           progress[kDspMaxSessions];  // by session slot (one table for every DSP process)
+    // Each DSP process's crash record (by NPU), written once by the dying process's signal handler.
+    std::atomic<int32_t>   crash_signal[kDspMaxProcs];  // 0: none
+    std::atomic<int32_t>   crash_slot[kDspMaxProcs];    // session slot of the crashing thread, -1 if none
     // GGML_HEXAGON_FAULT (fault-inject.h): ops seen by all sessions, and which entries fired;
     // kept by the host across restarts, so an injection fires once per run.
     std::atomic<uint64_t>  ops_seen;

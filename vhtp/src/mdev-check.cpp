@@ -2,10 +2,13 @@
 #include "mdev-check.h"
 
 #include <linux/futex.h>
+#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <ctime>
 
@@ -51,14 +54,92 @@ struct group_key {
 struct group_state {
     uint32_t count = 0;
     std::vector<core *> cores;  // by member index (nullptr: gone), under g_mu: whose L2 a write makes stale
-    // Per barrier sequence number: each member's writes before it (merged ranges), until all
-    // members have signalled it.
-    struct barrier {
-        std::vector<std::vector<file_range>> writes;
-        uint32_t                            signalled = 0;
-    };
-    std::map<uint32_t, barrier> barriers;
 };
+
+// The board (mdev-check.h, docs/vhtp.md "The DSP processes"): what the members of a group tell
+// each other across processes. One per host process: the host's memfd, mapped by every DSP
+// process (or an anonymous one when the sessions run in one process). Per group, per member: the merged
+// writes it signalled for its last kLists barriers (the ownership check), and a ring of its
+// writes as they happen (the stale marks a peer in another process imports).
+constexpr uint32_t kBoardMagic   = 0x4452424d;  // "MBRD"
+constexpr uint32_t kBoardGroups  = 8;
+constexpr uint32_t kLists        = 4;     // a member is at most one barrier ahead of a peer's check
+constexpr uint32_t kListRanges   = 8192;  // merged ranges per member and barrier (more: not checked)
+constexpr uint32_t kRingRecords  = 16384; // writes a peer may be behind (more: the oldest are not marked)
+
+struct board_range {
+    uint64_t dev, ino, begin, end, via;
+};
+struct board_list {
+    uint32_t    valid, seq, n, truncated;
+    board_range r[kListRanges];
+};
+struct board_record {
+    std::atomic<uint64_t> pos;  // index + 1 once the fields are written (a seqlock: 0 while writing)
+    std::atomic<uint64_t> dev, ino, offset;
+    std::atomic<uint64_t> shape;  // row_size | stride << 32
+    std::atomic<uint64_t> nrows;
+};
+struct board_member {
+    std::atomic<int32_t>  pid;   // the process the member runs in (0: none yet)
+    std::atomic<uint64_t> head;  // records reserved
+    board_list            lists[kLists];
+    board_record          ring[kRingRecords];
+};
+struct board_group {
+    uint32_t     used;
+    uint64_t     dev, ino, slot0;
+    uint64_t     gen;        // changes when the entry is given to another group
+    uint64_t     last_used;  // board tick of the last registration (the least recent is reused)
+    board_member members[HTP_MDEV_MAX];
+};
+struct board {
+    uint32_t        magic;
+    pthread_mutex_t mu;  // process-shared, robust: registrations and the barrier lists
+    uint64_t        tick, gen;
+    board_group     groups[kBoardGroups];
+};
+
+board * g_board = nullptr;
+
+// Locks the board; a holder that died (its DSP process crashed) leaves it consistent enough:
+// every field the lock guards is rewritten whole before it is read.
+struct board_lock {
+    explicit board_lock(board * b) : b_(b) {
+        if (pthread_mutex_lock(&b_->mu) == EOWNERDEAD) {
+            pthread_mutex_consistent(&b_->mu);
+        }
+    }
+    ~board_lock() { pthread_mutex_unlock(&b_->mu); }
+    board * b_;
+};
+
+void board_init(board * b) {
+    b->magic = kBoardMagic;
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(&b->mu, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+board * the_board() {
+    static board * own = [] {
+        if (g_board) {
+            return g_board;
+        }
+        // Sessions in this process only (GGML_HEXAGON_INPROC=1, unit tests): a private board.
+        void * p = mmap(nullptr, sizeof(board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
+                        -1, 0);
+        if (p == MAP_FAILED) {
+            return (board *) nullptr;
+        }
+        board_init(static_cast<board *>(p));
+        return static_cast<board *>(p);
+    }();
+    return g_board ? g_board : own;
+}
 
 }  // namespace
 
@@ -68,6 +149,10 @@ struct mdev_member {
     uint32_t                      idx = 0, count = 0;
     std::shared_ptr<group_state>  group;
     std::vector<file_range>       writes;
+    std::atomic<board_group *>    bg{ nullptr };     // its group on the board
+    uint64_t                      bg_gen = 0;
+    uint64_t                      cursor[HTP_MDEV_MAX] = {};  // peers' ring records imported
+    std::mutex                    import_mu;         // cursor (threads of the session import)
 };
 
 namespace {
@@ -162,6 +247,70 @@ void make_stale_for_peers(const mdev_member * m, dev_t dev, ino_t ino, uint64_t 
     }
 }
 
+// Member m wrote rows of file (dev, ino): a record in its ring, for peers in other processes
+// (mdev_check_import). Written before the write completes, so before the member's signal.
+void board_append(mdev_member * m, dev_t dev, ino_t ino, uint64_t offset, uint32_t row_size, uint32_t stride,
+                  uint32_t nrows) {
+    board_group * g = m->bg.load(std::memory_order_acquire);
+    if (!g) {
+        return;
+    }
+    board_member & bm = g->members[m->idx];
+    const uint64_t i  = bm.head.fetch_add(1, std::memory_order_relaxed);
+    board_record & r  = bm.ring[i % kRingRecords];
+    r.pos.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    r.dev.store((uint64_t) dev, std::memory_order_relaxed);
+    r.ino.store((uint64_t) ino, std::memory_order_relaxed);
+    r.offset.store(offset, std::memory_order_relaxed);
+    r.shape.store(uint64_t(row_size) | uint64_t(stride) << 32, std::memory_order_relaxed);
+    r.nrows.store(nrows, std::memory_order_relaxed);
+    r.pos.store(i + 1, std::memory_order_release);
+}
+
+// Joins the group of key on the board as member idx (under nothing: takes the board's lock).
+void board_register(mdev_member * m, const group_key & key, uint32_t idx) {
+    board * b = the_board();
+    if (!b) {
+        return;
+    }
+    board_lock     lock(b);
+    board_group *  g = nullptr;
+    for (board_group & x : b->groups) {
+        if (x.used && x.dev == (uint64_t) key.dev && x.ino == (uint64_t) key.ino && x.slot0 == key.slot0) {
+            g = &x;
+        }
+    }
+    if (!g) {  // a free entry, or the least recently registered one (an old communicator's)
+        for (board_group & x : b->groups) {
+            if (!g || (!x.used && g->used) || (x.used == g->used && x.last_used < g->last_used)) {
+                g = &x;
+            }
+        }
+        g->used  = 1;
+        g->dev   = key.dev;
+        g->ino   = key.ino;
+        g->slot0 = key.slot0;
+        g->gen   = ++b->gen;
+        for (board_member & bm : g->members) {
+            bm.pid.store(0, std::memory_order_relaxed);
+            for (board_list & l : bm.lists) {
+                l.valid = 0;
+            }
+        }
+    }
+    g->last_used = ++b->tick;
+    g->members[idx].pid.store((int32_t) getpid(), std::memory_order_release);
+    if (m->bg.load(std::memory_order_relaxed) != g || m->bg_gen != g->gen) {
+        std::lock_guard<std::mutex> il(m->import_mu);
+        for (uint32_t j = 0; j < HTP_MDEV_MAX; j++) {
+            m->cursor[j] = g->members[j].head.load(std::memory_order_acquire);  // older writes are not ours to mark
+        }
+        m->bg_gen = g->gen;
+        m->bg.store(g, std::memory_order_release);
+    }
+}
+
 }  // namespace
 
 uint32_t mdev_check_member_idx(const core * c) {
@@ -188,6 +337,7 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
         return;  // not a DDR buffer: nothing to check against
     }
     const group_key key = { dev, ino, off - (uint64_t) idx * HTP_FENCE_SLOT_SIZE };
+    mdev_member *   member = nullptr;
     {
         std::lock_guard<std::mutex> lock(g_mu);
         std::shared_ptr<group_state> & g = g_groups[key];
@@ -211,8 +361,13 @@ void mdev_check_register(core * c, const void * own_slot, uint32_t idx, uint32_t
         m->idx   = idx;
         m->count = count;
         m->group = g;
-        c->mdev.store(m.get(), std::memory_order_release);
+        member   = m.get();
     }
+    // The board after g_mu: its lock and the member's import lock are never taken under g_mu,
+    // which a write-back takes under the window's lock (make_stale_for_peers), while an import
+    // takes the window's lock under the import lock.
+    board_register(member, key, idx);
+    c->mdev.store(member, std::memory_order_release);
     // The window's L2 lock is taken after the member's is released: a clean holds the window's
     // lock and then the member's (mdev_check_l2_sink), so the other order could deadlock.
     if (!c->window.l2()) {
@@ -237,6 +392,7 @@ l2_cache::sink mdev_check_l2_sink(core * c) {
                         m->writes.push_back({ dev, ino, offset, offset + bytes, kViaL2 });
                     }
                     make_stale_for_peers(m, dev, ino, offset, (uint32_t) bytes, (uint32_t) bytes, 1);
+                    board_append(m, dev, ino, offset, (uint32_t) bytes, (uint32_t) bytes, 1);
                 }
             },
              c };
@@ -256,6 +412,7 @@ void mdev_check_dma_write(core * c, uint64_t dst, uint32_t dst_stride, uint32_t 
     // Marked before the transfer completes, so before the member's fence signal: a peer past
     // the barrier never invalidates ahead of the marks.
     make_stale_for_peers(m, dev, ino, off, row_size, dst_stride, nrows);
+    board_append(m, dev, ino, off, row_size, dst_stride, nrows);
     std::lock_guard<std::mutex> lock(m->mu);
     if (dst_stride == row_size || nrows == 1) {
         m->writes.push_back({ dev, ino, off, off + (uint64_t) row_size * nrows });
@@ -295,12 +452,35 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
         mine.swap(m->writes);
     }
     merge(mine);
-    std::lock_guard<std::mutex> lock(g_mu);
-    group_state::barrier & b = m->group->barriers[seq];
-    b.writes.resize(m->count);
+    board *       bd = the_board();
+    board_group * bg = m->bg.load(std::memory_order_acquire);
+    if (!bd || !bg) {
+        return;
+    }
+    // Published under the board's lock, then compared with the peers' lists of the same barrier:
+    // whichever of two members signals last finds the overlap.
+    board_lock   lock(bd);
+    board_list & own = bg->members[m->idx].lists[seq % kLists];
+    own.valid        = 0;
+    own.seq          = seq;
+    own.n            = (uint32_t) std::min<size_t>(mine.size(), kListRanges);
+    own.truncated    = mine.size() > kListRanges;
+    for (uint32_t k = 0; k < own.n; k++) {
+        own.r[k] = { (uint64_t) mine[k].dev, (uint64_t) mine[k].ino, mine[k].begin, mine[k].end, mine[k].via };
+    }
+    own.valid = 1;
+    std::vector<file_range> peer;
     for (uint32_t j = 0; j < m->count; j++) {
+        const board_list & l = bg->members[j].lists[seq % kLists];
+        if (j == m->idx || !l.valid || l.seq != seq) {
+            continue;
+        }
+        peer.resize(l.n);
+        for (uint32_t k = 0; k < l.n; k++) {
+            peer[k] = { (dev_t) l.r[k].dev, (ino_t) l.r[k].ino, l.r[k].begin, l.r[k].end, (uint8_t) l.r[k].via };
+        }
         file_range hit;
-        if (j != m->idx && first_overlap(mine, b.writes[j], &hit)) {
+        if (first_overlap(mine, peer, &hit)) {
             // Named in index order, whichever of the two signalled last.
             char           what[300];
             const uint8_t  mine_via = hit.via & 3, peer_via = hit.via >> 2;
@@ -327,10 +507,72 @@ void mdev_check_clean(core * c, const void * p, size_t size) {
             break;
         }
     }
-    b.writes[m->idx] = std::move(mine);
-    if (++b.signalled >= m->count) {
-        m->group->barriers.erase(seq);
+}
+
+void mdev_check_import(core * c) {
+    mdev_member * m = c->mdev.load(std::memory_order_acquire);
+    board_group * g = m ? m->bg.load(std::memory_order_acquire) : nullptr;
+    if (!g) {
+        return;
     }
+    const int32_t self = (int32_t) getpid();
+    std::lock_guard<std::mutex> il(m->import_mu);
+    for (uint32_t j = 0; j < m->count && j < HTP_MDEV_MAX; j++) {
+        board_member & pm  = g->members[j];
+        const int32_t  pid = pm.pid.load(std::memory_order_acquire);
+        if (j == m->idx || pid == 0 || pid == self) {
+            continue;  // a peer in this process marked us itself (make_stale_for_peers)
+        }
+        const uint64_t head = pm.head.load(std::memory_order_acquire);
+        uint64_t &     cur  = m->cursor[j];
+        if (head - cur > kRingRecords) {
+            cur = head - kRingRecords;  // overwritten before we looked: those marks are lost
+        }
+        for (; cur < head; cur++) {
+            board_record & r  = pm.ring[cur % kRingRecords];
+            const uint64_t p0 = r.pos.load(std::memory_order_acquire);
+            if (p0 < cur + 1) {
+                if (head - cur > 1024) {
+                    continue;  // reserved and never written (its writer died): skipped
+                }
+                break;  // being written: the rest next time
+            }
+            const uint64_t dev = r.dev.load(std::memory_order_relaxed), ino = r.ino.load(std::memory_order_relaxed);
+            const uint64_t off = r.offset.load(std::memory_order_relaxed), shape = r.shape.load(std::memory_order_relaxed);
+            const uint64_t rows = r.nrows.load(std::memory_order_relaxed);
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (p0 != cur + 1 || r.pos.load(std::memory_order_relaxed) != cur + 1) {
+                continue;  // overwritten by a newer record meanwhile: lost
+            }
+            c->window.l2_mark_stale((dev_t) dev, (ino_t) ino, off, (uint32_t) shape, (uint32_t) (shape >> 32),
+                                    (uint32_t) rows, j);
+        }
+    }
+}
+
+bool mdev_board_create(int * fd, char * err, size_t err_len) {
+    *fd = memfd_create("vhtp-mdev-board", MFD_CLOEXEC);
+    if (*fd < 0 || ftruncate(*fd, sizeof(board)) != 0) {
+        std::snprintf(err, err_len, "cannot create the device groups' board: %s", std::strerror(errno));
+        return false;
+    }
+    void * p = mmap(nullptr, sizeof(board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, *fd, 0);
+    if (p == MAP_FAILED) {
+        std::snprintf(err, err_len, "cannot map the device groups' board: %s", std::strerror(errno));
+        return false;
+    }
+    board_init(static_cast<board *>(p));
+    g_board = static_cast<board *>(p);  // the host's own sessions (none when they run remote) share it
+    return true;
+}
+
+bool mdev_board_attach(int fd) {
+    void * p = mmap(nullptr, sizeof(board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (p == MAP_FAILED || static_cast<board *>(p)->magic != kBoardMagic) {
+        return false;
+    }
+    g_board = static_cast<board *>(p);
+    return true;
 }
 
 void mdev_check_forget(core * c) {
@@ -364,6 +606,9 @@ extern "C" HTP_DEVICE_API void htp_fence_coherent(const void * p) {
 // The fence slots live in shared DDR (a memfd every member maps), so a shared futex on the seq
 // word works across the members' windows.
 extern "C" HTP_DEVICE_API void htp_fence_wait(const volatile uint32_t * word, uint32_t seen, uint64_t max_cycles) {
+    if (vhtp::core * c = vhtp::tls_core) {
+        vhtp::mdev_check_import(c);
+    }
     const uint64_t        ns = max_cycles < 1000000000ull ? max_cycles : 1000000000ull;
     const struct timespec ts = { (time_t) (ns / 1000000000ull), (long) (ns % 1000000000ull) };
     syscall(SYS_futex, (uint32_t *) word, FUTEX_WAIT, seen, &ts, nullptr, 0);

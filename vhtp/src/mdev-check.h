@@ -13,6 +13,14 @@
 // its lines stale in each peer's L2 model until the peer invalidates them (l2-cache.h): a core
 // access to a stale line is the fault fault.cpp reports. GGML_HEXAGON_MDEV_CHECK=0 turns it off (and the L2
 // model with it: memory is coherent again).
+//
+// Members may run in different processes (one DSP process per NPU, docs/vhtp.md "The DSP
+// processes"). What they share then is the board: each member publishes its merged writes at
+// each signal (the overlap check reads its peers' lists for the same barrier under the
+// board's process-shared lock) and appends every write to its ring as it happens; a peer in
+// another process imports the ring's records as stale marks at its next invalidate, kernel
+// launch or fence wait (mdev_check_import). Peers in one process still mark each other at
+// once.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +46,16 @@ void mdev_check_clean(core * c, const void * p, size_t size);
 void mdev_check_answer(core * c);
 // The session's index in its device group (0 when in none); async-signal-safe.
 uint32_t mdev_check_member_idx(const core * c);
+// Marks in c's L2 model the lines its group's peers in other processes wrote since c last
+// looked (their rings on the board). Called before every invalidate (so a mark never lands
+// after the invalidate that should clear it), at each kernel launch and in fence waits: a
+// member past a barrier imports its peers' writes before its kernels touch DDR.
+void mdev_check_import(core * c);
+// The board (mdev-check.cpp) of a host process's device groups: the host creates it (a memfd,
+// handed to every DSP process), a DSP process attaches the host's; sessions in one process
+// without either use a private one.
+bool mdev_board_create(int * fd, char * err, size_t err_len);
+bool mdev_board_attach(int fd);
 // Drops the session's state (core_destroy).
 void mdev_check_forget(core * c);
 

@@ -9,6 +9,7 @@
 #include "fault.h"
 #include "futex.h"
 #include "htp-abi/htp-status.h"
+#include "mdev-check.h"
 #include "npu.h"
 
 namespace {
@@ -69,6 +70,9 @@ void work_queue::run(work_fn fn, void * data, uint32_t n) {
         return;
     }
     std::lock_guard<std::mutex> lock(run_mu_);
+    if (core_->mdev.load(std::memory_order_relaxed)) {
+        vhtp::mdev_check_import(core_);  // peers' writes in other processes, before the kernel reads DDR
+    }
     fn_     = fn;
     data_   = data;
     n_jobs_ = n < n_threads_ ? n : n_threads_;

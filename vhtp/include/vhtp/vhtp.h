@@ -92,7 +92,7 @@ VHTP_API const struct vhtp_device_info * vhtp_session_device_info(const struct v
 // (blocks while the queue is full); recv blocks for the next response and copies it out
 // (sleeping, or polling with VHTP_SESSION_POLL).
 // Each message yields exactly one response. Both return 0, or -1 with a reason in err, or
-// VHTP_SESSION_LOST: the session's process (the DSP, docs/vhtp.md "The DSP process") died or
+// VHTP_SESSION_LOST: the session's process (the DSP, docs/vhtp.md "The DSP processes") died or
 // one of its ops ran past GGML_HEXAGON_WATCHDOG; the runtime has started a new one and
 // reopened the session, and the messages in flight are lost (send them again).
 // vhtp_session_last_loss says what happened.
@@ -117,8 +117,8 @@ VHTP_API void vhtp_session_last_loss(const struct vhtp_session * s, struct vhtp_
 // No message may be in flight. Returns 0, or -1 with a reason.
 VHTP_API int vhtp_session_reset(struct vhtp_session * s, char * err, size_t err_len);
 
-// The DSP process's main, for the ggml-vhtp-dsp executable that the runtime starts beside
-// this library (docs/vhtp.md "The DSP process"); not for hosts.
+// A DSP process's main (one per NPU), for the ggml-vhtp-dsp executable that the runtime starts beside
+// this library (docs/vhtp.md "The DSP processes"); not for hosts.
 VHTP_API int vhtp_dsp_main(void);
 
 // Largest message / response the queue carries.

@@ -106,6 +106,7 @@ struct dot_op {
         const uint32_t     step = F::blocks * ABV;
         const uint32_t     tps  = tiles_per_step<F>::value;  // n_kt is a multiple (host)
         for (uint32_t k = 0; k < n_kt; k += tps) {
+            dma_queue_progress(q);  // the next chunk's weights are read while this one computes
             F::template dot<NR>((const HVX_Vector *) (tiles + k * p->tile_pitch), a, acc);
             a[0] += step;
             if (NR > 1) {

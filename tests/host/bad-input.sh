@@ -50,6 +50,7 @@ expect_refused "a session in two groups" "listed twice" "GGML_HEXAGON_DEVICES=HT
 expect_refused "NPU index past the last" "at most 16 NPUs" "GGML_HEXAGON_DEVICES=HTP0[14-16]"
 expect_refused "DMA64 not 0/1" "GGML_HEXAGON_DMA64=64" GGML_HEXAGON_DMA64=64
 expect_refused "DMA_THREAD not 0/1" "GGML_HEXAGON_DMA_THREAD=yes" GGML_HEXAGON_DMA_THREAD=yes
+expect_refused "DMA_PREFETCH not 0/1" "GGML_HEXAGON_DMA_PREFETCH=2" GGML_HEXAGON_DMA_PREFETCH=2
 expect_refused "DMA64=1 below v81" "GGML_HEXAGON_DMA64=1: v79 has no 64-bit DMA bases" GGML_HEXAGON_DMA64=1
 expect_refused "NHVX above the arch's" "GGML_HEXAGON_NHVX=7: expected 1..6 HVX threads for v79" GGML_HEXAGON_NHVX=7
 expect_refused "VTCM_SIZE not whole pages" "GGML_HEXAGON_VTCM_SIZE=5000: expected a multiple of 4096" GGML_HEXAGON_VTCM_SIZE=5000

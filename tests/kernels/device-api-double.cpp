@@ -96,6 +96,8 @@ uint32_t dma_queue_capacity(const struct dma_queue *) {
     return test_double::kQueueCapacity;
 }
 
+void dma_queue_progress(struct dma_queue *) {}
+
 void work_queue_run(struct work_queue *, work_fn fn, void * data, unsigned int n_threads) {
     for (unsigned int i = 0; i < n_threads; i++) {
         fn(n_threads, i, data);

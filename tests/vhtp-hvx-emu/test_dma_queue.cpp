@@ -8,6 +8,7 @@
 #include "htp/memory.h"
 #include "htp/session.h"
 #include "htp/work-queue.h"
+#include "dma-engine.h"
 #include "htp-abi/htp-status.h"
 #include "vhtp-test-util.h"
 
@@ -220,6 +221,77 @@ TEST_F(DmaTest, EmptyPopIsAnError) {
     EXPECT_EQ(dma_queue_pop(q), 0u);
     EXPECT_EQ(htp_fault_take(), HTP_STATUS_DMA_ERROR);
     EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+}
+
+// dma_queue_progress walks the pending transfers' sources in push order, 2 KiB a call (a
+// transfer out of VTCM skipped, one whose source leaves the window only hinted), never runs
+// behind the engine, and changes nothing the pops deliver.
+TEST_F(DmaTest, ProgressWalksPendingSourcesAndChangesNothing) {
+    vhtp::bind_thread(nullptr);
+    vhtp::core_destroy(c);
+    struct vhtp_device_info info = vhtp_test::profile(79);
+    info.dma_thread              = 0;  // pops run the transfers: the cursor is this thread's alone
+    char err[256]                = "";
+    c                            = vhtp::core_create(info, 0, 0, err, sizeof(err));
+    ASSERT_NE(c, nullptr) << err;
+    vhtp::bind_thread(c);
+    q = c->sinfo.dma[0];
+    ASSERT_TRUE(q->prefetch);  // the default
+
+    ddr_buffer a(64 << 10), b(8192);
+    for (uint32_t i = 0; i < a.size; ++i) {
+        a.host[i] = uint8_t((i * 2654435761u) >> 24);
+    }
+    const dma_addr_t da = map(a), db = map(b);
+    const dma_addr_t vt = c->sinfo.vtcm_base;
+    memset(b.host, 0, b.size);
+    ASSERT_TRUE(dma_queue_push_1d(q, vt, da, 4096));                            // 0: 2 calls
+    ASSERT_TRUE(dma_queue_push(q, vt + 8192, da + 8192, 256, 1024, 256, 8));    // 1: 8 rows of 256, 1 call
+    ASSERT_TRUE(dma_queue_push_1d(q, db, vt, 4096));                            // 2: from VTCM, skipped
+    ASSERT_TRUE(dma_queue_push_1d(q, vt + 16384, da + a.size - 1024, 4096));    // 3: leaves the window, 2 calls
+    ASSERT_TRUE(dma_queue_push_1d(q, vt + 32768, da + 20000, 4096));            // 4: 2 calls
+    const uint32_t after_call[] = { 0, 1, 2, 3, 4, 4, 5, 5 };
+    for (uint32_t k = 0; k < sizeof(after_call) / sizeof(after_call[0]); ++k) {
+        dma_queue_progress(q);
+        EXPECT_EQ(q->pf_idx, after_call[k]) << "call " << k;
+    }
+    EXPECT_EQ(dma_queue_pop(q), vt);
+    EXPECT_EQ(dma_queue_pop(q), vt + 8192);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+    EXPECT_EQ(memcmp(vtcm(), a.host, 4096), 0);
+    for (uint32_t r = 0; r < 8; ++r) {
+        EXPECT_EQ(memcmp(vtcm() + 8192 + r * 256, a.host + 8192 + r * 1024, 256), 0) << r;
+    }
+    EXPECT_EQ(dma_queue_pop(q), db);
+    EXPECT_EQ(memcmp(b.host, a.host, 4096), 0);
+    EXPECT_EQ(dma_queue_pop(q), vt + 16384);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_DMA_ERROR);  // the hint did not hide the fault
+    EXPECT_EQ(dma_queue_pop(q), vt + 32768);
+    EXPECT_EQ(memcmp(vtcm() + 32768, a.host + 20000, 4096), 0);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+
+    // Pops that ran past the cursor: the next call starts at the first transfer not yet run.
+    for (uint32_t i = 0; i < 4; ++i) {
+        ASSERT_TRUE(dma_queue_push_1d(q, vt + i * 4096, da + i * 4096, 4096));
+    }
+    dma_queue_progress(q);
+    EXPECT_EQ(q->pf_idx, 5u);
+    dma_queue_pop(q);
+    dma_queue_pop(q);
+    dma_queue_progress(q);
+    dma_queue_progress(q);
+    EXPECT_EQ(q->pf_idx, 8u);
+    dma_queue_flush(q);
+    EXPECT_EQ(memcmp(vtcm(), a.host, 4 * 4096), 0);
+    EXPECT_EQ(htp_fault_take(), HTP_STATUS_OK);
+
+    // GGML_HEXAGON_DMA_PREFETCH=0: the call does nothing.
+    q->prefetch = false;
+    ASSERT_TRUE(dma_queue_push_1d(q, vt, da, 4096));
+    dma_queue_progress(q);
+    dma_queue_progress(q);
+    EXPECT_EQ(q->pf_idx, 8u);
+    dma_queue_pop(q);
 }
 
 // Every HVX thread streams through its own queue at once (the engine serves them all).

@@ -10,7 +10,7 @@ TEST(Exports, SharedLibraryApi) {
                                "vhtp_session_close", "vhtp_session_device_info", "vhtp_session_send",
                                "vhtp_session_recv", "htp_window_base", "htp_mem_map", "htp_mem_unmap",
                                "htp_fault_take", "dma_queue_push", "dma_queue_pop", "dma_queue_flush",
-                               "dma_queue_capacity", "work_queue_run", "htp_cycles", "htp_dcache_clean",
+                               "dma_queue_capacity", "dma_queue_progress", "work_queue_run", "htp_cycles", "htp_dcache_clean",
                                "htp_dcache_invalidate", "htp_dcache_clean_invalidate", "htp_dcache_flush_all",
                                "htp_fence_register", "htp_fence_coherent" }) {
         EXPECT_NE(dlsym(lib, name), nullptr) << name;

@@ -73,6 +73,10 @@ void bind_thread(core * c);
 // whether the host has a core beyond them; device-info.cpp).
 uint32_t default_dma_thread(uint32_t n_hvx);
 
+// Whether dma_queue_progress prefetches pending transfers' sources (GGML_HEXAGON_DMA_PREFETCH,
+// default on; device-info.cpp validates it).
+bool default_dma_prefetch();
+
 // Records a fault for the session unless one is already pending. Async-signal-safe.
 inline void record_fault(core * c, int status) {
     int expected = 0;

@@ -7,6 +7,8 @@
 //                      (upstream measures the budget then; the vHTP's is known)
 //   GGML_HEXAGON_DMA_THREAD  0 | 1: DMA descriptors run on an engine thread (1) or when popped (0);
 //                      default 1 only if the host has more cores than the session's HVX threads
+//   GGML_HEXAGON_DMA_PREFETCH  0 | 1: dma_queue_progress prefetches the sources of pending
+//                      transfers while kernels compute (1, default) or does nothing (0)
 #include <sched.h>
 
 #include <cctype>
@@ -98,6 +100,11 @@ uint32_t vhtp::default_dma_thread(uint32_t n_hvx) {
     return host_cores() > n_hvx ? 1 : 0;
 }
 
+bool vhtp::default_dma_prefetch() {
+    const char * s = getenv("GGML_HEXAGON_DMA_PREFETCH");
+    return !(s && s[0] == '0');  // validated by vhtp_device_info
+}
+
 extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * err, size_t err_len) {
     uint32_t arch = 79;
     if (const char * s = getenv("GGML_HEXAGON_ARCH"); s && *s) {
@@ -146,6 +153,10 @@ extern "C" VHTP_API int vhtp_device_info(struct vhtp_device_info * info, char * 
         return -1;
     }
     info->dma_thread = vhtp::default_dma_thread(info->n_hvx);  // the variable, else the host's cores
+    if (const char * s = getenv("GGML_HEXAGON_DMA_PREFETCH"); s && *s && ((s[0] != '0' && s[0] != '1') || s[1])) {
+        vhtp::set_error(err, err_len, "GGML_HEXAGON_DMA_PREFETCH=%s: expected 0 or 1", s);
+        return -1;
+    }
 
     // Where the sessions run and how they are watched (docs/vhtp.md "The DSP processes").
     if (const char * s = getenv("GGML_HEXAGON_INPROC"); s && *s && ((s[0] != '0' && s[0] != '1') || s[1])) {

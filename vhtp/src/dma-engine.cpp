@@ -5,6 +5,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "core.h"
@@ -87,8 +89,10 @@ dma_engine::dma_engine(core * c, uint32_t n_queues, bool threaded) :
     core_(c),
     n_queues_(n_queues),
     threaded_(threaded) {
+    const bool prefetch = default_dma_prefetch();
     for (uint32_t i = 0; i < n_queues_; ++i) {
-        queues_[i].engine = this;
+        queues_[i].engine   = this;
+        queues_[i].prefetch = prefetch;
     }
     if (threaded_) {
         thread_ = std::thread([this] { run(); });
@@ -290,6 +294,54 @@ HTP_DEVICE_API void dma_queue_flush(struct dma_queue * q) {
 
 HTP_DEVICE_API uint32_t dma_queue_capacity(const struct dma_queue * /*q*/) {
     return dma_queue::kCapacity;
+}
+
+// Prefetches (hints: they never fault, so a descriptor the engine will refuse costs nothing
+// but the hint) the next kPrefetchSlice bytes of the oldest pending transfers' DDR sources.
+// Without it a transfer's copy waits on DRAM while the core's arithmetic units idle, and the
+// kernel's compute after the pop leaves the memory idle; spread over the kernel's steps, the
+// reads of the next transfer overlap its compute. A burst of the whole next transfer at the
+// pop did not help (the core has few outstanding misses: the burst's hints were dropped).
+// Transfers from VTCM (write-backs) are skipped: their source is in cache already.
+HTP_DEVICE_API void dma_queue_progress(struct dma_queue * q) {
+    if (!q->prefetch) {
+        return;
+    }
+    constexpr uint64_t kPrefetchSlice = 2048;  // about two weight tiles a call
+    constexpr uint64_t kLine          = 64;
+    const uint32_t     head           = q->head.load(std::memory_order_relaxed);
+    const uint32_t     next           = q->next.load(std::memory_order_relaxed);
+    uint32_t           i              = q->pf_idx;
+    if (static_cast<int32_t>(next - i) > 0 || static_cast<int32_t>(i - head) > 0) {
+        i         = next;  // the engine ran past it (or the queue was reset): start at the next one
+        q->pf_off = 0;
+    }
+    const uint8_t * base   = q->engine->owner()->window.dma_base();
+    uint64_t        budget = kPrefetchSlice;
+    for (; i != head && budget > 0; ++i, q->pf_off = 0) {
+        const dma_queue::desc & d = q->ring[i % dma_queue::kCapacity];
+        if (d.src >= vhtp::Window::kVtcmBase && d.src < static_cast<uint64_t>(vhtp::Window::kVtcmBase) + vhtp::Window::kVtcmSize) {
+            continue;
+        }
+        const uint64_t row   = d.row_size;
+        const uint64_t total = row * (d.nrows ? d.nrows : 1);
+        const bool     flat  = d.nrows <= 1 || d.src_stride == d.row_size;
+        while (q->pf_off < total && budget > 0) {
+            const uint64_t r  = flat ? 0 : q->pf_off / row;
+            const uint64_t c  = flat ? q->pf_off : q->pf_off - r * row;
+            const uint64_t n  = std::min(budget, (flat ? total : row) - c);
+            const uint8_t * p = base + d.src + r * d.src_stride + c;
+            for (uint64_t x = 0; x < n; x += kLine) {
+                _mm_prefetch(reinterpret_cast<const char *>(p + x), _MM_HINT_T1);
+            }
+            q->pf_off += n;
+            budget -= n;
+        }
+        if (q->pf_off < total) {
+            break;  // the slice ended inside this descriptor
+        }
+    }
+    q->pf_idx = i;
 }
 
 }  // extern "C"

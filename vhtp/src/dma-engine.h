@@ -32,6 +32,12 @@ struct dma_queue {
     alignas(64) uint32_t tail = 0;                 // popped (producer only)
     std::atomic<uint32_t> next{ 0 };               // next to execute (whoever holds `busy`)
     std::atomic<bool>     busy{ false };           // held while a descriptor of this queue executes
+
+    // dma_queue_progress (producer only): the descriptor whose source is being prefetched and
+    // the bytes of it already asked for; prefetch off (GGML_HEXAGON_DMA_PREFETCH=0).
+    uint32_t pf_idx = 0;
+    uint64_t pf_off = 0;
+    bool     prefetch = true;
 };
 
 namespace vhtp {

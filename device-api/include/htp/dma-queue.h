@@ -27,6 +27,19 @@ dma_addr_t dma_queue_pop(struct dma_queue * q);
 void dma_queue_flush(struct dma_queue * q);
 // How many transfers may be in flight at once.
 uint32_t dma_queue_capacity(const struct dma_queue * q);
+// Lets the queue's pending transfers progress while the caller computes: a kernel's inner
+// loop may call it once per step (a weight tile). It changes nothing a kernel can observe.
+// On hardware the DMA engine runs by itself and this does nothing; on the vHTP the transfers
+// run on the HVX thread's own host core at their pop, and this starts reading the source of
+// the next transfer not yet run, a slice per call, so that the copy then finds it in cache
+// instead of waiting for DRAM (docs/speed.md, "DMA reads while the kernel computes").
+#if defined(__hexagon__)
+static inline void dma_queue_progress(struct dma_queue * q) {
+    (void) q;
+}
+#else
+void dma_queue_progress(struct dma_queue * q);
+#endif
 
 HTP_DEVICE_API_END
 

@@ -8,7 +8,7 @@
 #              deps/pins.env they source
 # Nothing refers to the build or the cache: every RUNPATH is relative ($ORIGIN), so DIR can move.
 install(TARGETS ggml-hexagon ggml-vhtp ${HTP_NPU_LIBS} LIBRARY DESTINATION lib)
-# The DSP process (one per NPU) lives beside libggml-vhtp.so, which starts them (vhtp/src/dsp.h).
+# The DSP process (one per session) lives beside libggml-vhtp.so, which starts them (vhtp/src/dsp.h).
 install(TARGETS ggml-vhtp-dsp RUNTIME DESTINATION lib)
 install(TARGETS mul-mat-bench hvx-micro RUNTIME DESTINATION bin)
 

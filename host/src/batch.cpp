@@ -303,8 +303,8 @@ htp_outcome htp_batch_exchange(htp_device & d, const htp_sent_batch & sb, const 
             const char * sig = loss.signal ? sigabbrev_np(loss.signal) : nullptr;
             why = d.spec.name + ": " + op_text(sb, loss.op_index) +
                   (loss.hung_ms ? " ran for " + std::to_string(loss.hung_ms) +
-                                      " ms, past GGML_HEXAGON_WATCHDOG: its NPU process was stopped"
-                                : " killed its NPU process (" +
+                                      " ms, past GGML_HEXAGON_WATCHDOG: its DSP process was stopped"
+                                : " killed its DSP process (" +
                                       (sig ? "SIG" + std::string(sig) : "signal " + std::to_string(loss.signal)) + ")");
         } else {
             why = d.spec.name + ": " + error;  // another session's fault took this batch along

@@ -26,7 +26,7 @@ for kind in crash hang mmu dma corrupt; do
 done
 n=$(grep -c 'ggml-hexagon: HTP0: .*; restarting the session and replaying the batch' "$work/faulty.log" || true)
 [ "$n" -eq 5 ] || fail "expected 5 recovery lines, got $n" "$work/faulty.log"
-grep -q "ggml-hexagon: HTP0: op [0-9]* ([A-Z_+]* '[^']*') killed its NPU process (SIGSEGV)" "$work/faulty.log" ||
+grep -q "ggml-hexagon: HTP0: op [0-9]* ([A-Z_+]* '[^']*') killed its DSP process (SIGSEGV)" "$work/faulty.log" ||
     fail "the crash's recovery line does not name the op and the signal" "$work/faulty.log"
 grep -q "ggml-hexagon: HTP0: op [0-9]* ([A-Z_+]* '[^']*') ran for [0-9]* ms, past GGML_HEXAGON_WATCHDOG" "$work/faulty.log" ||
     fail "the hang's recovery line does not name the op and the timeout" "$work/faulty.log"

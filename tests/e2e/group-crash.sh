@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A device group's members run in different DSP processes, one per NPU (docs/vhtp.md "The DSP
+# A device group's members run in different DSP processes, one per session (docs/vhtp.md "The DSP
 # processes"): a crash injected into one member's process (GGML_HEXAGON_FAULT=crash@N) restarts
-# that NPU's process only; its peer, waiting at a barrier in the other process, is released by
+# that member's process only; its peer, waiting at a barrier in the other process, is released by
 # the host (its fence slot failed) and the batch is replayed on the group. The greedy text is
 # the clean run's, with one recovery line.
 # usage: group-crash.sh BIN_DIR MODEL
@@ -20,7 +20,7 @@ GGML_HEXAGON_FAULT=crash@300 "$bin/llama-completion" "${args[@]}" </dev/null >"$
     fail "the run with crash@300 exited $?" "$work/crash.log"
 grep -q "^vhtp: GGML_HEXAGON_FAULT: injecting crash at op 300 (NPU [01] session 0" "$work/crash.log" ||
     fail "no crash was injected into a member" "$work/crash.log"
-n=$(grep -c "ggml-hexagon: HTP0: op [0-9]* ([A-Z_+]* '[^']*') killed its NPU process (SIGSEGV)" "$work/crash.log" || true)
+n=$(grep -c "ggml-hexagon: HTP0: op [0-9]* ([A-Z_+]* '[^']*') killed its DSP process (SIGSEGV)" "$work/crash.log" || true)
 [ "$n" -eq 1 ] || fail "expected 1 recovery line, got $n" "$work/crash.log"
 cmp -s "$work/clean.txt" "$work/crash.txt" ||
     fail "the text differs: '$(cat "$work/crash.txt")' against the clean run's '$(cat "$work/clean.txt")'"

@@ -60,12 +60,12 @@ grep -q 'GGML_HEXAGON_FAULT: injecting crash' "$work/faulty.log" && fail "the cr
 b2=$(ask "Water boils at") || fail "faulty: the second request failed" "$work/faulty.log"
 grep -q "^vhtp: GGML_HEXAGON_FAULT: injecting crash at op $at " "$work/faulty.log" ||
     fail "no crash was injected at op $at" "$work/faulty.log"
-grep -q 'killed its NPU process (SIGSEGV); restarting the session and replaying the batch' "$work/faulty.log" ||
+grep -q 'killed its DSP process (SIGSEGV); restarting the session and replaying the batch' "$work/faulty.log" ||
     fail "no recovery line" "$work/faulty.log"
 kill -0 "$pid" 2>/dev/null || fail "the server is gone after the crash" "$work/faulty.log"
 get /health || fail "the server does not answer /health after the crash"
 [ "$b1" = "$a1" ] && [ "$b2" = "$a2" ] || fail "answers differ: '$b1' / '$b2' against '$a1' / '$a2'"
-echo "ok: $(grep -m1 'killed its NPU process' "$work/faulty.log" | sed 's/^.*ggml-hexagon/ggml-hexagon/')"
+echo "ok: $(grep -m1 'killed its DSP process' "$work/faulty.log" | sed 's/^.*ggml-hexagon/ggml-hexagon/')"
 echo "ok: both requests answered as by the clean server, and it still serves"
 stop
 echo "PASS"

@@ -1,9 +1,11 @@
-// The DSP processes (docs/vhtp.md "The DSP processes"): one per NPU. This test runs its
-// sessions out of process (its ctest sets GGML_HEXAGON_INPROC=0, tests/CMakeLists.txt): the
-// sessions of two NPUs run in two processes, neither of them the host; a crash of one restarts
-// only its own NPU's sessions while the other's op in flight finishes and its session lives on;
-// and a device group whose members run in different processes is still checked (the board,
-// vhtp/src/mdev-check.h), and stops at once when a member's process dies.
+// The DSP processes (docs/vhtp.md "The DSP processes"): one per session. This test runs its
+// sessions out of process (its ctest sets GGML_HEXAGON_INPROC=0, tests/CMakeLists.txt): every
+// session runs in a process of its own, none of them the host; the sessions of one NPU share
+// its VTCM pool, HMX unit and HVX contexts through the NPU's page (vhtp/src/npu.h) across their
+// processes; a crash of one session restarts only that session while the other's op in flight
+// finishes and its session lives on, even on the same NPU, and what the dead process held of
+// the NPU is given back; and a device group whose members run in different processes is still
+// checked (the board, vhtp/src/mdev-check.h), and stops at once when a member's process dies.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +23,7 @@
 #include "fixture-session-util.h"
 #include "fixtures/fixture-mdev-protocol.h"
 #include "htp-abi/htp-abi.h"
+#include "npu.h"
 #include "vhtp-test-util.h"
 
 using vhtp_test::ddr_buffer;
@@ -87,7 +91,30 @@ int recv_status(vhtp_session * s, int * status) {
     return rc;
 }
 
-TEST(DspProcesses, EachNpuRunsItsSessionsInAProcessOfItsOwn) {
+// The host's view of NPU npu's page: VTCM held by each open session, by session index.
+std::map<uint32_t, uint32_t> vtcm_held(uint32_t npu) {
+    std::map<uint32_t, uint32_t> held;
+    const vhtp::npu_page *       p = vhtp::dsp_client_npu_page(npu);
+    for (const vhtp::npu_member & m : p->members) {
+        if (m.used) {
+            held[m.session] = m.vtcm;
+        }
+    }
+    return held;
+}
+
+// Waits up to 10 s for cond (a DSP process gets somewhere).
+template <class Cond> bool eventually(Cond cond) {
+    for (int i = 0; i < 1000; i++) {
+        if (cond()) {
+            return true;
+        }
+        usleep(10000);
+    }
+    return cond();
+}
+
+TEST(DspProcesses, EachSessionRunsInAProcessOfItsOwn) {
     ASSERT_TRUE(vhtp::dsp_remote()) << "this test runs with GGML_HEXAGON_INPROC=0";
     vhtp_test::session_env env;
     std::string            why;
@@ -100,47 +127,131 @@ TEST(DspProcesses, EachNpuRunsItsSessionsInAProcessOfItsOwn) {
     const int32_t p_a0 = session_pid(a0), p_a1 = session_pid(a1), p_b0 = session_pid(b0);
     EXPECT_NE(p_a0, (int32_t) getpid());
     EXPECT_NE(p_b0, (int32_t) getpid());
-    EXPECT_EQ(p_a0, p_a1);  // the sessions of one NPU share its process (its VTCM, HMX, HVX)
-    EXPECT_NE(p_a0, p_b0);  // another NPU: another process
-    EXPECT_EQ(p_a0, vhtp::dsp_client_pid(0));
-    EXPECT_EQ(p_b0, vhtp::dsp_client_pid(1));
+    EXPECT_NE(p_a0, p_a1);  // two sessions of one NPU: two processes
+    EXPECT_NE(p_a0, p_b0);
+    EXPECT_NE(p_a1, p_b0);
+    EXPECT_EQ(p_a0, vhtp::dsp_client_pid(0, 0));
+    EXPECT_EQ(p_a1, vhtp::dsp_client_pid(0, 1));
+    EXPECT_EQ(p_b0, vhtp::dsp_client_pid(1, 0));
     EXPECT_EQ(comm_of(p_a0), "ggml-vhtp-dsp");
+    EXPECT_EQ(comm_of(p_a1), "ggml-vhtp-dsp");
     EXPECT_EQ(comm_of(p_b0), "ggml-vhtp-dsp");
+
+    // They still share NPU 0's VTCM: what the two processes took is gone for a third session.
+    EXPECT_EQ(vtcm_held(0), (std::map<uint32_t, uint32_t>{ { 0, 4u << 20 }, { 1, 4u << 20 } }));
+    vhtp_session * a2 = vhtp_test::open_session(0, 2, vhtp_test::fixture_lib(), &why, 4u << 20);
+    EXPECT_EQ(a2, nullptr);
+    EXPECT_NE(why.find("NPU 0: session 2 asks for 4 MiB of VTCM, 0 KiB left (session 0 holds 4 MiB, session 1 "
+                       "holds 4 MiB)"),
+              std::string::npos)
+        << why;
+
     vhtp_session_close(a0);
+    EXPECT_EQ(vhtp::dsp_client_pid(0, 0), -1);  // the session closed: its process stopped
+    EXPECT_EQ(vhtp::dsp_client_pid(0, 1), p_a1);
+    EXPECT_EQ(vtcm_held(0), (std::map<uint32_t, uint32_t>{ { 1, 4u << 20 } }));
+    a2 = vhtp_test::open_session(0, 2, vhtp_test::fixture_lib(), &why, 4u << 20);  // session 0's VTCM is back
+    ASSERT_NE(a2, nullptr) << why;
+    vhtp_session_close(a2);
     vhtp_session_close(a1);
-    EXPECT_EQ(vhtp::dsp_client_pid(0), -1);  // the NPU's last session closed: its process stopped
-    EXPECT_EQ(vhtp::dsp_client_pid(1), p_b0);
+    EXPECT_EQ(vhtp::dsp_client_pid(0, 1), -1);
+    EXPECT_EQ(vhtp::dsp_client_pid(1, 0), p_b0);
     vhtp_session_close(b0);
 }
 
-TEST(DspProcesses, ACrashRestartsOnlyTheSessionsOfItsNpu) {
+// Session `victim` of NPU 0 dies of a wild store while another session is in the middle of an
+// op: on NPU 1 (another NPU) and on NPU 0 itself (the same NPU, another process).
+TEST(DspProcesses, ACrashRestartsOnlyItsOwnSession) {
+    for (uint32_t other_npu = 0; other_npu < 2; other_npu++) {
+        SCOPED_TRACE("the other session is on NPU " + std::to_string(other_npu));
+        vhtp_test::session_env env;
+        std::string            why;
+        vhtp_session * a = vhtp_test::open_session(0, 0, vhtp_test::fixture_lib(), &why, 4u << 20);
+        ASSERT_NE(a, nullptr) << why;
+        vhtp_session * b = vhtp_test::open_session(other_npu, 1, vhtp_test::fixture_lib(), &why, 4u << 20);
+        ASSERT_NE(b, nullptr) << why;
+        const int32_t  pid_a = session_pid(a), pid_b = session_pid(b);
+        const uint32_t handled_b = vhtp_test::payload_as<fixture_info>(vhtp_test::call(b, FIXTURE_INFO)).handled;
+
+        ASSERT_EQ(send_cmd(b, FIXTURE_SLEEP, 300 * 1000), 0);
+        ASSERT_EQ(send_cmd(a, FIXTURE_STORE, dma_addr_t(1) << 46, 1), 0);
+        int st_a = -1, st_b = -1;
+        EXPECT_EQ(recv_status(a, &st_a), VHTP_SESSION_LOST);
+        vhtp_session_loss loss{};
+        vhtp_session_last_loss(a, &loss);
+        EXPECT_EQ(loss.signal, SIGSEGV);
+        EXPECT_EQ(loss.device, 0u);
+        EXPECT_EQ(loss.session, 0u);
+        EXPECT_EQ(recv_status(b, &st_b), 0);  // its op finished: nothing of it was lost
+        EXPECT_EQ(st_b, HTP_STATUS_OK);
+
+        // b is the same session (its process, its count of messages); a is new, and got its
+        // VTCM again: the dead process's 4 MiB were given back before it reopened.
+        EXPECT_EQ(session_pid(b), pid_b);
+        EXPECT_EQ(vhtp_test::payload_as<fixture_info>(vhtp_test::call(b, FIXTURE_INFO)).handled, handled_b + 3);
+        const int32_t new_a = session_pid(a);
+        EXPECT_NE(new_a, pid_a);
+        EXPECT_NE(new_a, pid_b);
+        EXPECT_EQ(vhtp_test::payload_as<fixture_info>(vhtp_test::call(a, FIXTURE_INFO)).vtcm_size, 4u << 20);
+        if (other_npu == 0) {
+            EXPECT_EQ(vtcm_held(0), (std::map<uint32_t, uint32_t>{ { 0, 4u << 20 }, { 1, 4u << 20 } }));
+        }
+        vhtp_session_close(a);
+        vhtp_session_close(b);
+    }
+}
+
+// A session's process dies holding NPU 0's HMX unit and all its session's HVX contexts while a
+// session of the same NPU, in another process, waits for both: the host gives them back when it
+// reaps the dead process, and the waiting op finishes.
+TEST(DspProcesses, ADeadProcessGivesBackTheNpusHmxAndHvx) {
     vhtp_test::session_env env;
     std::string            why;
-    vhtp_session * a = vhtp_test::open_session(0, 0, vhtp_test::fixture_lib(), &why);
+    vhtp_session * a = vhtp_test::open_session(0, 0, vhtp_test::fixture_lib(), &why, 4u << 20);
     ASSERT_NE(a, nullptr) << why;
-    vhtp_session * b = vhtp_test::open_session(1, 0, vhtp_test::fixture_lib(), &why);
+    vhtp_session * b = vhtp_test::open_session(0, 1, vhtp_test::fixture_lib(), &why, 4u << 20);
     ASSERT_NE(b, nullptr) << why;
-    const int32_t pid_a = session_pid(a), pid_b = session_pid(b);
-    const uint32_t handled_b = vhtp_test::payload_as<fixture_info>(vhtp_test::call(b, FIXTURE_INFO)).handled;
+    const int32_t    pid_a = session_pid(a), pid_b = session_pid(b);
+    vhtp::npu_page * page  = vhtp::dsp_client_npu_page(0);
+    ASSERT_NE(page, nullptr);
+    const uint32_t n_hw = page->n_hvx_hw.load();
+    const uint32_t n_a  = vhtp_test::payload_as<fixture_info>(vhtp_test::call(a, FIXTURE_INFO)).n_hvx;
+    EXPECT_EQ(page->hvx_free, n_hw);
 
-    // NPU 1 is in the middle of an op while NPU 0's process dies of a wild store.
-    ASSERT_EQ(send_cmd(b, FIXTURE_SLEEP, 300 * 1000), 0);
-    ASSERT_EQ(send_cmd(a, FIXTURE_STORE, dma_addr_t(1) << 46, 1), 0);
+    // Both sessions take turns on the unit across their processes.
+    ASSERT_EQ(send_cmd(a, FIXTURE_HOLD, 200 * 1000, 1), 0);
+    ASSERT_TRUE(eventually([&] { return page->hmx.pid.load() == pid_a; }));
+    ASSERT_EQ(send_cmd(b, FIXTURE_HOLD, 1000, 1), 0);
     int st_a = -1, st_b = -1;
+    EXPECT_EQ(recv_status(a, &st_a), 0);
+    EXPECT_EQ(st_a, HTP_STATUS_OK);
+    EXPECT_EQ(recv_status(b, &st_b), 0);
+    EXPECT_EQ(st_b, HTP_STATUS_OK);
+    EXPECT_EQ(page->hmx.word.load(), 0u);
+    EXPECT_EQ(page->hvx_free, n_hw);
+
+    // Now a dies holding them.
+    ASSERT_EQ(send_cmd(a, FIXTURE_HOLD, 300 * 1000, 1 | 2), 0);
+    ASSERT_TRUE(eventually([&] { return page->hmx.pid.load() == pid_a; }));
+    EXPECT_EQ(page->hvx_free, n_hw - n_a);
+    ASSERT_EQ(send_cmd(b, FIXTURE_HOLD, 1000, 1), 0);
     EXPECT_EQ(recv_status(a, &st_a), VHTP_SESSION_LOST);
     vhtp_session_loss loss{};
     vhtp_session_last_loss(a, &loss);
-    EXPECT_EQ(loss.signal, SIGSEGV);
-    EXPECT_EQ(loss.device, 0u);
-    EXPECT_EQ(recv_status(b, &st_b), 0);  // its op finished: nothing of NPU 1 was lost
+    EXPECT_EQ(loss.signal, SIGABRT);
+    EXPECT_EQ(recv_status(b, &st_b), 0);  // it got the unit and the contexts
     EXPECT_EQ(st_b, HTP_STATUS_OK);
-
-    // NPU 1's session is the same one (its process, its count of messages); NPU 0's is new.
     EXPECT_EQ(session_pid(b), pid_b);
-    EXPECT_EQ(vhtp_test::payload_as<fixture_info>(vhtp_test::call(b, FIXTURE_INFO)).handled, handled_b + 3);
-    const int32_t new_a = session_pid(a);
-    EXPECT_NE(new_a, pid_a);
-    EXPECT_NE(new_a, pid_b);
+    EXPECT_NE(session_pid(a), pid_a);
+    EXPECT_EQ(page->hmx.word.load(), 0u);
+    EXPECT_EQ(page->hvx_free, n_hw);
+    for (const vhtp::npu_ticket & t : page->tickets) {
+        EXPECT_EQ(t.number, 0u);
+    }
+    // And the restarted a uses them too.
+    ASSERT_EQ(send_cmd(a, FIXTURE_HOLD, 1000, 1), 0);
+    EXPECT_EQ(recv_status(a, &st_a), 0);
+    EXPECT_EQ(st_a, HTP_STATUS_OK);
     vhtp_session_close(a);
     vhtp_session_close(b);
 }
@@ -154,7 +265,7 @@ class GroupAcrossProcesses : public ::testing::Test {
             s[i] = vhtp_test::open_session(i, 0, vhtp_test::bin_path("libfixture_mdev.so"), &why);
             ASSERT_NE(s[i], nullptr) << why;
         }
-        ASSERT_NE(vhtp::dsp_client_pid(0), vhtp::dsp_client_pid(1));
+        ASSERT_NE(vhtp::dsp_client_pid(0, 0), vhtp::dsp_client_pid(1, 0));
     }
     void TearDown() override {
         for (vhtp_session * x : s) {

@@ -1,4 +1,4 @@
-// The host's half of the DSP processes (dsp-client.h, dsp.h): one per NPU.
+// The host's half of the DSP processes (dsp-client.h, dsp.h): one per session.
 #include "dsp-client.h"
 
 #include <dlfcn.h>
@@ -30,6 +30,7 @@
 #include "htp-abi/htp-ops.h"
 #include "mdev-check.h"
 #include "msg-queue.h"
+#include "npu.h"
 #include "session.h"
 
 extern char ** environ;
@@ -113,7 +114,9 @@ std::string signal_text(int sig) {
 }
 
 // What every DSP process of this host process shares: the state page (dsp.h), the session
-// slots in it, and the device groups' board (mdev-check.h). Created with the first process.
+// slots in it, and the device groups' board (mdev-check.h), created with the first process; and
+// each NPU's page (npu.h), created with the first process of one of its sessions and kept (a
+// restarted session's process gets the same one).
 class dsp_common {
   public:
     dsp_shared * shared   = nullptr;
@@ -147,6 +150,39 @@ class dsp_common {
         return true;
     }
 
+    // NPU npu's page and its descriptor; -1 (no page) for an index past the NPUs, which the
+    // DSP refuses to open with its reason.
+    int npu_page_fd(uint32_t npu, char * err, size_t err_len) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (npu >= VHTP_MAX_NPUS) {
+            return -1;
+        }
+        if (!pages_[npu]) {
+            const int fd = memfd_create("vhtp-npu", MFD_CLOEXEC);
+            if (fd < 0 || ftruncate(fd, sizeof(npu_page)) != 0) {
+                set_error(err, err_len, "cannot create NPU %u's page: %s", npu, strerror(errno));
+                if (fd >= 0) {
+                    ::close(fd);
+                }
+                return -2;
+            }
+            void * p = mmap(nullptr, sizeof(npu_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (p == MAP_FAILED) {
+                set_error(err, err_len, "cannot map NPU %u's page: %s", npu, strerror(errno));
+                ::close(fd);
+                return -2;
+            }
+            pages_[npu]    = npu_page_init(p);
+            page_fds_[npu] = fd;
+        }
+        return page_fds_[npu];
+    }
+
+    npu_page * page(uint32_t npu) {
+        std::lock_guard<std::mutex> lock(mu_);
+        return npu < VHTP_MAX_NPUS ? pages_[npu] : nullptr;
+    }
+
     int take_slot() {
         std::lock_guard<std::mutex> lock(mu_);
         for (uint32_t i = 0; i < kDspMaxSessions; i++) {
@@ -166,6 +202,8 @@ class dsp_common {
   private:
     std::mutex mu_;
     bool       used_[kDspMaxSessions] = {};
+    npu_page * pages_[VHTP_MAX_NPUS]   = {};
+    int        page_fds_[VHTP_MAX_NPUS] = {};
 };
 
 dsp_common & common() {
@@ -173,10 +211,11 @@ dsp_common & common() {
     return *c;
 }
 
-// One NPU's DSP process and the sessions it hosts.
+// One session's DSP process (the session, while open; a link is kept for its (NPU, session
+// index) and starts a new process when that session opens again).
 class dsp_link {
   public:
-    explicit dsp_link(uint32_t npu) : npu_(npu) {}
+    dsp_link(uint32_t proc, uint32_t npu) : proc_(proc), npu_(npu) {}
 
     std::mutex mu;  // everything below, and the control socket
 
@@ -306,6 +345,7 @@ class dsp_link {
         int   status = 0;
         pid_t r      = waitpid(pid_, &status, WNOHANG);
         if (r == pid_) {
+            reaped(pid_);
             pid_ = -1;
             restart(&status, nullptr);
             return generation_;
@@ -321,6 +361,7 @@ class dsp_link {
             if (p.busy.load(std::memory_order_acquire) && now > since && now - since > limit) {
                 kill(pid_, SIGKILL);
                 waitpid(pid_, &status, 0);
+                reaped(pid_);
                 pid_ = -1;
                 hung_slot_ = (int32_t) s->remote->slot;
                 hung_ns_   = now - since;
@@ -360,6 +401,7 @@ class dsp_link {
     }
 
   private:
+    const uint32_t              proc_;  // its index: its crash record in the state page
     const uint32_t              npu_;
     pid_t                       pid_  = -1;
     int                         sock_ = -1;
@@ -375,8 +417,8 @@ class dsp_link {
             return false;
         }
         dsp_shared * st = common().shared;
-        st->crash_signal[npu_].store(0);
-        st->crash_slot[npu_].store(-1);
+        st->crash_signal[proc_].store(0);
+        st->crash_slot[proc_].store(-1);
         for (vhtp_session * s : sessions_) {
             st->progress[s->remote->slot].busy.store(0);
         }
@@ -429,6 +471,15 @@ class dsp_link {
 
     static constexpr int kControlTimeoutS = 30;
 
+    // The process `pid` is gone (reaped): what its sessions held of the NPU (VTCM, HVX contexts
+    // and tickets, the HMX unit: npu.h) goes back to the NPU's other sessions, and to the
+    // session's next process.
+    void reaped(pid_t pid) {
+        if (npu_page * p = common().page(npu_)) {
+            npu_page_release_pid(p, (int32_t) pid);
+        }
+    }
+
     // Reaps the DSP, giving it `grace_ms` to exit on its own before SIGKILL.
     void reap(int grace_ms, int * status) {
         for (int waited = 0; waitpid(pid_, status, WNOHANG) == 0; waited += 10) {
@@ -439,6 +490,7 @@ class dsp_link {
             }
             usleep(10000);
         }
+        reaped(pid_);
         pid_ = -1;
     }
 
@@ -494,6 +546,7 @@ class dsp_link {
         dsp_request req{};
         req.kind           = DSP_OPEN;
         req.slot           = s->remote->slot;
+        req.proc           = proc_;
         req.open.device    = s->cfg.device;
         req.open.session   = s->cfg.session;
         req.open.n_hvx     = s->cfg.n_hvx;
@@ -501,9 +554,13 @@ class dsp_link {
         req.open.flags     = s->cfg.flags;
         snprintf(req.open.lib_path, sizeof(req.open.lib_path), "%s", s->lib_path.c_str());
         req.queue_size     = q->size();
-        const int qfd      = q->fd();
+        const int pfd      = common().npu_page_fd(s->cfg.device, err, err_len);
+        if (pfd == -2) {
+            return false;
+        }
+        const int fds[2] = { q->fd(), pfd };
         dsp_reply rep;
-        if (!request(req, &qfd, 1, rep)) {
+        if (!request(req, fds, pfd >= 0 ? 2 : 1, rep)) {
             int status = 0;
             const bool died = pid_ > 0 && waitpid(pid_, &status, 0) == pid_;
             set_error(err, err_len, "the DSP process %s before the session opened",
@@ -511,6 +568,7 @@ class dsp_link {
                       : died                      ? ("exited with status " + std::to_string(WEXITSTATUS(status))).c_str()
                                                   : "stopped answering");
             if (died) {
+                reaped(pid_);
                 pid_ = -1;
             }
             return false;
@@ -532,6 +590,7 @@ class dsp_link {
             int status = 0;
             kill(pid_, SIGKILL);
             waitpid(pid_, &status, 0);
+            reaped(pid_);
             pid_        = -1;
             wait_status = &status;
             record_loss(wait_status, why);
@@ -591,8 +650,8 @@ class dsp_link {
         // The wait status, or the process's own crash record when something else ended it
         // (a sanitizer's runtime catches the signal and exits).
         const int32_t sig = wait_status && WIFSIGNALED(*wait_status) ? WTERMSIG(*wait_status)
-                                                                     : shared_->crash_signal[npu_].load();
-        int32_t slot = hung_slot_ >= 0 ? hung_slot_ : shared_->crash_slot[npu_].load();
+                                                                     : shared_->crash_signal[proc_].load();
+        int32_t slot = hung_slot_ >= 0 ? hung_slot_ : shared_->crash_slot[proc_].load();
         vhtp_session * culprit = nullptr;
         for (vhtp_session * s : sessions_) {
             if ((int32_t) s->remote->slot == slot) {
@@ -629,32 +688,42 @@ class dsp_link {
     }
 };
 
-// The links, by NPU: created on first use, never destroyed (sessions may close during exit).
-std::mutex             g_links_mu;
-std::atomic<dsp_link *> g_links[kDspMaxProcs];
+// The links, by (NPU, session index): created on first use, never destroyed (sessions may close
+// during exit); g_links in order of creation, each one's index its process index.
+std::mutex                                          g_links_mu;
+std::map<std::pair<uint32_t, uint32_t>, dsp_link *> g_link_keys;  // under g_links_mu
+std::atomic<dsp_link *>                             g_links[kDspMaxProcs];
+uint32_t                                            g_n_links = 0;  // under g_links_mu
 
-dsp_link & link(uint32_t npu) {
-    npu = npu < kDspMaxProcs ? npu : 0;  // an index past the NPUs fails to open in the DSP, with its reason
-    dsp_link * l = g_links[npu].load(std::memory_order_acquire);
-    if (!l) {
-        std::lock_guard<std::mutex> lock(g_links_mu);
-        l = g_links[npu].load(std::memory_order_relaxed);
-        if (!l) {
-            l = new dsp_link(npu);
-            g_links[npu].store(l, std::memory_order_release);
-        }
+// nullptr when kDspMaxProcs different (NPU, session) pairs have had a process already.
+dsp_link * find_link(uint32_t npu, uint32_t session, bool create) {
+    std::lock_guard<std::mutex> lock(g_links_mu);
+    auto it = g_link_keys.find({ npu, session });
+    if (it != g_link_keys.end()) {
+        return it->second;
     }
-    return *l;
+    if (!create || g_n_links >= kDspMaxProcs) {
+        return nullptr;
+    }
+    dsp_link * l                   = new dsp_link(g_n_links, npu);
+    g_link_keys[{ npu, session }] = l;
+    g_links[g_n_links++].store(l, std::memory_order_release);
+    return l;
 }
 
 dsp_link & link(const vhtp_session * s) {
-    return link(s->cfg.device);
+    return *find_link(s->cfg.device, s->cfg.session, false);  // made by dsp_client_open
 }
 
 }  // namespace
 
 bool dsp_client_open(vhtp_session * s, char * err, size_t err_len) {
-    return link(s).open_session(s, err, err_len);
+    dsp_link * l = find_link(s->cfg.device, s->cfg.session, true);
+    if (!l) {
+        set_error(err, err_len, "the DSP processes serve at most %u different (NPU, session) pairs", kDspMaxProcs);
+        return false;
+    }
+    return l->open_session(s, err, err_len);
 }
 
 void dsp_client_close(vhtp_session * s) {
@@ -712,9 +781,13 @@ void dsp_client_forget_fd(int fd) {
     }
 }
 
-int dsp_client_pid(uint32_t npu) {
-    dsp_link * l = npu < kDspMaxProcs ? g_links[npu].load(std::memory_order_acquire) : nullptr;
+int dsp_client_pid(uint32_t npu, uint32_t session) {
+    dsp_link * l = find_link(npu, session, false);
     return l ? (int) l->pid() : -1;
+}
+
+npu_page * dsp_client_npu_page(uint32_t npu) {
+    return common().page(npu);
 }
 
 }  // namespace vhtp

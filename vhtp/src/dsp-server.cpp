@@ -21,6 +21,7 @@
 #include "fault.h"
 #include "htp-abi/htp-abi.h"
 #include "mdev-check.h"
+#include "npu.h"
 #include "session.h"
 
 namespace vhtp {
@@ -30,7 +31,8 @@ constexpr int kControlFd = 3;  // where the host's posix_spawn put them (dsp-cli
 constexpr int kStateFd   = 4;
 constexpr int kBoardFd   = 5;
 
-std::atomic<int32_t> g_npu{ -1 };  // the NPU this process runs the sessions of (its first open's)
+std::atomic<int32_t> g_proc{ -1 };  // this process's index (its crash record; its first open's)
+npu_page *           g_pages[VHTP_MAX_NPUS];  // the NPUs' pages (npu.h) the host handed over, mapped
 
 std::mutex           g_fds_mu;
 std::map<int, int>   g_fds;  // host descriptor -> ours
@@ -62,10 +64,10 @@ void on_fatal(int sig, siginfo_t *, void *) {
     if (core * c = tls_core; c && c->progress) {
         slot = (int32_t) (c->progress - st->progress);
     }
-    const int32_t npu  = g_npu.load();
+    const int32_t proc = g_proc.load();
     int32_t       none = 0;
-    if (npu >= 0 && npu < (int32_t) kDspMaxProcs && st->crash_signal[npu].compare_exchange_strong(none, sig)) {
-        st->crash_slot[npu].store(slot);
+    if (proc >= 0 && proc < (int32_t) kDspMaxProcs && st->crash_signal[proc].compare_exchange_strong(none, sig)) {
+        st->crash_slot[proc].store(slot);
     }
     signal(sig, SIG_DFL);  // returning re-executes the fault (or abort raises again): the process dies
 }
@@ -124,9 +126,19 @@ void sessions_quiet() {
 void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep) {
     switch (req.kind) {
         case DSP_OPEN: {
-            if (req.slot >= kDspMaxSessions || g_sessions[req.slot] || n_fds != 1) {
+            if (req.slot >= kDspMaxSessions || g_sessions[req.slot] || n_fds < 1 || n_fds > 2) {
                 set_error(rep.err, sizeof(rep.err), "DSP: bad open request (slot %u)", req.slot);
                 break;
+            }
+            // The NPU's page: the host sends none for an index past the NPUs (npu_attach says so).
+            if (n_fds == 2 && req.open.device < VHTP_MAX_NPUS && !g_pages[req.open.device]) {
+                void * m = mmap(nullptr, sizeof(npu_page), PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+                if (m == MAP_FAILED || static_cast<npu_page *>(m)->magic != kNpuPageMagic) {
+                    set_error(rep.err, sizeof(rep.err), "DSP: cannot map NPU %u's page", req.open.device);
+                    break;
+                }
+                g_pages[req.open.device] = static_cast<npu_page *>(m);
+                npu_use_page(req.open.device, g_pages[req.open.device]);
             }
             auto q = std::make_shared<msg_queue>();
             if (!q->attach(fds[0], req.queue_size, rep.err, sizeof(rep.err))) {
@@ -141,7 +153,7 @@ void handle(const dsp_request & req, int * fds, uint32_t n_fds, dsp_reply & rep)
             cfg.flags     = req.open.flags;
             cfg.lib_path  = req.open.lib_path;
             int32_t unset = -1;
-            g_npu.compare_exchange_strong(unset, (int32_t) req.open.device);
+            g_proc.compare_exchange_strong(unset, (int32_t) req.proc);
             dsp_progress * p = &dsp_state()->progress[req.slot];
             p->busy.store(0);
             g_sessions[req.slot] = local_open(cfg, q, p, translate, &rep.info, rep.err, sizeof(rep.err));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core.h"
+#include "futex.h"
 #include "htp-abi/htp-status.h"
 
 namespace {
@@ -436,9 +437,14 @@ int check(htp_hmx * h, dma_addr_t addr, uint32_t bytes, uint32_t align) {
     return HTP_STATUS_OK;
 }
 
+uint32_t this_tid() {
+    static thread_local const uint32_t tid = (uint32_t) syscall(SYS_gettid);
+    return tid;
+}
+
 bool owned(htp_hmx * h) {
-    std::lock_guard<std::mutex> lk(h->lock->mu);
-    return h->lock->busy && h->lock->owner == std::this_thread::get_id() && h->lock->holder == h;
+    return h->lock->word.load(std::memory_order_acquire) == this_tid() &&
+           h->lock->holder.load(std::memory_order_relaxed) == reinterpret_cast<uintptr_t>(h);
 }
 
 }  // namespace
@@ -468,30 +474,33 @@ htp_hmx::~htp_hmx() = default;  // here, where hmx_weight_cache is complete
 extern "C" {
 
 HTP_DEVICE_API int htp_hmx_acquire(htp_hmx * h) {
-    vhtp::hmx_lock &             u = *h->lock;
-    std::unique_lock<std::mutex> lk(u.mu);
-    if (u.busy && u.owner == std::this_thread::get_id()) {
+    vhtp::hmx_lock & u   = *h->lock;
+    const uint32_t   tid = this_tid();
+    if (u.word.load(std::memory_order_relaxed) == tid) {
         return HTP_STATUS_INTERNAL;  // it already owns the NPU's unit (through any session): waiting would hang
     }
-    u.cv.wait(lk, [&u] { return !u.busy; });
-    u.busy   = true;
-    u.owner  = std::this_thread::get_id();
-    u.holder = h;
+    for (;;) {
+        uint32_t expected = 0;
+        if (u.word.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
+            break;
+        }
+        vhtp::wait_until(u.word, u.waiters, [&u] { return u.word.load(std::memory_order_acquire) == 0; }, true);
+    }
+    u.pid.store((int32_t) getpid(), std::memory_order_relaxed);
+    u.holder.store(reinterpret_cast<uintptr_t>(h), std::memory_order_relaxed);
     std::memset(h->acc, 0, sizeof h->acc);
     return HTP_STATUS_OK;
 }
 
 HTP_DEVICE_API int htp_hmx_release(htp_hmx * h) {
     vhtp::hmx_lock & u = *h->lock;
-    {
-        std::lock_guard<std::mutex> lk(u.mu);
-        if (!u.busy || u.owner != std::this_thread::get_id() || u.holder != h) {
-            return HTP_STATUS_INTERNAL;
-        }
-        u.busy   = false;
-        u.holder = nullptr;
+    if (!owned(h)) {
+        return HTP_STATUS_INTERNAL;
     }
-    u.cv.notify_one();
+    u.holder.store(0, std::memory_order_relaxed);
+    u.pid.store(0, std::memory_order_relaxed);
+    u.word.store(0, std::memory_order_release);
+    vhtp::wake(u.word, u.waiters, true);
     return HTP_STATUS_OK;
 }
 

@@ -2,23 +2,24 @@
 // device API (htp/hmx.h) acts on it; see there for tile formats and the arithmetic modelled.
 // Ownership is the physical NPU's (hmx_lock): sessions of one NPU take turns on its one unit.
 #pragma once
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include "htp/hmx.h"
 
 namespace vhtp {
 
-// Who owns an NPU's HMX unit: one thread, through one session's htp_hmx, at a time.
+// Who owns an NPU's HMX unit: one thread, through one session's htp_hmx, at a time. It lives in
+// the NPU's page (npu.h), which DSP processes of one NPU share: a futex word holding the owner's
+// thread id (0: free; thread ids are unique across processes), its process and the unit it was
+// acquired through (an address in that process). The host frees it when the owner's process
+// dies (npu_page_release_pid).
 struct hmx_lock {
-    std::mutex              mu;
-    std::condition_variable cv;
-    bool                    busy = false;
-    std::thread::id         owner;
-    const htp_hmx *         holder = nullptr;  // the session's unit it was acquired through
+    std::atomic<uint32_t> word{ 0 };
+    std::atomic<uint32_t> waiters{ 0 };
+    std::atomic<int32_t>  pid{ 0 };
+    std::atomic<uint64_t> holder{ 0 };
 };
 
 struct hmx_weight_cache;  // hmx.cpp: decoded weight tiles, reused while their bytes are unchanged

@@ -14,7 +14,7 @@
 // access to a stale line is the fault fault.cpp reports. GGML_HEXAGON_MDEV_CHECK=0 turns it off (and the L2
 // model with it: memory is coherent again).
 //
-// Members may run in different processes (one DSP process per NPU, docs/vhtp.md "The DSP
+// Members may run in different processes (one DSP process per session, docs/vhtp.md "The DSP
 // processes"). What they share then is the board: each member publishes its merged writes at
 // each signal (the overlap check reads its peers' lists for the same barrier under the
 // board's process-shared lock) and appends every write to its ring as it happens; a peer in

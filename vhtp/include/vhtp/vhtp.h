@@ -117,8 +117,8 @@ VHTP_API void vhtp_session_last_loss(const struct vhtp_session * s, struct vhtp_
 // No message may be in flight. Returns 0, or -1 with a reason.
 VHTP_API int vhtp_session_reset(struct vhtp_session * s, char * err, size_t err_len);
 
-// A DSP process's main (one per NPU), for the ggml-vhtp-dsp executable that the runtime starts beside
-// this library (docs/vhtp.md "The DSP processes"); not for hosts.
+// A DSP process's main (one per session), for the ggml-vhtp-dsp executable that the runtime
+// starts beside this library (docs/vhtp.md "The DSP processes"); not for hosts.
 VHTP_API int vhtp_dsp_main(void);
 
 // Largest message / response the queue carries.

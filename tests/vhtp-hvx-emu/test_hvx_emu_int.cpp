@@ -56,6 +56,160 @@ TEST(HvxEmuMultiply, HalfwordProducts) {
     }
 }
 
+// vrmpy reference: word i = sum of the four signed byte products of bytes 4i..4i+3.
+static int32_t ref_vrmpy(const HVX_Vector & u, const HVX_Vector & v, int i) {
+    int32_t s = 0;
+    for (int j = 0; j < 4; j++) {
+        s += (int32_t) lane<int8_t>(u, 4 * i + j) * lane<int8_t>(v, 4 * i + j);
+    }
+    return s;
+}
+
+static void expect_vrmpy(const HVX_Vector & u, const HVX_Vector & v, const char * what, size_t k) {
+    const HVX_Vector d = Q6_Vw_vrmpy_VbVb(u, v);
+    HVX_Vector       x = Q6_V_vzero();
+    for (int i = 0; i < 32; i++) {
+        set_lane<int32_t>(x, i, (int32_t) (0x7ffff000u + 977u * (uint32_t) i));  // near INT32_MAX
+    }
+    const HVX_Vector acc = Q6_Vw_vrmpyacc_VwVbVb(x, u, v);
+    for (int i = 0; i < 32; i++) {
+        const int32_t r = ref_vrmpy(u, v, i);
+        ASSERT_EQ(lane<int32_t>(d, i), r) << what << " vector " << k << " word " << i;
+        // the accumulating form wraps modulo 2^32
+        ASSERT_EQ(lane<int32_t>(acc, i), (int32_t) ((uint32_t) lane<int32_t>(x, i) + (uint32_t) r))
+            << what << " vector " << k << " word " << i;
+    }
+}
+
+// Every byte pair (a, b), a in -128..127 (outer), b in lo..hi (inner), laid out 128 pairs per
+// vector: the a bytes when second is false, the b bytes when it is true. all_pairs(false, ..)
+// and all_pairs(true, ..) with the same bounds are thus the two operands of every pair.
+static std::vector<VecBox> all_pairs(bool second, int lo, int hi) {
+    std::vector<VecBox> out;
+    HVX_Vector          cur = Q6_V_vzero();
+    int                 n   = 0;
+    for (int a = -128; a <= 127; a++) {
+        for (int b = lo; b <= hi; b++) {
+            set_lane<int8_t>(cur, n % 128, (int8_t) (second ? b : a));
+            n++;
+            if (n % 128 == 0) {
+                out.push_back(VecBox{ cur });
+            }
+        }
+    }
+    if (n % 128 != 0) {
+        for (; n % 128 != 0; n++) {
+            set_lane<int8_t>(cur, n % 128, (int8_t) 0);
+        }
+        out.push_back(VecBox{ cur });
+    }
+    return out;
+}
+
+static bool has_byte_min(const HVX_Vector & v) {
+    for (int i = 0; i < 128; i++) {
+        if (lane<int8_t>(v, i) == -128) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The emulation's vrmpy takes a vpmaddubsw path when one operand has no byte -128 and a
+// widening path when both have one (hvx-emu/include/hvx-emu/multiply.h); all must give the
+// reference's bits, including products of -128 and sums at +-4 * 128 * 127 and 4 * 128 * 128.
+TEST(HvxEmuMultiply, VrmpyEveryBytePair) {
+    // v without -128: the sign path on every vector, u over all 256 values (255 = -1 as bytes)
+    auto us = all_pairs(false, -127, 127), vs = all_pairs(true, -127, 127);
+    ASSERT_EQ(us.size(), vs.size());
+    for (size_t k = 0; k < us.size(); k++) {
+        ASSERT_FALSE(has_byte_min(vs[k]));
+        expect_vrmpy(us[k], vs[k], "v free of -128", k);
+        expect_vrmpy(vs[k], us[k], "u free of -128", k);  // the exchanged sign path
+    }
+    // all 65536 pairs: vectors where both operands hold -128 take the widening path
+    auto ua = all_pairs(false, -128, 127), va = all_pairs(true, -128, 127);
+    size_t both = 0;
+    for (size_t k = 0; k < ua.size(); k++) {
+        both += has_byte_min(ua[k]) && has_byte_min(va[k]);
+        expect_vrmpy(ua[k], va[k], "all pairs", k);
+    }
+    EXPECT_GT(both, 0u);
+}
+
+TEST(HvxEmuMultiply, VrmpyExtremesAndRandom) {
+    // uniform words at the extremes: every product of a word the same
+    const int8_t ext[] = { -128, -127, -1, 0, 1, 127 };
+    for (int8_t a : ext) {
+        for (int8_t b : ext) {
+            HVX_Vector u = Q6_V_vsplat_R((int32_t) (0x01010101u * (uint8_t) a));
+            HVX_Vector v = Q6_V_vsplat_R((int32_t) (0x01010101u * (uint8_t) b));
+            expect_vrmpy(u, v, "splat", (size_t) (256 * (uint8_t) a + (uint8_t) b));
+            EXPECT_EQ(lane<int32_t>(Q6_Vw_vrmpy_VbVb(u, v), 7), 4 * (int32_t) a * b);
+        }
+    }
+    // random bytes seeded with the edges, with and without -128 in either operand
+    const std::vector<int8_t> no_min = { 0, 1, -1, 127, -127 };
+    auto a = vectors<int8_t>(21, kB), b = vectors<int8_t>(22, kB);
+    auto c = vectors<int8_t>(23, no_min), d = vectors<int8_t>(24, no_min);
+    for (size_t k = 0; k < a.size(); k++) {
+        for (int i = 0; i < 128; i++) {  // random bytes may be -128 too: keep c, d free of it
+            if (lane<int8_t>(c[k], i) == -128) {
+                set_lane<int8_t>(c[k], i, (int8_t) -127);
+            }
+            if (lane<int8_t>(d[k], i) == -128) {
+                set_lane<int8_t>(d[k], i, (int8_t) 127);
+            }
+        }
+        expect_vrmpy(a[k], b[k], "random", k);
+        expect_vrmpy(a[k], d[k], "random, v free of -128", k);
+        expect_vrmpy(c[k], b[k], "random, u free of -128", k);
+        expect_vrmpy(c[k], d[k], "random, both free of -128", k);
+    }
+}
+
+#if defined(__AVX2__)
+// The two 256-bit paths and the -128 check on their own, so each is known to be exercised.
+TEST(HvxEmuMultiply, VrmpyPathsDirect) {
+    auto us = all_pairs(false, -127, 127), vs = all_pairs(true, -127, 127);
+    auto ua = all_pairs(false, -128, 127), va = all_pairs(true, -128, 127);
+    for (size_t k = 0; k < us.size(); k++) {
+        union {
+            HVX_Vector v;
+            __m256i    y[4];
+        } U, V, S, W, UA, VA, WA;
+        U.v  = us[k];
+        V.v  = vs[k];
+        UA.v = ua[k];
+        VA.v = va[k];
+        EXPECT_TRUE(hvx_emu_no_byte_min(V.y));
+        EXPECT_EQ(hvx_emu_no_byte_min(UA.y), !has_byte_min(ua[k]));
+        EXPECT_EQ(hvx_emu_no_byte_min(VA.y), !has_byte_min(va[k]));
+        for (int q = 0; q < 4; q++) {
+            S.y[q]  = hvx_emu_vrmpy_bb_sign(U.y[q], V.y[q]);
+            W.y[q]  = hvx_emu_vrmpy_bb_widen(U.y[q], V.y[q]);
+            WA.y[q] = hvx_emu_vrmpy_bb_widen(UA.y[q], VA.y[q]);
+        }
+        for (int i = 0; i < 32; i++) {
+            ASSERT_EQ(lane<int32_t>(S.v, i), ref_vrmpy(us[k], vs[k], i)) << k << " " << i;
+            ASSERT_EQ(lane<int32_t>(W.v, i), ref_vrmpy(us[k], vs[k], i)) << k << " " << i;
+            ASSERT_EQ(lane<int32_t>(WA.v, i), ref_vrmpy(ua[k], va[k], i)) << k << " " << i;
+        }
+    }
+    // the sign path is wrong exactly where v holds -128 against a negative u (vpsignb cannot
+    // make +128), which is why the intrinsic checks for it
+    union {
+        HVX_Vector v;
+        __m256i    y[4];
+    } U, V, S;
+    U.v = Q6_V_vsplat_R(-1);          // bytes -1
+    V.v = Q6_V_vsplat_R((int32_t) 0x80808080u);  // bytes -128
+    S.y[0] = hvx_emu_vrmpy_bb_sign(U.y[0], V.y[0]);
+    EXPECT_NE(lane<int32_t>(S.v, 0), 4 * 128);
+    EXPECT_EQ(lane<int32_t>(Q6_Vw_vrmpy_VbVb(U.v, V.v), 0), 4 * 128);
+}
+#endif
+
 TEST(HvxEmuLogicShift, BitwiseAndShifts) {
     auto a = vectors<int32_t>(7, kW), b = vectors<int32_t>(8, kW);
     const int shifts[] = { 0, 1, 15, 16, 31, 32, 33, -1 };

@@ -21,23 +21,61 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vmpy_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
     return hvx_emu_pair((HVX_Vector) hi, (HVX_Vector) lo);
 }
 
+#if defined(__AVX2__)
+// vrmpy on 256 bits, any bytes: each 16-bit lane split into its sign-extended low (even) and
+// high (odd) byte; vpmaddwd then sums the two even and the two odd products of each word
+// exactly (|sum| <= 2^15). 9 AVX2 operations.
+HVX_EMU_INLINE __m256i hvx_emu_vrmpy_bb_widen(__m256i u, __m256i v) {
+    const __m256i ue = _mm256_srai_epi16(_mm256_slli_epi16(u, 8), 8), uo = _mm256_srai_epi16(u, 8);
+    const __m256i ve = _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 8), vo = _mm256_srai_epi16(v, 8);
+    return _mm256_add_epi32(_mm256_madd_epi16(ue, ve), _mm256_madd_epi16(uo, vo));
+}
+
+// vrmpy on 256 bits when no byte of v is -128: u * v = |u| * (v signed by u), where |u| is
+// read unsigned by vpmaddubsw (|-128| = 0x80 = 128) and vpsignb cannot overflow (v != -128),
+// so each product has |p| <= 128 * 127 and a pair's sum (<= 32512) never reaches vpmaddubsw's
+// saturation; vpmaddwd by 1 then adds the two pairs of each word. 4 AVX2 operations.
+HVX_EMU_INLINE __m256i hvx_emu_vrmpy_bb_sign(__m256i u, __m256i v) {
+    const __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(u), _mm256_sign_epi8(v, u));
+    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+// True when no byte of the 128-byte vector (as 4 x 256 bits) is -128: 4 vpcmpeqb, 3 vpor, vptest.
+HVX_EMU_INLINE bool hvx_emu_no_byte_min(const __m256i y[4]) {
+    const __m256i m = _mm256_set1_epi8((char) -128);
+    const __m256i e = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(y[0], m), _mm256_cmpeq_epi8(y[1], m)),
+                                      _mm256_or_si256(_mm256_cmpeq_epi8(y[2], m), _mm256_cmpeq_epi8(y[3], m)));
+    return _mm256_testz_si256(e, e) != 0;
+}
+#endif
+
 // Vd.w = vrmpy(Vu.b, Vv.b): each word lane is the sum of its four signed byte products
 // (|sum| <= 4 * 128 * 128, no overflow).
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpy_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
     HVX_EMU_COUNT(MPY);
 #if defined(__AVX2__)
-    // Each 16-bit lane split into its sign-extended low (even) and high (odd) byte; vpmaddwd
-    // then sums the two even and the two odd products of each word exactly (|sum| <= 2^15).
+    // The kernels' operands (quants in -127..127, nibbles, codes, ones) take the vpmaddubsw
+    // path (hvx_emu_vrmpy_bb_sign) with Vv's bytes signed by Vu's, or the other way round
+    // when only Vu is free of -128; the widening path takes the rest. All give the same bits
+    // (tests/vhtp-hvx-emu/test_hvx_emu_int.cpp HvxEmuMultiply.Vrmpy*).
     union {
         HVX_Vector v;
         __m256i    y[4];
     } U, V, D;
     U.v = Vu;
     V.v = Vv;
-    for (int k = 0; k < 4; k++) {
-        const __m256i ue = _mm256_srai_epi16(_mm256_slli_epi16(U.y[k], 8), 8), uo = _mm256_srai_epi16(U.y[k], 8);
-        const __m256i ve = _mm256_srai_epi16(_mm256_slli_epi16(V.y[k], 8), 8), vo = _mm256_srai_epi16(V.y[k], 8);
-        D.y[k] = _mm256_add_epi32(_mm256_madd_epi16(ue, ve), _mm256_madd_epi16(uo, vo));
+    if (__builtin_expect(hvx_emu_no_byte_min(V.y), 1)) {
+        for (int k = 0; k < 4; k++) {
+            D.y[k] = hvx_emu_vrmpy_bb_sign(U.y[k], V.y[k]);
+        }
+    } else if (hvx_emu_no_byte_min(U.y)) {
+        for (int k = 0; k < 4; k++) {
+            D.y[k] = hvx_emu_vrmpy_bb_sign(V.y[k], U.y[k]);
+        }
+    } else {
+        for (int k = 0; k < 4; k++) {
+            D.y[k] = hvx_emu_vrmpy_bb_widen(U.y[k], V.y[k]);
+        }
     }
     return D.v;
 #else

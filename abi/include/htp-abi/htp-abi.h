@@ -14,7 +14,8 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 15: rope.n_offs and rope.sin_sign (ggml_rope_set_offset, ROPE_BACK); op codes DSV4_HC_PRE,
+/* 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL);
+ * 15: rope.n_offs and rope.sin_sign (ggml_rope_set_offset, ROPE_BACK); op codes DSV4_HC_PRE,
  *    DSV4_HC_POST (kernel_params member hc), DSV4_HC_COMB (hc_comb), ARANGE (fill, fill.step);
  *    set_rows.src_type (F16 sources); op codes POOL_2D (pool), SIN, COS, LEAKY_RELU (elementwise:
  *    kinds SIN .. LEAKY_RELU, with FLOOR, CEIL, ROUND, TRUNC for UNARY);
@@ -38,7 +39,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   15u
+#define HTP_ABI_VERSION   16u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */

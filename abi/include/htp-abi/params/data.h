@@ -36,10 +36,14 @@ struct htp_assemble_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
-enum htp_reduce_kind { HTP_REDUCE_SUM = 0, HTP_REDUCE_MEAN, HTP_REDUCE_CUMSUM };
+enum htp_reduce_kind { HTP_REDUCE_SUM = 0, HTP_REDUCE_MEAN, HTP_REDUCE_CUMSUM, HTP_REDUCE_ARGMAX, HTP_REDUCE_SUM_ALL };
 
 // SUM_ROWS / MEAN (F32, one value per row: results are packed 32 per vector in the dst slot,
-// rows_per_chunk of them) and CUMSUM (F32, prefix sums along dim 0, a row out per row in).
+// rows_per_chunk of them), ARGMAX (the same with the I32 index of each row's first largest
+// element) and CUMSUM (F32, prefix sums along dim 0, a row out per row in).
+// SUM (SUM_ALL: every element into dst's one F32): one thread walks every row of src0, adding
+// them into one accumulator, and writes it after the last row (on a device group member 0
+// runs it alone: DEV0 in the op list).
 struct htp_reduce_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_reduce_kind

@@ -15,7 +15,9 @@
 #include "htp-trace-format.h"
 
 /* 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL); get_rows takes Q4_0, Q4_1,
- *    Q5_0, Q5_1, IQ4_NL, MXFP4 rows: a field list of DMAs (q8_quant_offset gone);
+ *    Q5_0, Q5_1, IQ4_NL, MXFP4 rows: a field list of DMAs (q8_quant_offset gone); op codes ROLL
+ *    (roll), PAD_REFLECT_1D (pad_reflect), TIMESTEP_EMBEDDING (timestep); elementwise.vwide and
+ *    wide_pitch (BF16 rows of UNARY and GLU);
  * 15: rope.n_offs and rope.sin_sign (ggml_rope_set_offset, ROPE_BACK); op codes DSV4_HC_PRE,
  *    DSV4_HC_POST (kernel_params member hc), DSV4_HC_COMB (hc_comb), ARANGE (fill, fill.step);
  *    set_rows.src_type (F16 sources); op codes POOL_2D (pool), SIN, COS, LEAKY_RELU (elementwise:

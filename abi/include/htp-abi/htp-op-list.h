@@ -76,7 +76,10 @@
     X(COS,              GGML, SPLIT, elementwise,      htp_op_cos,              htp_cos_encoder)                \
     X(LEAKY_RELU,       GGML, SPLIT, elementwise,      htp_op_leaky_relu,       htp_leaky_relu_encoder)         \
     X(ARGMAX,           GGML, SPLIT, reduce,           htp_op_argmax,           htp_argmax_encoder)             \
-    X(SUM,              GGML, DEV0,  reduce,           htp_op_sum,              htp_sum_encoder)
+    X(SUM,              GGML, DEV0,  reduce,           htp_op_sum,              htp_sum_encoder)                \
+    X(ROLL,             GGML, SPLIT, roll,             htp_op_roll,             htp_roll_encoder)               \
+    X(PAD_REFLECT_1D,   GGML, SPLIT, pad_reflect,      htp_op_pad_reflect_1d,   htp_pad_reflect_1d_encoder)     \
+    X(TIMESTEP_EMBEDDING, GGML, SPLIT, timestep,       htp_op_timestep_embedding, htp_timestep_embedding_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
 // ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it);

@@ -25,8 +25,11 @@ constexpr byte_perm make_table(int kind) {
             case 1:  // Q5_*: byte l <- fifth-bit byte (l % 32) / 8 of block l / 32 (4 bytes a block)
                 t.v[l] = vlut32_perm_index(4 * (l / 32) + (l % 32) / 8);
                 break;
-            default:  // Q5_*: the bit of that byte element l % 32 takes
+            case 2:  // Q5_*: the bit of that byte element l % 32 takes
                 t.v[l] = (uint8_t) (1 << (l % 8));
+                break;
+            default:  // word 0 into every word; word j: + 2j in every byte (lane_bcast)
+                t.v[l] = vlut32_perm_index(l % 4);
                 break;
         }
     }
@@ -36,6 +39,20 @@ constexpr byte_perm make_table(int kind) {
 constexpr byte_perm kLowHalf  = make_table(0);
 constexpr byte_perm kHighIdx  = make_table(1);
 constexpr byte_perm kHighBit  = make_table(2);
+constexpr byte_perm kBcast0   = make_table(3);
+
+// Word j (0..31) of v in every lane: a byte permutation whose index is kBcast0's plus 2j in
+// every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
+// carries: the sums stay below 128), so no vextract (a store and a load) in the loop.
+inline HVX_Vector lane_bcast(HVX_Vector v, HVX_Vector bcast0, uint32_t j) {
+    const HVX_Vector idx = Q6_Vh_vadd_VhVh(bcast0, Q6_V_vsplat_R((int32_t) (0x02020202u * j)));
+    return permute_bytes(v, idx);
+}
+
+// Block b's scale from the fp32 scales of its 64-block group (lo: 0..31, hi: 32..63), splatted.
+inline HVX_Vector block_bcast(HVX_VectorPair d, uint32_t b, HVX_Vector bcast0) {
+    return lane_bcast((b & 32) ? Q6_V_hi_W(d) : Q6_V_lo_W(d), bcast0, b & 31);
+}
 
 // vlut32 with Rt = 0 reads byte 2 * code: byte 2k holds the value of code k.
 alignas(128) const int8_t kLutQ4_0[128]  = { -8, 0, -7, 0, -6, 0, -5, 0, -4, 0, -3, 0, -2, 0, -1, 0,
@@ -129,6 +146,7 @@ struct get_rows_op {
                                                  : (type == HTP_TYPE_Q5_0 ? kLutQ5_0 : kLutIq4nl));
         const HVX_Vector hidx     = hvx_vmem_load((const HVX_Vector *) kHighIdx.v);
         const HVX_Vector hbit     = hvx_vmem_load((const HVX_Vector *) kHighBit.v);
+        const HVX_Vector bcast0   = hvx_vmem_load((const HVX_Vector *) kBcast0.v);
         const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
         const HVX_Vector * mins   = (const HVX_Vector *) (x + p->v_mins);
         const HVX_Vector * quants = (const HVX_Vector *) (x + p->v_quants);
@@ -149,11 +167,15 @@ struct get_rows_op {
             if (!has_min) {
                 v = Q6_Vb_vlut32_VbVbR(v, lut, 0);
             }
-            const HVX_Vector dk[4] = { block_scale(d, b0), block_scale(d, b0 + 1), block_scale(d, b0 + 2),
-                                       block_scale(d, b0 + 3) };
-            const HVX_Vector mk[4] = { block_scale(m, b0), block_scale(m, b0 + 1), block_scale(m, b0 + 2),
-                                       block_scale(m, b0 + 3) };
-            store_blocks4(y + b0, v, dk, mk, has_min);
+            const HVX_Vector dk[4] = { block_bcast(d, b0, bcast0), block_bcast(d, b0 + 1, bcast0),
+                                       block_bcast(d, b0 + 2, bcast0), block_bcast(d, b0 + 3, bcast0) };
+            if (has_min) {
+                const HVX_Vector mk[4] = { block_bcast(m, b0, bcast0), block_bcast(m, b0 + 1, bcast0),
+                                           block_bcast(m, b0 + 2, bcast0), block_bcast(m, b0 + 3, bcast0) };
+                store_blocks4(y + b0, v, dk, mk, true);
+            } else {
+                store_blocks4(y + b0, v, dk, dk, false);
+            }
         }
     }
 

@@ -72,21 +72,17 @@ inline HVX_Vector e8m0_half(uint32_t e) {
     return Q6_V_vsplat_R((int32_t) (e < 2 ? 0x00200000u << e : (e - 1) << 23));
 }
 
-// int8 values of 4 blocks (block k in bytes 32k..32k+31, in element order) -> F32 in 4
-// vectors, block k times d[k] plus m[k] (has_min). Widening as q8_0_to_f32_vectors: b -> h in
-// order, h -> hf exactly (|v| <= 128), hf -> sf.
-inline void store_blocks4(HVX_Vector * y, HVX_Vector v, const HVX_Vector * d, const HVX_Vector * m, bool has_min) {
+// int8 values of 4 blocks (block k in bytes 32k..32k+31, in element order) -> their F32 values
+// in f[0..3], block k in f[k]. Widening as q8_0_to_f32_vectors: b -> h in order, h -> hf
+// exactly (|v| <= 128), hf -> sf.
+inline void widen_blocks4(HVX_Vector v, HVX_Vector f[4]) {
     const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(v);
     const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
     const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-    const HVX_Vector     f[4] = { Q6_V_lo_W(w0), Q6_V_hi_W(w0), Q6_V_lo_W(w1), Q6_V_hi_W(w1) };
-    for (int k = 0; k < 4; k++) {
-        HVX_Vector r = Q6_Vsf_vmpy_VsfVsf(f[k], d[k]);
-        if (has_min) {
-            r = Q6_Vsf_vadd_VsfVsf(r, m[k]);
-        }
-        hvx_vmem_store(&y[k], r);
-    }
+    f[0] = Q6_V_lo_W(w0);
+    f[1] = Q6_V_hi_W(w0);
+    f[2] = Q6_V_lo_W(w1);
+    f[3] = Q6_V_hi_W(w1);
 }
 
 struct get_rows_op {
@@ -134,47 +130,46 @@ struct get_rows_op {
         return Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VbVb(Q6_V_vand_VV(sel, bit), bit), Q6_V_vsplat_R(0x10101010), Q6_V_vzero());
     }
 
-    // One row of a 4-bit / 5-bit type with FP16 scales (Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL).
-    HTP_COMPUTE void compute_nibble_row(HVX_Vector * y, const uint8_t * x) const {
-        const uint32_t   type     = p->src_type;
-        const bool       has_min  = type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q5_1;
-        const bool       five     = type == HTP_TYPE_Q5_0 || type == HTP_TYPE_Q5_1;
+    // One row of a 4-bit / 5-bit type with FP16 scales: Q4_0 and IQ4_NL <false, false>, Q4_1
+    // <true, false>, Q5_0 <false, true>, Q5_1 <true, true>. One instance per type, so a loop
+    // keeps live only its own type's tables; each block's scale (and min) is splatted as it is
+    // used, not four at a time (tools.inspect_spills_gate).
+    template <bool kHasMin, bool kFive> HTP_COMPUTE void compute_nibble_row(HVX_Vector * y, const uint8_t * x) const {
         const HVX_Vector low_half = hvx_vmem_load((const HVX_Vector *) kLowHalf.v);
         // the value of a code: Q4_0 code - 8, Q5_0 code - 16, IQ4_NL its table; the types with
         // a min keep the code
-        const HVX_Vector lut  = hvx_vmem_load_at(type == HTP_TYPE_Q4_0 ? kLutQ4_0
-                                                 : (type == HTP_TYPE_Q5_0 ? kLutQ5_0 : kLutIq4nl));
-        const HVX_Vector hidx     = hvx_vmem_load((const HVX_Vector *) kHighIdx.v);
-        const HVX_Vector hbit     = hvx_vmem_load((const HVX_Vector *) kHighBit.v);
-        const HVX_Vector bcast0   = hvx_vmem_load((const HVX_Vector *) kBcast0.v);
+        const HVX_Vector lut    = hvx_vmem_load_at(p->src_type == HTP_TYPE_Q4_0 ? kLutQ4_0
+                                                   : (p->src_type == HTP_TYPE_Q5_0 ? kLutQ5_0 : kLutIq4nl));
+        const HVX_Vector bcast0 = hvx_vmem_load((const HVX_Vector *) kBcast0.v);
         const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
         const HVX_Vector * mins   = (const HVX_Vector *) (x + p->v_mins);
         const HVX_Vector * quants = (const HVX_Vector *) (x + p->v_quants);
-        HVX_VectorPair     d = f16_scales_f32(hvx_vmem_load(&scales[0]));
-        HVX_VectorPair     m = has_min ? f16_scales_f32(hvx_vmem_load(&mins[0])) : d;
+        HVX_VectorPair     d      = f16_scales_f32(hvx_vmem_load(&scales[0]));
+        HVX_VectorPair     m      = kHasMin ? f16_scales_f32(hvx_vmem_load(&mins[0])) : d;
         HTP_NO_UNROLL
         for (uint32_t b0 = 0; b0 < p->n_blocks; b0 += 4) {
             if ((b0 & 63) == 0) {
                 d = f16_scales_f32(hvx_vmem_load(&scales[b0 / 64]));
-                if (has_min) {
+                if (kHasMin) {
                     m = f16_scales_f32(hvx_vmem_load(&mins[b0 / 64]));
                 }
             }
             HVX_Vector v = nibbles(hvx_vmem_load(&quants[b0 / 4]), low_half);
-            if (five) {
-                v = Q6_V_vor_VV(v, fifth_bits(x + p->v_high, b0, hidx, hbit));
+            if (kFive) {
+                v = Q6_V_vor_VV(v, fifth_bits(x + p->v_high, b0, hvx_vmem_load((const HVX_Vector *) kHighIdx.v),
+                                              hvx_vmem_load((const HVX_Vector *) kHighBit.v)));
             }
-            if (!has_min) {
+            if (!kHasMin) {
                 v = Q6_Vb_vlut32_VbVbR(v, lut, 0);
             }
-            const HVX_Vector dk[4] = { block_bcast(d, b0, bcast0), block_bcast(d, b0 + 1, bcast0),
-                                       block_bcast(d, b0 + 2, bcast0), block_bcast(d, b0 + 3, bcast0) };
-            if (has_min) {
-                const HVX_Vector mk[4] = { block_bcast(m, b0, bcast0), block_bcast(m, b0 + 1, bcast0),
-                                           block_bcast(m, b0 + 2, bcast0), block_bcast(m, b0 + 3, bcast0) };
-                store_blocks4(y + b0, v, dk, mk, true);
-            } else {
-                store_blocks4(y + b0, v, dk, dk, false);
+            HVX_Vector f[4];
+            widen_blocks4(v, f);
+            for (uint32_t k = 0; k < 4; k++) {
+                HVX_Vector r = Q6_Vsf_vmpy_VsfVsf(f[k], block_bcast(d, b0 + k, bcast0));
+                if (kHasMin) {
+                    r = Q6_Vsf_vadd_VsfVsf(r, block_bcast(m, b0 + k, bcast0));
+                }
+                hvx_vmem_store(&y[b0 + k], r);
             }
         }
     }
@@ -190,9 +185,11 @@ struct get_rows_op {
             const HVX_Vector v = Q6_Vb_vlut32_VbVbR(nibbles(hvx_vmem_load(&quants[b0 / 4]), low_half), lut, 0);
             // the 4 scale bytes of blocks b0..b0+3 are one word (b0 % 4 == 0)
             const uint32_t   e  = (uint32_t) Q6_R_vextract_VR(hvx_vmem_load(&scales[b0 / 128]), (int32_t) (b0 % 128));
-            const HVX_Vector dk[4] = { e8m0_half(e & 0xff), e8m0_half((e >> 8) & 0xff), e8m0_half((e >> 16) & 0xff),
-                                       e8m0_half(e >> 24) };
-            store_blocks4(y + b0, v, dk, dk, false);
+            HVX_Vector       f[4];
+            widen_blocks4(v, f);
+            for (uint32_t k = 0; k < 4; k++) {
+                hvx_vmem_store(&y[b0 + k], Q6_Vsf_vmpy_VsfVsf(f[k], e8m0_half((e >> (8 * k)) & 0xff)));
+            }
         }
     }
 
@@ -219,8 +216,17 @@ struct get_rows_op {
                 case HTP_TYPE_MXFP4:
                     compute_mxfp4_row(y, (const uint8_t *) x);
                     break;
-                default:
-                    compute_nibble_row(y, (const uint8_t *) x);
+                case HTP_TYPE_Q4_1:
+                    compute_nibble_row<true, false>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q5_0:
+                    compute_nibble_row<false, true>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q5_1:
+                    compute_nibble_row<true, true>(y, (const uint8_t *) x);
+                    break;
+                default:  // Q4_0, IQ4_NL
+                    compute_nibble_row<false, false>(y, (const uint8_t *) x);
                     break;
             }
         }

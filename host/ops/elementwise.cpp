@@ -1,4 +1,4 @@
-// Host side of the F32 / F16 elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
+// Host side of the F32 / F16 (and for UNARY, GLU: BF16) elementwise family: UNARY, GLU (fused and split operands), ADD_ID,
 // CLAMP, SQR, SQRT, LOG, SIN, COS, LEAKY_RELU. All run the one NPU kernel (npu/ops/elementwise.cpp); the kind and
 // where each operand's rows come from are decided here.
 #include <cmath>
@@ -74,15 +74,34 @@ float param_f32(const ggml_tensor * op, int i) {
     return v;
 }
 
-// F32 rows, or F16 rows when the whole op is F16 (not ADD_ID).
+// BF16 rows: UNARY and GLU (the ops whose ggml-cpu kernels take BF16), but SWIGLU and
+// GEGLU_QUICK, whose BF16 results differ from the CPU's by one BF16 step in too many elements
+// for test-backend-ops (docs/op-support.md).
+bool is_bf16(const ggml_tensor * op) {
+    if (op->type != GGML_TYPE_BF16) {
+        return false;
+    }
+    if (op->op == GGML_OP_GLU) {
+        const ggml_glu_op g = ggml_get_glu_op(op);
+        return g != GGML_GLU_OP_SWIGLU && g != GGML_GLU_OP_GEGLU_QUICK;
+    }
+    return op->op == GGML_OP_UNARY;
+}
+
+// F32 rows, or F16 rows when the whole op is F16 (not ADD_ID), or BF16 (is_bf16).
 bool float_rows(const ggml_tensor * t, const ggml_tensor * op) {
-    const bool f16 = op->type == GGML_TYPE_F16 && op->op != GGML_OP_ADD_ID;
+    const bool f16 = (op->type == GGML_TYPE_F16 && op->op != GGML_OP_ADD_ID) || is_bf16(op);
     return (t->type == GGML_TYPE_F32 || f16) && t->type == op->type && t->nb[0] == (size_t) ggml_type_size(t->type) &&
            fits_u32(t);
 }
 
 uint32_t elem_size(const ggml_tensor * op) {
-    return op->type == GGML_TYPE_F16 ? 2 : 4;
+    return op->type == GGML_TYPE_F16 || op->type == GGML_TYPE_BF16 ? 2 : 4;
+}
+
+// BF16: bytes of one fp32 row of the wide scratch (whole 64-element groups, as the widening writes).
+uint32_t wide_pitch(const ggml_tensor * op) {
+    return align_up((uint32_t) op->ne[0] * 4, 256);
 }
 
 bool same_rows(const ggml_tensor * a, const ggml_tensor * b) {
@@ -122,7 +141,7 @@ stream_need ew_need(const htp_device_caps & caps, const ggml_tensor * op) {
     stream_need         need  = {};
     need.total_rows           = (uint32_t) ggml_nrows(op);
     need.chunk_divides        = (uint32_t) op->ne[1];
-    need.bytes_per_row        = (two ? 3 : 2) * pitch;
+    need.bytes_per_row        = (two ? 3 : 2) * pitch + (is_bf16(op) ? 3 * wide_pitch(op) : 0);
     need.bytes_fixed          = op->type == GGML_TYPE_F16 ? 3 * align_up((uint32_t) op->ne[0] * 4, 256) : 0;
     need.desc_per_chunk       = add_id || !two ? 2 : 3;
     need.desc_per_row         = add_id ? 1 : 0;
@@ -205,6 +224,12 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
         p.vsrc1 = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
     }
     p.vdst        = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vwide      = {};
+    p.wide_pitch = 0;
+    if (is_bf16(op)) {
+        p.wide_pitch = wide_pitch(op);
+        p.vwide      = stream_at(off, p.split, 3 * p.wide_pitch, p.split.rows_per_chunk);
+    }
     p.f16_scratch = off;  // F16 only: 3 fp32 rows, bytes_fixed in ew_need
 }
 

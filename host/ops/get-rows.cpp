@@ -1,21 +1,73 @@
-// Host side of GET_ROWS: F32 / F16 / BF16 / Q8_0 rows (flat layout) picked by I32 indices, to
-// F32; I32 rows to I32 (a copy, as ggml_get_rows keeps I32).
+// Host side of GET_ROWS: F32 / F16 / BF16 rows and the blocks-of-32 quantized rows (Q8_0, Q4_0,
+// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) picked by I32 indices, to F32; I32 rows to I32 (a copy, as
+// ggml_get_rows keeps I32). The VTCM layout of a quantized row: htp_get_rows_params.
 #include "encode-util.h"
 
 using namespace htp_enc;
 
 namespace {
 
-// VTCM pitches of one src row and one dst row; Q8_0 rows hold scales then quants.
-void get_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd, uint32_t & q8_off) {
+// A quantized row's VTCM layout and the DMAs that make it (the field list of the params).
+struct block_layout {
+    uint32_t n_fields = 0;
+    htp_get_rows_field field[HTP_GET_ROWS_MAX_FIELDS] = {};
+    uint32_t v_scales = 0, v_mins = 0, v_high = 0, v_quants = 0, bytes = 0;
+};
+
+bool is_block_type(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1: case GGML_TYPE_IQ4_NL: case GGML_TYPE_MXFP4:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// The arrays one after another, each 128-aligned and as long as the kernel reads: scales by
+// 64 (FP16) or 128 (E8M0) blocks, fifth bits by 32, quants by 4 blocks.
+block_layout layout_of(ggml_type t, uint32_t nb) {
+    block_layout L;
+    auto add = [&](uint32_t src_off, uint32_t bytes, uint32_t vtcm_off, uint32_t step) {
+        L.field[L.n_fields++] = { src_off, bytes, vtcm_off, step };
+    };
+    uint32_t off = 0;
+    const bool e8m0 = t == GGML_TYPE_MXFP4;
+    L.v_scales      = off;
+    off += align_up(e8m0 ? nb : nb * 2, 128);
+    add(0, e8m0 ? 1 : 2, L.v_scales, e8m0 ? 1 : 2);
+    uint32_t qs = e8m0 ? 1 : 2;  // where the quant bytes start in a block
+    if (t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1) {
+        L.v_mins = off;
+        off += align_up(nb * 2, 128);
+        add(2, 2, L.v_mins, 2);
+        qs = 4;
+    }
+    if (t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1) {
+        L.v_high = off;
+        off += align_up(nb * 4, 128);
+        add(qs, 4, L.v_high, 4);
+        qs += 4;
+    }
+    L.v_quants = off;
+    off += align_up(nb * 32, 128);
+    if (t == GGML_TYPE_Q8_0) {
+        add(qs, 32, L.v_quants, 32);
+    } else {  // the 16 bytes twice: low nibbles first, high nibbles second
+        add(qs, 16, L.v_quants, 32);
+        add(qs, 16, L.v_quants + 16, 32);
+    }
+    L.bytes = off;
+    return L;
+}
+
+// VTCM pitches of one src row and one dst row.
+void get_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd) {
     const ggml_tensor * s   = op->src[0];
     const uint32_t      ne0 = (uint32_t) s->ne[0];
-    q8_off                  = 0;
-    if (s->type == GGML_TYPE_Q8_0) {
-        const uint32_t nb = ne0 / 32;
-        q8_off            = align_up(nb * 2, 128);
-        ps                = q8_off + align_up(nb * 32, 128);
-        pd                = align_up(ne0 * 4, 512);  // 4 blocks = 4 vectors per step
+    if (is_block_type(s->type)) {
+        ps = layout_of(s->type, ne0 / 32).bytes;
+        pd = align_up(ne0 * 4, 512);  // 4 blocks = 4 vectors per step
     } else if (s->type == GGML_TYPE_F16 || s->type == GGML_TYPE_BF16) {
         ps = align_up(ne0 * 2, 128);
         pd = align_up(ne0 * 4, 256);
@@ -25,14 +77,15 @@ void get_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd, uint
 }
 
 stream_need get_rows_need(const htp_device_caps & caps, const ggml_tensor * op) {
-    uint32_t ps, pd, q8;
-    get_rows_pitches(op, ps, pd, q8);
+    uint32_t ps, pd;
+    get_rows_pitches(op, ps, pd);
+    const ggml_type t   = op->src[0]->type;
     stream_need need    = {};
     need.total_rows     = (uint32_t) ggml_nrows(op);
     need.chunk_divides  = (uint32_t) op->ne[1];
     need.bytes_per_row  = ps + pd;
     need.desc_per_chunk = 1;
-    need.desc_per_row   = op->src[0]->type == GGML_TYPE_Q8_0 ? 2 : 1;
+    need.desc_per_row   = is_block_type(t) ? layout_of(t, (uint32_t) op->src[0]->ne[0] / 32).n_fields : 1;
     need.multi_row_ok   = dma_field_ok(caps, (uint64_t) op->ne[0] * 4) && dma_field_ok(caps, pd) &&
                         dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) op->ne[1]);
     return need;
@@ -42,7 +95,7 @@ bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     const ggml_tensor * s = op->src[0];
     const ggml_tensor * i = op->src[1];
     if (s->type != GGML_TYPE_F32 && s->type != GGML_TYPE_F16 && s->type != GGML_TYPE_BF16 &&
-        s->type != GGML_TYPE_Q8_0 && s->type != GGML_TYPE_I32) {
+        s->type != GGML_TYPE_I32 && !is_block_type(s->type)) {
         return false;
     }
     const ggml_type dst_type = s->type == GGML_TYPE_I32 ? GGML_TYPE_I32 : GGML_TYPE_F32;
@@ -55,7 +108,7 @@ bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     if (!dma_1d_ok(ggml_row_size(s->type, s->ne[0])) || !dma_1d_ok((uint64_t) op->ne[0] * 4)) {
         return false;
     }
-    if (s->type == GGML_TYPE_Q8_0 && !dma_field_ok(caps, (uint64_t) s->ne[0] / 32)) {
+    if (is_block_type(s->type) && (s->ne[0] % 32 != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
         return false;  // blocks per row is the row count of the split descriptors
     }
     htp_split_params sp;
@@ -68,20 +121,33 @@ void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     htp_get_rows_params & p = desc.params.get_rows;
     desc.opcode             = HTP_OP_GET_ROWS;
     plan_rows(caps, get_rows_need(caps, op), p.split);
-    uint32_t ps, pd, q8;
-    get_rows_pitches(op, ps, pd, q8);
-    p.src_type        = s->type;
-    p.ne0             = (uint32_t) s->ne[0];
-    p.src_row_bytes   = (uint32_t) ggml_row_size(s->type, s->ne[0]);
-    p.n_blocks        = s->type == GGML_TYPE_Q8_0 ? p.ne0 / 32 : 0;
-    p.shape           = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
-    p.src0            = rows_strides(s->nb[1], s->nb[2], s->nb[3]);
-    p.idx             = rows_strides(i->nb[0], i->nb[1], i->nb[2]);
-    p.dst             = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
-    uint32_t off      = 0;
-    p.vsrc            = stream_at(off, p.split, ps, p.split.rows_per_chunk);
-    p.q8_quant_offset = q8;
-    p.vdst            = stream_at(off, p.split, pd, p.split.rows_per_chunk);
+    uint32_t ps, pd;
+    get_rows_pitches(op, ps, pd);
+    p.src_type      = s->type;
+    p.ne0           = (uint32_t) s->ne[0];
+    p.src_row_bytes = (uint32_t) ggml_row_size(s->type, s->ne[0]);
+    const bool blk  = is_block_type(s->type);
+    p.n_blocks      = blk ? p.ne0 / 32 : 0;
+    p.block_bytes   = blk ? (uint32_t) ggml_type_size(s->type) : 0;
+    block_layout L;
+    if (blk) {
+        L = layout_of(s->type, p.n_blocks);
+    }
+    p.n_fields = L.n_fields;
+    for (uint32_t f = 0; f < HTP_GET_ROWS_MAX_FIELDS; f++) {
+        p.field[f] = L.field[f];
+    }
+    p.v_scales   = L.v_scales;
+    p.v_mins     = L.v_mins;
+    p.v_high     = L.v_high;
+    p.v_quants   = L.v_quants;
+    p.shape      = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
+    p.src0       = rows_strides(s->nb[1], s->nb[2], s->nb[3]);
+    p.idx        = rows_strides(i->nb[0], i->nb[1], i->nb[2]);
+    p.dst        = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    uint32_t off = 0;
+    p.vsrc       = stream_at(off, p.split, ps, p.split.rows_per_chunk);
+    p.vdst       = stream_at(off, p.split, pd, p.split.rows_per_chunk);
 }
 
 }  // namespace

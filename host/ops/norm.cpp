@@ -1,4 +1,6 @@
-// Host side of NORM and L2_NORM (F32, one row in, one row out).
+// Host side of NORM and L2_NORM (F32, one row in, one row out), and GROUP_NORM on NORM's
+// kernel: a group of ne2 / n_groups channels of a contiguous tensor is one row of
+// ne0 * ne1 * ne2 / n_groups adjacent elements, normalized as NORM normalizes a row.
 #include <cstring>
 
 #include "encode-util.h"
@@ -48,7 +50,77 @@ void l2_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
     fill(caps, op, desc, HTP_OP_L2_NORM, HTP_NORM_L2);
 }
 
+// GROUP_NORM (ggml_group_norm: op_params n_groups, eps): rows of a group each, n_groups * ne3
+// of them, when the groups are whole (ne2 % n_groups == 0; ggml's last group is shorter
+// otherwise) and both tensors are contiguous.
+struct group_rows {
+    uint32_t ne0, ne1, ne2;  // elements per row (a group), groups per plane, planes (ne3)
+    uint64_t nb1, nb2;       // bytes between groups, between planes
+};
+
+bool group_rows_of(const ggml_tensor * op, group_rows & g) {
+    const ggml_tensor * a = op->src[0];
+    const int32_t       n = op->op_params[0];
+    if (n <= 0 || a->ne[2] % n != 0 || !ggml_is_contiguous(a) || !ggml_is_contiguous(op)) {
+        return false;
+    }
+    const uint64_t elems = (uint64_t) a->ne[0] * a->ne[1] * (a->ne[2] / n);
+    if (elems > UINT32_MAX / 4) {
+        return false;
+    }
+    g.ne0 = (uint32_t) elems;
+    g.ne1 = (uint32_t) n;
+    g.ne2 = (uint32_t) a->ne[3];
+    g.nb1 = elems * 4;
+    g.nb2 = a->nb[3];
+    return true;
+}
+
+stream_need group_norm_need(const htp_device_caps & caps, const group_rows & g) {
+    const uint32_t pitch = align_up(g.ne0 * 4, 128);
+    stream_need    need  = {};
+    need.total_rows      = g.ne1 * g.ne2;
+    need.chunk_divides   = g.ne1;
+    need.bytes_per_row   = 2 * pitch;
+    need.desc_per_chunk  = 2;
+    need.multi_row_ok    = dma_fields_ok(caps, { (uint64_t) g.ne0 * 4, pitch, g.nb1, g.ne1 });
+    return need;
+}
+
+bool group_norm_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
+    const ggml_tensor * a = op->src[0];
+    group_rows          g;
+    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || !ggml_are_same_shape(a, op) || !fits_u32(a) ||
+        !fits_u32(op) || !group_rows_of(op, g) || !dma_1d_ok((uint64_t) g.ne0 * 4)) {
+        return false;
+    }
+    htp_split_params sp;
+    return plan_rows(caps, group_norm_need(caps, g), sp);
+}
+
+void group_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc,
+                       const htp_encode_context &) {
+    htp_norm_params & p = desc.params.norm;
+    group_rows        g;
+    group_rows_of(op, g);
+    desc.opcode = HTP_OP_NORM;
+    plan_rows(caps, group_norm_need(caps, g), p.split);
+    const uint32_t pitch = align_up(g.ne0 * 4, 128);
+    p.kind               = HTP_NORM_MEAN_VAR;
+    p.ne0                = g.ne0;
+    std::memcpy(&p.eps, op->op_params + 1, sizeof(float));
+    p.inv_ne0    = 1.0f / (float) p.ne0;
+    p.tail_bytes = p.ne0 * 4 % 128;
+    p.shape      = rows_shape(g.ne1, g.ne2);
+    p.src0       = rows_strides(g.nb1, g.nb2, g.nb2 * g.ne2);
+    p.dst        = rows_strides(g.nb1, g.nb2, g.nb2 * g.ne2);
+    uint32_t off = 0;
+    p.vsrc       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vdst       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+}
+
 }  // namespace
 
+extern const htp_op_encoder htp_group_norm_encoder = { group_norm_supports, group_norm_encode };
 extern const htp_op_encoder htp_norm_encoder    = { norm_supports, norm_encode };
 extern const htp_op_encoder htp_l2_norm_encoder = { norm_supports, l2_norm_encode };

@@ -6,6 +6,9 @@
 #define HTP_DECLARE_ENCODER(name, origin, mdev, params, kernel, encoder) extern const htp_op_encoder encoder;
 HTP_OP_LIST(HTP_DECLARE_ENCODER)
 #undef HTP_DECLARE_ENCODER
+#define HTP_DECLARE_ALIAS_ENCODER(name, encoder) extern const htp_op_encoder encoder;
+HTP_GGML_OP_ALIASES(HTP_DECLARE_ALIAS_ENCODER)
+#undef HTP_DECLARE_ALIAS_ENCODER
 
 const htp_op_encoder * htp_find_op_encoder(const ggml_tensor * op) {
 // PATH rows are kernels an encoder chooses for another ggml op, HOST rows ops the host issues

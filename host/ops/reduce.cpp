@@ -1,53 +1,84 @@
-// Host side of SUM_ROWS, MEAN and CUMSUM (F32, rows of src0 streamed through VTCM).
+// Host side of SUM_ROWS, MEAN, CUMSUM, ARGMAX and SUM (F32, rows of src0 streamed through VTCM).
 #include "encode-util.h"
 
 using namespace htp_enc;
 
 namespace {
 
-static bool is_cumsum(const ggml_tensor * op) {
+bool is_cumsum(const ggml_tensor * op) {
     return op->op == GGML_OP_CUMSUM;
 }
 
-static uint32_t src_pitch(const ggml_tensor * op) {
-    return align_up((uint32_t) op->src[0]->ne[0] * 4, 128);
+// The rows the kernel walks: ne[0] adjacent elements each, ne[1..3] rows at nb[1..3] (src0's).
+// SUM takes no view whose elements are apart (nb[0] != 4): ggml-cpu's sum reads ne[0] adjacent
+// floats from each row's start whatever nb[0] is (it asserts nb[0] == 4 in debug builds only),
+// so for such a view the CPU's result is no reference (docs/op-support.md).
+struct reduce_walk {
+    uint32_t ne[4];
+    uint64_t nb[4];
+};
+
+bool walk_of(const ggml_tensor * op, reduce_walk & w) {
+    const ggml_tensor * a = op->src[0];
+    for (int d = 0; d < 4; d++) {
+        w.ne[d] = (uint32_t) a->ne[d];
+        w.nb[d] = a->nb[d];
+    }
+    return w.nb[0] == 4;
 }
 
-static stream_need reduce_need(const htp_device_caps & caps, const ggml_tensor * op) {
-    const ggml_tensor * a     = op->src[0];
-    const uint32_t      pitch = src_pitch(op);
-    stream_need         need  = {};
-    need.total_rows           = (uint32_t) ggml_nrows(a);
-    need.chunk_divides        = (uint32_t) a->ne[1];
-    need.bytes_per_row        = pitch + (is_cumsum(op) ? pitch : 4);
-    need.bytes_per_slot       = is_cumsum(op) ? 0 : 128;  // results packed 32 per vector, rounded up
-    need.desc_per_chunk       = 2;
-    need.multi_row_ok = dma_field_ok(caps, (uint64_t) a->ne[0] * 4) && dma_field_ok(caps, pitch) &&
-                        dma_field_ok(caps, a->nb[1]) && dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) a->ne[1]);
+uint32_t src_pitch(const reduce_walk & w) {
+    return align_up(w.ne[0] * 4, 128);
+}
+
+stream_need reduce_need(const htp_device_caps & caps, const ggml_tensor * op, const reduce_walk & w) {
+    const uint32_t pitch = src_pitch(w);
+    stream_need    need  = {};
+    need.total_rows      = w.ne[1] * w.ne[2] * w.ne[3];
+    need.chunk_divides   = w.ne[1];
+    need.bytes_per_row   = pitch + (is_cumsum(op) ? pitch : 4);
+    need.bytes_per_slot  = is_cumsum(op) ? 0 : 128;  // results packed 32 per vector, rounded up
+    need.desc_per_chunk  = 2;
+    need.multi_row_ok    = dma_field_ok(caps, (uint64_t) w.ne[0] * 4) && dma_field_ok(caps, pitch) &&
+                        dma_field_ok(caps, w.nb[1]) && dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, w.ne[1]);
     return need;
 }
 
-static bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
+bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
-    if (a->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || a->nb[0] != 4 || op->nb[0] != 4 || !fits_u32(a) ||
-        !fits_u32(op) || ggml_nelements(a) == 0 || !dma_1d_ok((uint64_t) a->ne[0] * 4)) {
+    const ggml_type     t = op->op == GGML_OP_ARGMAX ? GGML_TYPE_I32 : GGML_TYPE_F32;
+    reduce_walk         w;
+    if (a->type != GGML_TYPE_F32 || op->type != t || op->nb[0] != 4 || !fits_u32(a) || !fits_u32(op) ||
+        ggml_nelements(a) == 0 || !walk_of(op, w) || !dma_1d_ok((uint64_t) w.ne[0] * 4)) {
         return false;
     }
-    if (op->ne[0] != (is_cumsum(op) ? a->ne[0] : 1)) {
-        return false;
-    }
-    for (int d = 1; d < 4; d++) {
-        if (op->ne[d] != a->ne[d]) {
-            return false;
-        }
+    switch (op->op) {
+        case GGML_OP_SUM:  // one value
+            break;
+        case GGML_OP_ARGMAX:  // a matrix in, one index per row out (ggml_argmax)
+            if (a->ne[2] != 1 || a->ne[3] != 1 || op->ne[0] != a->ne[1] || a->ne[0] > INT32_MAX) {
+                return false;
+            }
+            break;
+        default:
+            if (op->ne[0] != (is_cumsum(op) ? a->ne[0] : 1)) {
+                return false;
+            }
+            for (int d = 1; d < 4; d++) {
+                if (op->ne[d] != a->ne[d]) {
+                    return false;
+                }
+            }
+            break;
     }
     htp_split_params sp;
-    return plan_rows(caps, reduce_need(caps, op), sp);
+    return plan_rows(caps, reduce_need(caps, op, w), sp);
 }
 
-static void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
-    const ggml_tensor * a = op->src[0];
+void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     htp_reduce_params & p = desc.params.reduce;
+    reduce_walk         w;
+    walk_of(op, w);
     switch (op->op) {
         case GGML_OP_MEAN:
             desc.opcode = HTP_OP_MEAN;
@@ -57,22 +88,38 @@ static void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, 
             desc.opcode = HTP_OP_CUMSUM;
             p.kind      = HTP_REDUCE_CUMSUM;
             break;
+        case GGML_OP_ARGMAX:
+            desc.opcode = HTP_OP_ARGMAX;
+            p.kind      = HTP_REDUCE_ARGMAX;
+            break;
+        case GGML_OP_SUM:
+            desc.opcode = HTP_OP_SUM;
+            p.kind      = HTP_REDUCE_SUM_ALL;
+            break;
         default:
             desc.opcode = HTP_OP_SUM_ROWS;
             p.kind      = HTP_REDUCE_SUM;
             break;
     }
-    plan_rows(caps, reduce_need(caps, op), p.split);
-    p.ne0        = (uint32_t) a->ne[0];
+    plan_rows(caps, reduce_need(caps, op, w), p.split);
+    if (op->op == GGML_OP_SUM) {  // one accumulator: one thread walks every row
+        p.split.n_threads       = 1;
+        p.split.rows_per_thread = p.split.total_rows;
+    }
+    p.ne0        = w.ne[0];
     p.tail_bytes = p.ne0 * 4 % 128;
-    p.scale      = op->op == GGML_OP_MEAN ? 1.0f / (float) a->ne[0] : 1.0f;
-    p.shape      = rows_shape((uint32_t) a->ne[1], (uint32_t) a->ne[2]);
-    p.src0       = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst        = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    p.scale      = op->op == GGML_OP_MEAN ? 1.0f / (float) w.ne[0] : 1.0f;
+    p.shape      = rows_shape(w.ne[1], w.ne[2]);
+    p.src0       = rows_strides(w.nb[1], w.nb[2], w.nb[3]);
+    if (op->op == GGML_OP_ARGMAX) {  // row i1's index at dst element i1
+        p.dst = rows_strides(op->nb[0], op->nb[1], op->nb[1]);
+    } else {
+        p.dst = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    }
     uint32_t off = 0;
-    p.vsrc       = stream_at(off, p.split, src_pitch(op), p.split.rows_per_chunk);
+    p.vsrc       = stream_at(off, p.split, src_pitch(w), p.split.rows_per_chunk);
     if (is_cumsum(op)) {
-        p.vdst = stream_at(off, p.split, src_pitch(op), p.split.rows_per_chunk);
+        p.vdst = stream_at(off, p.split, src_pitch(w), p.split.rows_per_chunk);
     } else {
         p.vdst = stream_at(off, p.split, 128, (p.split.rows_per_chunk + 31) / 32);
     }
@@ -83,3 +130,5 @@ static void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, 
 extern const htp_op_encoder htp_sum_rows_encoder = { reduce_supports, reduce_encode };
 extern const htp_op_encoder htp_mean_encoder     = { reduce_supports, reduce_encode };
 extern const htp_op_encoder htp_cumsum_encoder   = { reduce_supports, reduce_encode };
+extern const htp_op_encoder htp_argmax_encoder   = { reduce_supports, reduce_encode };
+extern const htp_op_encoder htp_sum_encoder      = { reduce_supports, reduce_encode };

@@ -1,4 +1,4 @@
-// F32 / F16 elementwise ops: UNARY (ABS ... SOFTPLUS, XIELU, FLOOR, CEIL, ROUND, TRUNC), GLU (act(x) * g,
+// F32 / F16 (UNARY and GLU also BF16) elementwise ops: UNARY (ABS ... SOFTPLUS, XIELU, FLOOR, CEIL, ROUND, TRUNC), GLU (act(x) * g,
 // fused or split operands), ADD_ID, CLAMP, SQR, SQRT, LOG, SIN, COS, LEAKY_RELU. One row stream per operand through VTCM; the activation is
 // a per-kind template so the inner loop has no branch. F16 rows are widened to fp32 in a
 // VTCM scratch, computed there and narrowed back into the dst slot. Transcendentals are in hvx-math.h.
@@ -119,38 +119,6 @@ template <int K> inline HVX_Vector round_sf(HVX_Vector x) {
     }
     const HVX_Vector r = Q6_V_vor_VV(Q6_V_vmux_QVV(up, Q6_Vsf_vadd_VsfVsf(t, one), t), sign);
     return Q6_V_vmux_QVV(sf_gt(m, a), r, x);  // (NaN: its key is above 2^23's, kept)
-}
-
-// sin / cos as Cephes' sinf / cosf: j = 2 round(|x| 2 / pi) (the even octant), r = |x| - j pi / 4
-// in three parts, then the sine or cosine polynomial of r by the octant, and the sign.
-template <bool kCos> inline HVX_Vector sincos_sf(HVX_Vector x) {
-    const HVX_Vector a     = sf_abs(x);
-    const HVX_Vector magic = splat_f32(12582912.0f);
-    const HVX_Vector nt    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(a, splat_f32(0.63661977236758134308f)), magic);
-    const HVX_Vector n     = Q6_Vw_vsub_VwVw(nt, magic);                      // round(|x| 2 / pi), integer
-    const HVX_Vector y     = Q6_Vsf_vadd_VsfVsf(int_to_sf_small(n), int_to_sf_small(n));  // j = 2n
-    HVX_Vector       r     = Q6_Vsf_vsub_VsfVsf(a, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(0.78515625f)));
-    r                      = Q6_Vsf_vsub_VsfVsf(r, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(2.4187564849853515625e-4f)));
-    r                      = Q6_Vsf_vsub_VsfVsf(r, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(3.77489497744594108e-8f)));
-    const HVX_Vector z     = Q6_Vsf_vmpy_VsfVsf(r, r);
-    HVX_Vector       ps    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(splat_f32(-1.9515295891e-4f), z), splat_f32(8.3321608736e-3f));
-    ps                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ps, z), splat_f32(-1.6666654611e-1f));
-    ps                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ps, z), r), r);
-    HVX_Vector       pc    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(splat_f32(2.443315711809948e-5f), z), splat_f32(-1.388731625493765e-3f));
-    pc                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(pc, z), splat_f32(4.166664568298827e-2f));
-    pc = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vsub_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(pc, z), z), Q6_Vsf_vmpy_VsfVsf(z, splat_f32(0.5f))),
-                            splat_f32(1.0f));
-    // octant j = 2n: n odd swaps the polynomials; the sign flips for sin when n & 2, for cos
-    // when (n ^ (n >> 1)) & 1, and for sin of a negative x.
-    const HVX_VectorPred swap = Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(n, splat_i32(1)), splat_i32(1));
-    HVX_Vector           flip;
-    if (kCos) {
-        flip = Q6_V_vand_VV(Q6_V_vxor_VV(n, Q6_Vw_vasr_VwR(n, 1)), splat_i32(1));
-    } else {
-        flip = Q6_V_vxor_VV(Q6_V_vand_VV(Q6_Vw_vasr_VwR(n, 1), splat_i32(1)), Q6_Vuw_vlsr_VuwR(x, 31));
-    }
-    const HVX_Vector v = kCos ? Q6_V_vmux_QVV(swap, ps, pc) : Q6_V_vmux_QVV(swap, pc, ps);
-    return Q6_V_vxor_VV(v, Q6_Vw_vasl_VwR(flip, 31));
 }
 
 // What compute_rows needs besides the row pointers, by reference (the call has five register
@@ -394,6 +362,41 @@ HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * x, const HVX_Ve
     }
 }
 
+// BF16 rows: the chunk's rows widened to fp32 rows of the wide scratch, and back (ggml's
+// fp32 -> bf16: round to nearest even; a NaN stays a quiet NaN). Out of line, called once a
+// chunk: the F32 row loop between them is compute_rows' own.
+HTP_COMPUTE void compute_bf16_widen(HVX_Vector * dst, uint32_t dst_pitch, const HVX_Vector * src, uint32_t src_pitch,
+                                    uint32_t n_rows, uint32_t n_half) {
+    for (uint32_t j = 0; j < n_rows; j++) {
+        bf16_to_f32_vectors(dst + j * dst_pitch, src + j * src_pitch, n_half);
+    }
+}
+
+HTP_COMPUTE void compute_bf16_narrow(HVX_Vector * dst, uint32_t dst_pitch, const HVX_Vector * src, uint32_t src_pitch,
+                                     uint32_t n_rows, uint32_t n_half) {
+    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
+    const HVX_Vector inf      = Q6_V_vsplat_R(0x7f800000);
+    const HVX_Vector quiet    = Q6_V_vsplat_R(0x00400000);
+    const HVX_Vector bias     = Q6_V_vsplat_R(0x7fff);
+    const HVX_Vector one      = Q6_V_vsplat_R(1);
+    for (uint32_t j = 0; j < n_rows; j++) {
+        const HVX_Vector * x = src + j * src_pitch;
+        HVX_Vector *       y = dst + j * dst_pitch;
+        HTP_NO_UNROLL
+        for (uint32_t i = 0; i < n_half; i++) {
+            HVX_Vector h[2];
+            for (int k = 0; k < 2; k++) {
+                const HVX_Vector u   = hvx_vmem_load(&x[2 * i + k]);
+                const HVX_Vector odd = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(u, 16), one);
+                const HVX_Vector rnd = Q6_Vw_vadd_VwVw(u, Q6_Vw_vadd_VwVw(bias, odd));
+                const HVX_VectorPred nan = Q6_Q_vcmp_gt_VwVw(Q6_V_vand_VV(u, abs_mask), inf);
+                h[k] = Q6_Vuw_vlsr_VuwR(Q6_V_vmux_QVV(nan, Q6_V_vor_VV(u, quiet), rnd), 16);
+            }
+            hvx_vmem_store(&y[i], Q6_Vh_vpacke_VwVw(h[1], h[0]));  // in order: h[0]'s 32, then h[1]'s
+        }
+    }
+}
+
 typedef void (*compute_fn)(HVX_Vector *, const HVX_Vector *, const HVX_Vector *, uint32_t, const ew_consts &);
 
 constexpr compute_fn kCompute[] = {
@@ -457,6 +460,24 @@ struct elementwise_op {
         const uint32_t      py  = p->vdst.row_pitch / 128;
         ew_consts c = { splat_f32(p->p0), splat_f32(p->p1), splat_f32(p->p2), splat_f32(p->p3), splat_f32(p->p4),
                         py, px, pg, (p->ne0 + 31) / 32, 0, 0, nullptr, nullptr, nullptr };
+        if (p->type == HTP_TYPE_BF16) {  // widened into the wide scratch, F32 rows there, narrowed back
+            const uint32_t n_half = (p->ne0 + 63) / 64;
+            const uint32_t wp     = p->vwide.row_pitch / 128;
+            HVX_Vector *   xs     = vptr(vtcm_slot(ctx, p->split, ith, p->vwide, slot));
+            HVX_Vector *   gs     = xs + p->wide_pitch / 128;
+            HVX_Vector *   ys     = gs + p->wide_pitch / 128;
+            compute_bf16_widen(xs, wp, x, px, n, n_half);
+            if (p->has_src1) {
+                compute_bf16_widen(gs, wp, g, pg, n, n_half);
+            }
+            c.py    = wp;
+            c.px    = wp;
+            c.pg    = wp;
+            c.n_vec = 2 * n_half;
+            kCompute[p->kind](ys, xs, p->has_src1 ? gs : xs, n, c);
+            compute_bf16_narrow(y, py, ys, wp, n, n_half);
+            return;
+        }
         if (p->type != HTP_TYPE_F32) {  // F16
             c.n_half = (p->ne0 + 63) / 64;
             c.n_vec  = 2 * c.n_half;

@@ -1,13 +1,89 @@
-// GET_ROWS to F32 from F32 / F16 / BF16 / Q8_0 rows picked by I32 indices (I32 rows: copied). The index is a scalar
-// load from DDR (it forms the DMA address). A Q8_0 row is split by two 2-D DMAs into its
-// fp16 scales (2 of every 34 bytes) and its quants (32 of every 34), so HVX sees dense arrays.
+// GET_ROWS to F32 from F32 / F16 / BF16 rows and from the blocks-of-32 quantized rows (Q8_0,
+// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4), picked by I32 indices (I32 rows: copied). The index
+// is a scalar load from DDR (it forms the DMA address). A quantized row is split by 2-D DMAs
+// into dense arrays in VTCM (htp_get_rows_params: scales, mins, fifth bits, quants), laid out
+// so that HVX sees each block's 32 values in element order: the 4-bit types' 16 quant bytes
+// come twice, the first copy read for its low nibbles (elements 0..15), the second for its
+// high nibbles (16..31), as ggml's dequantize_row_* number them.
 #include "hvx-util.h"
+#include "hvx-vmem.h"
 #include "op-table.h"
 #include "row-stream.h"
 
 using namespace htp_ops;
 
 namespace {
+
+// Byte tables (in .rodata, read by HVX loads).
+constexpr byte_perm make_table(int kind) {
+    byte_perm t{};
+    for (int l = 0; l < 128; l++) {
+        switch (kind) {
+            case 0:  // the low-nibble half of every 32-byte block
+                t.v[l] = (l % 32) < 16 ? 0xff : 0;
+                break;
+            case 1:  // Q5_*: byte l <- fifth-bit byte (l % 32) / 8 of block l / 32 (4 bytes a block)
+                t.v[l] = vlut32_perm_index(4 * (l / 32) + (l % 32) / 8);
+                break;
+            case 2:  // Q5_*: the bit of that byte element l % 32 takes
+                t.v[l] = (uint8_t) (1 << (l % 8));
+                break;
+            default:  // word 0 into every word; word j: + 2j in every byte (lane_bcast)
+                t.v[l] = vlut32_perm_index(l % 4);
+                break;
+        }
+    }
+    return t;
+}
+
+constexpr byte_perm kLowHalf  = make_table(0);
+constexpr byte_perm kHighIdx  = make_table(1);
+constexpr byte_perm kHighBit  = make_table(2);
+constexpr byte_perm kBcast0   = make_table(3);
+
+// Word j (0..31) of v in every lane: a byte permutation whose index is kBcast0's plus 2j in
+// every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
+// carries: the sums stay below 128), so no vextract (a store and a load) in the loop.
+inline HVX_Vector lane_bcast(HVX_Vector v, HVX_Vector bcast0, uint32_t j) {
+    const HVX_Vector idx = Q6_Vh_vadd_VhVh(bcast0, Q6_V_vsplat_R((int32_t) (0x02020202u * j)));
+    return permute_bytes(v, idx);
+}
+
+// Block b's scale from the fp32 scales of its 64-block group (lo: 0..31, hi: 32..63), splatted.
+inline HVX_Vector block_bcast(HVX_VectorPair d, uint32_t b, HVX_Vector bcast0) {
+    return lane_bcast((b & 32) ? Q6_V_hi_W(d) : Q6_V_lo_W(d), bcast0, b & 31);
+}
+
+// vlut32 with Rt = 0 reads byte 2 * code: byte 2k holds the value of code k.
+alignas(128) const int8_t kLutQ4_0[128]  = { -8, 0, -7, 0, -6, 0, -5, 0, -4, 0, -3, 0, -2, 0, -1, 0,
+                                             0,  0, 1,  0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,  0 };
+alignas(128) const int8_t kLutQ5_0[128]  = { -16, 0, -15, 0, -14, 0, -13, 0, -12, 0, -11, 0, -10, 0, -9, 0,
+                                             -8,  0, -7,  0, -6,  0, -5,  0, -4,  0, -3,  0, -2,  0, -1, 0,
+                                             0,   0, 1,   0, 2,   0, 3,   0, 4,   0, 5,   0, 6,   0, 7,  0,
+                                             8,   0, 9,   0, 10,  0, 11,  0, 12,  0, 13,  0, 14,  0, 15, 0 };
+alignas(128) const int8_t kLutIq4nl[128] = { -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
+                                             1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0 };
+// ggml's kvalues_mxfp4 (twice E2M1; the block scale is halved to match).
+alignas(128) const int8_t kLutMxfp4[128] = { 0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
+                                             0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0 };
+
+// MXFP4's E8M0 scale byte e as ggml_e8m0_to_fp32_half, splatted.
+inline HVX_Vector e8m0_half(uint32_t e) {
+    return Q6_V_vsplat_R((int32_t) (e < 2 ? 0x00200000u << e : (e - 1) << 23));
+}
+
+// int8 values of 4 blocks (block k in bytes 32k..32k+31, in element order) -> their F32 values
+// in f[0..3], block k in f[k]. Widening as q8_0_to_f32_vectors: b -> h in order, h -> hf
+// exactly (|v| <= 128), hf -> sf.
+inline void widen_blocks4(HVX_Vector v, HVX_Vector f[4]) {
+    const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(v);
+    const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
+    const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
+    f[0] = Q6_V_lo_W(w0);
+    f[1] = Q6_V_hi_W(w0);
+    f[2] = Q6_V_lo_W(w1);
+    f[3] = Q6_V_hi_W(w1);
+}
 
 struct get_rows_op {
     const htp_op_context *      octx;
@@ -23,17 +99,98 @@ struct get_rows_op {
             const uint32_t   row = (uint32_t) *(const int32_t *) htp_va(ia);
             const dma_addr_t s   = octx->src[0].data + row_offset(p->src0, row, c.i2, c.i3);
             const dma_addr_t vj  = v + j * p->vsrc.row_pitch;
-            if (p->src_type == HTP_TYPE_Q8_0) {
-                const uint32_t bs = (uint32_t) sizeof(struct htp_block_q8_0);
-                if (!dma_queue_push(q, vj, s, 2, bs, 2, p->n_blocks) ||
-                    !dma_queue_push(q, vj + p->q8_quant_offset, s + 2, HTP_QK8_0, bs, HTP_QK8_0, p->n_blocks)) {
+            if (p->n_fields == 0) {
+                if (!dma_queue_push_1d(q, vj, s, p->src_row_bytes)) {
                     return -1;
                 }
-            } else if (!dma_queue_push_1d(q, vj, s, p->src_row_bytes)) {
-                return -1;
+                continue;
+            }
+            for (uint32_t f = 0; f < p->n_fields; f++) {
+                const htp_get_rows_field & fd = p->field[f];
+                if (!dma_queue_push(q, vj + fd.vtcm_off, s + fd.src_off, fd.vtcm_step, p->block_bytes, fd.bytes,
+                                    p->n_blocks)) {
+                    return -1;
+                }
             }
         }
-        return (int) (p->src_type == HTP_TYPE_Q8_0 ? 2 * n : n);
+        return (int) (p->n_fields == 0 ? n : n * p->n_fields);
+    }
+
+    // 4-bit types: the nibbles of 4 blocks in element order (the doubled quant bytes).
+    static HVX_Vector nibbles(HVX_Vector x, HVX_Vector low_half) {
+        const HVX_Vector lo = Q6_V_vand_VV(x, Q6_V_vsplat_R(0x0f0f0f0f));
+        const HVX_Vector hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(x, 4), Q6_V_vsplat_R(0x0f0f0f0f));
+        return Q6_V_vxor_VV(hi, Q6_V_vand_VV(Q6_V_vxor_VV(lo, hi), low_half));
+    }
+
+    // Q5_0 / Q5_1: the fifth bit (0x10) of blocks b0..b0+3's elements.
+    static HVX_Vector fifth_bits(const uint8_t * high, uint32_t b0, HVX_Vector idx, HVX_Vector bit) {
+        const HVX_Vector h   = hvx_vmem_load((const HVX_Vector *) high + b0 / 32);
+        const HVX_Vector sel = permute_bytes(Q6_V_vror_VR(h, (int32_t) (4 * b0 % 128)), idx);
+        return Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VbVb(Q6_V_vand_VV(sel, bit), bit), Q6_V_vsplat_R(0x10101010), Q6_V_vzero());
+    }
+
+    // One row of a 4-bit / 5-bit type with FP16 scales: Q4_0 and IQ4_NL <false, false>, Q4_1
+    // <true, false>, Q5_0 <false, true>, Q5_1 <true, true>. One instance per type, so a loop
+    // keeps live only its own type's tables; each block's scale (and min) is splatted as it is
+    // used, not four at a time (tools.inspect_spills_gate).
+    template <bool kHasMin, bool kFive> HTP_COMPUTE void compute_nibble_row(HVX_Vector * y, const uint8_t * x) const {
+        const HVX_Vector low_half = hvx_vmem_load((const HVX_Vector *) kLowHalf.v);
+        // the value of a code: Q4_0 code - 8, Q5_0 code - 16, IQ4_NL its table; the types with
+        // a min keep the code
+        const HVX_Vector lut    = hvx_vmem_load_at(p->src_type == HTP_TYPE_Q4_0 ? kLutQ4_0
+                                                   : (p->src_type == HTP_TYPE_Q5_0 ? kLutQ5_0 : kLutIq4nl));
+        const HVX_Vector bcast0 = hvx_vmem_load((const HVX_Vector *) kBcast0.v);
+        const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
+        const HVX_Vector * mins   = (const HVX_Vector *) (x + p->v_mins);
+        const HVX_Vector * quants = (const HVX_Vector *) (x + p->v_quants);
+        HVX_VectorPair     d      = f16_scales_f32(hvx_vmem_load(&scales[0]));
+        HVX_VectorPair     m      = kHasMin ? f16_scales_f32(hvx_vmem_load(&mins[0])) : d;
+        HTP_NO_UNROLL
+        for (uint32_t b0 = 0; b0 < p->n_blocks; b0 += 4) {
+            if ((b0 & 63) == 0) {
+                d = f16_scales_f32(hvx_vmem_load(&scales[b0 / 64]));
+                if (kHasMin) {
+                    m = f16_scales_f32(hvx_vmem_load(&mins[b0 / 64]));
+                }
+            }
+            HVX_Vector v = nibbles(hvx_vmem_load(&quants[b0 / 4]), low_half);
+            if (kFive) {
+                v = Q6_V_vor_VV(v, fifth_bits(x + p->v_high, b0, hvx_vmem_load((const HVX_Vector *) kHighIdx.v),
+                                              hvx_vmem_load((const HVX_Vector *) kHighBit.v)));
+            }
+            if (!kHasMin) {
+                v = Q6_Vb_vlut32_VbVbR(v, lut, 0);
+            }
+            HVX_Vector f[4];
+            widen_blocks4(v, f);
+            for (uint32_t k = 0; k < 4; k++) {
+                HVX_Vector r = Q6_Vsf_vmpy_VsfVsf(f[k], block_bcast(d, b0 + k, bcast0));
+                if (kHasMin) {
+                    r = Q6_Vsf_vadd_VsfVsf(r, block_bcast(m, b0 + k, bcast0));
+                }
+                hvx_vmem_store(&y[b0 + k], r);
+            }
+        }
+    }
+
+    // One MXFP4 row: E8M0 scale bytes (dense), doubled quant bytes.
+    HTP_COMPUTE void compute_mxfp4_row(HVX_Vector * y, const uint8_t * x) const {
+        const HVX_Vector   low_half = hvx_vmem_load((const HVX_Vector *) kLowHalf.v);
+        const HVX_Vector   lut      = hvx_vmem_load_at(kLutMxfp4);
+        const HVX_Vector * scales   = (const HVX_Vector *) (x + p->v_scales);
+        const HVX_Vector * quants   = (const HVX_Vector *) (x + p->v_quants);
+        HTP_NO_UNROLL
+        for (uint32_t b0 = 0; b0 < p->n_blocks; b0 += 4) {
+            const HVX_Vector v = Q6_Vb_vlut32_VbVbR(nibbles(hvx_vmem_load(&quants[b0 / 4]), low_half), lut, 0);
+            // the 4 scale bytes of blocks b0..b0+3 are one word (b0 % 4 == 0)
+            const uint32_t   e  = (uint32_t) Q6_R_vextract_VR(hvx_vmem_load(&scales[b0 / 128]), (int32_t) (b0 % 128));
+            HVX_Vector       f[4];
+            widen_blocks4(v, f);
+            for (uint32_t k = 0; k < 4; k++) {
+                hvx_vmem_store(&y[b0 + k], Q6_Vsf_vmpy_VsfVsf(f[k], e8m0_half((e >> (8 * k)) & 0xff)));
+            }
+        }
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
@@ -42,14 +199,35 @@ struct get_rows_op {
         for (uint32_t j = 0; j < n; j++) {
             const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
             HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
-            if (p->src_type == HTP_TYPE_F32 || p->src_type == HTP_TYPE_I32) {
-                copy_vectors(y, x, (p->ne0 + 31) / 32);
-            } else if (p->src_type == HTP_TYPE_F16) {
-                f16_to_f32_vectors(y, x, (p->ne0 + 63) / 64);
-            } else if (p->src_type == HTP_TYPE_BF16) {
-                bf16_to_f32_vectors(y, x, (p->ne0 + 63) / 64);
-            } else {
-                q8_0_to_f32_vectors(y, x, x + p->q8_quant_offset / 128, p->n_blocks);
+            switch (p->src_type) {
+                case HTP_TYPE_F32:
+                case HTP_TYPE_I32:
+                    copy_vectors(y, x, (p->ne0 + 31) / 32);
+                    break;
+                case HTP_TYPE_F16:
+                    f16_to_f32_vectors(y, x, (p->ne0 + 63) / 64);
+                    break;
+                case HTP_TYPE_BF16:
+                    bf16_to_f32_vectors(y, x, (p->ne0 + 63) / 64);
+                    break;
+                case HTP_TYPE_Q8_0:
+                    q8_0_to_f32_vectors(y, x + p->v_scales / 128, x + p->v_quants / 128, p->n_blocks);
+                    break;
+                case HTP_TYPE_MXFP4:
+                    compute_mxfp4_row(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q4_1:
+                    compute_nibble_row<true, false>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q5_0:
+                    compute_nibble_row<false, true>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q5_1:
+                    compute_nibble_row<true, true>(y, (const uint8_t *) x);
+                    break;
+                default:  // Q4_0, IQ4_NL
+                    compute_nibble_row<false, false>(y, (const uint8_t *) x);
+                    break;
             }
         }
     }

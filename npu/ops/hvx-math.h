@@ -340,4 +340,36 @@ static inline HVX_Vector erf_sf(HVX_Vector x) {
     return erf_sf_finish(x, erf_sf_exp(x));
 }
 
+// sin / cos as Cephes' sinf / cosf: j = 2 round(|x| 2 / pi) (the even octant), r = |x| - j pi / 4
+// in three parts, then the sine or cosine polynomial of r by the octant, and the sign.
+template <bool kCos> static inline HVX_Vector sincos_sf(HVX_Vector x) {
+    const HVX_Vector a     = sf_abs(x);
+    const HVX_Vector magic = splat_f32(12582912.0f);
+    const HVX_Vector nt    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(a, splat_f32(0.63661977236758134308f)), magic);
+    const HVX_Vector n     = Q6_Vw_vsub_VwVw(nt, magic);                      // round(|x| 2 / pi), integer
+    const HVX_Vector y     = Q6_Vsf_vadd_VsfVsf(int_to_sf_small(n), int_to_sf_small(n));  // j = 2n
+    HVX_Vector       r     = Q6_Vsf_vsub_VsfVsf(a, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(0.78515625f)));
+    r                      = Q6_Vsf_vsub_VsfVsf(r, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(2.4187564849853515625e-4f)));
+    r                      = Q6_Vsf_vsub_VsfVsf(r, Q6_Vsf_vmpy_VsfVsf(y, splat_f32(3.77489497744594108e-8f)));
+    const HVX_Vector z     = Q6_Vsf_vmpy_VsfVsf(r, r);
+    HVX_Vector       ps    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(splat_f32(-1.9515295891e-4f), z), splat_f32(8.3321608736e-3f));
+    ps                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ps, z), splat_f32(-1.6666654611e-1f));
+    ps                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(ps, z), r), r);
+    HVX_Vector       pc    = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(splat_f32(2.443315711809948e-5f), z), splat_f32(-1.388731625493765e-3f));
+    pc                     = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(pc, z), splat_f32(4.166664568298827e-2f));
+    pc = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vsub_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(pc, z), z), Q6_Vsf_vmpy_VsfVsf(z, splat_f32(0.5f))),
+                            splat_f32(1.0f));
+    // octant j = 2n: n odd swaps the polynomials; the sign flips for sin when n & 2, for cos
+    // when (n ^ (n >> 1)) & 1, and for sin of a negative x.
+    const HVX_VectorPred swap = Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(n, splat_i32(1)), splat_i32(1));
+    HVX_Vector           flip;
+    if (kCos) {
+        flip = Q6_V_vand_VV(Q6_V_vxor_VV(n, Q6_Vw_vasr_VwR(n, 1)), splat_i32(1));
+    } else {
+        flip = Q6_V_vxor_VV(Q6_V_vand_VV(Q6_Vw_vasr_VwR(n, 1), splat_i32(1)), Q6_Vuw_vlsr_VuwR(x, 31));
+    }
+    const HVX_Vector v = kCos ? Q6_V_vmux_QVV(swap, ps, pc) : Q6_V_vmux_QVV(swap, pc, ps);
+    return Q6_V_vxor_VV(v, Q6_Vw_vasl_VwR(flip, 31));
+}
+
 }  // namespace htp_ops

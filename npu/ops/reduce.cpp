@@ -1,7 +1,11 @@
-// SUM_ROWS / MEAN (F32 -> one value per row) and CUMSUM (F32 prefix sums along dim 0).
+// SUM_ROWS / MEAN (F32 -> one value per row), ARGMAX (F32 -> the I32 index of each row's
+// first largest element), CUMSUM (F32 prefix sums along dim 0) and SUM (F32 -> one value).
 // Rows stream through VTCM; sums accumulate in 32 sf lanes with the partial last vector
-// masked. Per-row results of SUM_ROWS / MEAN are shifted into vectors (32 rows each) so the
-// dst slot is written with whole-vector stores, and one 2-D descriptor writes a chunk back.
+// masked. Per-row results of SUM_ROWS / MEAN / ARGMAX are shifted into vectors (32 rows each)
+// so the dst slot is written with whole-vector stores, and one 2-D descriptor writes a chunk
+// back. SUM runs on one thread (the host plans one; on a device group member 0 runs it:
+// DEV0 in the op list): its rows add into `acc`, written to dst after the last row.
+#include "hvx-math.h"
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -15,6 +19,7 @@ struct reduce_op {
     const htp_reduce_params * p;
     uint32_t                  ith;
     dma_queue *               q;
+    HVX_Vector                acc = Q6_V_vzero();  // SUM: lane sums of the rows so far
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
@@ -31,6 +36,56 @@ struct reduce_op {
             acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), x[n_full]));
         }
         return reduce_sum_sf(acc);
+    }
+
+    // Lane sums of the row (the partial last vector masked), added to a.
+    HVX_Vector row_lanes(const HVX_Vector * x, HVX_Vector a) const {
+        const uint32_t n_full = p->ne0 / 32;
+        for (uint32_t i = 0; i < n_full; i++) {
+            a = Q6_Vsf_vadd_VsfVsf(a, x[i]);
+        }
+        if (p->tail_bytes) {
+            a = Q6_Vsf_vadd_VsfVsf(a, Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), x[n_full]));
+        }
+        return a;
+    }
+
+    // Index of the row's first largest element (ggml_compute_forward_argmax keeps the first of
+    // equal maxima), in every lane. Floats compare as their integer keys (sf_key, hvx-math.h);
+    // lanes past ne0 in the last vector take INT32_MIN, below every key. `lane_idx`: word
+    // lanes 0, 1, ..., 31.
+    HVX_Vector row_argmax(const HVX_Vector * x, HVX_Vector lane_idx) const {
+        const uint32_t       n_vec = (p->ne0 + 31) / 32;
+        const HVX_Vector     low   = Q6_V_vsplat_R(INT32_MIN);
+        const HVX_VectorPred tail  = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
+        HVX_Vector           m     = low;
+        for (uint32_t i = 0; i < n_vec; i++) {
+            HVX_Vector k = sf_key(x[i]);
+            if (i == n_vec - 1 && p->tail_bytes) {
+                k = Q6_V_vmux_QVV(tail, k, low);
+            }
+            m = Q6_Vw_vmax_VwVw(m, k);
+        }
+        for (int shift = 64; shift >= 4; shift >>= 1) {
+            m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, shift));
+        }
+        // the first lane whose key is the largest
+        const HVX_Vector none = Q6_V_vsplat_R(0x7fffffff);
+        const HVX_Vector step = Q6_V_vsplat_R(32);
+        HVX_Vector       best = none;
+        HVX_Vector       idx  = lane_idx;
+        for (uint32_t i = 0; i < n_vec; i++) {
+            HVX_Vector k = sf_key(x[i]);
+            if (i == n_vec - 1 && p->tail_bytes) {
+                k = Q6_V_vmux_QVV(tail, k, low);
+            }
+            best = Q6_Vw_vmin_VwVw(best, Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(k, m), idx, none));
+            idx  = Q6_Vw_vadd_VwVw(idx, step);
+        }
+        for (int shift = 64; shift >= 4; shift >>= 1) {
+            best = Q6_Vw_vmin_VwVw(best, Q6_V_vror_VR(best, shift));
+        }
+        return best;
     }
 
     void cumsum_row(const HVX_Vector * x, HVX_Vector * y) const {
@@ -61,6 +116,31 @@ struct reduce_op {
             }
             return;
         }
+        if (p->kind == HTP_REDUCE_SUM_ALL) {
+            HVX_Vector a = acc;
+            for (uint32_t j = 0; j < n; j++) {
+                a = row_lanes(x0 + j * xs, a);
+            }
+            acc   = a;
+            y0[0] = reduce_sum_sf(a);  // written back after the last row only (store)
+            return;
+        }
+        if (p->kind == HTP_REDUCE_ARGMAX) {
+            HVX_Vector lane_idx = Q6_V_vsplat_R(1);  // inclusive scan of ones: 1..32, then - 1
+            for (int32_t k = 4; k < 128; k <<= 1) {
+                lane_idx = Q6_Vw_vadd_VwVw(lane_idx, Q6_V_vlalign_VVR(lane_idx, Q6_V_vzero(), k));
+            }
+            lane_idx = Q6_Vw_vsub_VwVw(lane_idx, Q6_V_vsplat_R(1));
+            for (uint32_t g = 0; g * 32 < n; g++) {
+                const uint32_t k   = n - g * 32 < 32 ? n - g * 32 : 32;
+                HVX_Vector     res = Q6_V_vzero();
+                for (uint32_t j = 0; j < k; j++) {
+                    res = Q6_V_valign_VVR(row_argmax(x0 + (g * 32 + j) * xs, lane_idx), res, 4);
+                }
+                y0[g] = Q6_V_vror_VR(res, (int32_t) (128 - 4 * k));
+            }
+            return;
+        }
         const HVX_Vector scale = splat_f32(p->scale);
         for (uint32_t g = 0; g * 32 < n; g++) {
             const uint32_t k   = n - g * 32 < 32 ? n - g * 32 : 32;
@@ -83,6 +163,9 @@ struct reduce_op {
         if (p->kind == HTP_REDUCE_CUMSUM) {
             return dma_queue_push(q, d, src, p->dst.nb1, p->vdst.row_pitch, p->ne0 * 4, n) ? 1 : -1;
         }
+        if (p->kind == HTP_REDUCE_SUM_ALL) {  // dst is one element: written once, after the last row
+            return r + n < p->split.total_rows ? 0 : (dma_queue_push_1d(q, octx->dst.data, src, 4) ? 1 : -1);
+        }
         return dma_queue_push(q, d, src, p->dst.nb1, 4, 4, n) ? 1 : -1;
     }
 };
@@ -98,5 +181,13 @@ int htp_op_mean(struct htp_op_context * octx) {
 }
 
 int htp_op_cumsum(struct htp_op_context * octx) {
+    return run_rows<reduce_op>(octx, octx->params->reduce);
+}
+
+int htp_op_argmax(struct htp_op_context * octx) {
+    return run_rows<reduce_op>(octx, octx->params->reduce);
+}
+
+int htp_op_sum(struct htp_op_context * octx) {
     return run_rows<reduce_op>(octx, octx->params->reduce);
 }

@@ -14,6 +14,9 @@
 #define DECLARE_ENCODER(name, origin, mdev, params, kernel, encoder) extern const htp_op_encoder encoder;
 HTP_OP_LIST(DECLARE_ENCODER)
 #undef DECLARE_ENCODER
+#define DECLARE_ALIAS_ENCODER(name, encoder) extern const htp_op_encoder encoder;
+HTP_GGML_OP_ALIASES(DECLARE_ALIAS_ENCODER)
+#undef DECLARE_ALIAS_ENCODER
 
 static const htp_op_encoder * encoder_of(ggml_op op) {
     ggml_tensor t = {};

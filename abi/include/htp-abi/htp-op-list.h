@@ -74,11 +74,18 @@
     X(POOL_2D,          GGML, SPLIT, pool,             htp_op_pool_2d,          htp_pool_2d_encoder)            \
     X(SIN,              GGML, SPLIT, elementwise,      htp_op_sin,              htp_sin_encoder)                \
     X(COS,              GGML, SPLIT, elementwise,      htp_op_cos,              htp_cos_encoder)                \
-    X(LEAKY_RELU,       GGML, SPLIT, elementwise,      htp_op_leaky_relu,       htp_leaky_relu_encoder)
+    X(LEAKY_RELU,       GGML, SPLIT, elementwise,      htp_op_leaky_relu,       htp_leaky_relu_encoder)         \
+    X(ARGMAX,           GGML, SPLIT, reduce,           htp_op_argmax,           htp_argmax_encoder)             \
+    X(SUM,              GGML, DEV0,  reduce,           htp_op_sum,              htp_sum_encoder)                \
+    X(ROLL,             GGML, SPLIT, roll,             htp_op_roll,             htp_roll_encoder)               \
+    X(PAD_REFLECT_1D,   GGML, SPLIT, pad_reflect,      htp_op_pad_reflect_1d,   htp_pad_reflect_1d_encoder)     \
+    X(TIMESTEP_EMBEDDING, GGML, SPLIT, timestep,       htp_op_timestep_embedding, htp_timestep_embedding_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
-// ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it).
-#define HTP_GGML_OP_ALIASES(X)      \
-    X(CONT,      htp_cpy_encoder)   \
-    X(DUP,       htp_cpy_encoder)   \
-    X(ROPE_BACK, htp_rope_encoder)
+// ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it);
+// GROUP_NORM is NORM over rows of a group each (host/ops/norm.cpp).
+#define HTP_GGML_OP_ALIASES(X)              \
+    X(CONT,       htp_cpy_encoder)          \
+    X(DUP,        htp_cpy_encoder)          \
+    X(ROPE_BACK,  htp_rope_encoder)         \
+    X(GROUP_NORM, htp_group_norm_encoder)

@@ -74,18 +74,35 @@ struct htp_cpy_params {
 
 // GET_ROWS: dst[:, i10, i11, i12] = src0[:, src1[i10, i11, i12], i11, i12] as F32.
 // Rows are dst rows (ne1 = ne10, ne2 = ne11).
+// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4: blocks of 32) is split
+// by up to 6 2-D DMAs (`field`) into dense arrays in its VTCM row: the block scales (FP16; MXFP4:
+// E8M0 bytes) at v_scales, Q4_1 / Q5_1 mins at v_mins, Q5_* fifth bits (4 bytes a block) at
+// v_high, and the quants at v_quants, 32 bytes a block: Q8_0 its int8 quants; the 4-bit types
+// their 16 bytes twice (low nibbles are elements 0..15, high nibbles 16..31).
+struct htp_get_rows_field {
+    uint32_t src_off;                // byte of the field in a block
+    uint32_t bytes;                  // its width
+    uint32_t vtcm_off;               // where block 0's copy goes in the VTCM row
+    uint32_t vtcm_step;              // bytes between blocks there
+};
+
+#define HTP_GET_ROWS_MAX_FIELDS 6
+
 struct htp_get_rows_params {
     struct htp_split_params split;
-    uint32_t src_type;               // HTP_TYPE_F32 / F16 / Q8_0
-    uint32_t ne0;                    // elements per row (a multiple of 32 for Q8_0)
+    uint32_t src_type;               // HTP_TYPE_F32 / F16 / BF16 / I32 / a block type above
+    uint32_t ne0;                    // elements per row (a multiple of 32 for block types)
     uint32_t src_row_bytes;          // bytes of one src0 row
-    uint32_t n_blocks;               // Q8_0 blocks per row
+    uint32_t n_blocks;               // blocks per row (block types)
+    uint32_t block_bytes;            // bytes of one block
+    uint32_t n_fields;               // block types: DMAs per row (field[0 .. n_fields))
+    struct htp_get_rows_field field[HTP_GET_ROWS_MAX_FIELDS];
+    uint32_t v_scales, v_mins, v_high, v_quants;  // block types: offsets in a VTCM row
     struct htp_rows_shape shape;
     struct htp_rows_strides src0;    // nb01 (row index), nb02 (i11), nb03 (i12)
     struct htp_rows_strides idx;     // src1 strides nb10, nb11, nb12 (I32)
     struct htp_rows_strides dst;
-    struct htp_vtcm_stream vsrc;     // F32/F16: raw rows; Q8_0: per row, scales then quants
-    uint32_t q8_quant_offset;        // Q8_0: bytes from a row's scales to its quants (multiple of 128)
+    struct htp_vtcm_stream vsrc;     // F32/F16/BF16/I32: raw rows; block types: the arrays above
     struct htp_vtcm_stream vdst;
 };
 

@@ -36,10 +36,14 @@ struct htp_assemble_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
-enum htp_reduce_kind { HTP_REDUCE_SUM = 0, HTP_REDUCE_MEAN, HTP_REDUCE_CUMSUM };
+enum htp_reduce_kind { HTP_REDUCE_SUM = 0, HTP_REDUCE_MEAN, HTP_REDUCE_CUMSUM, HTP_REDUCE_ARGMAX, HTP_REDUCE_SUM_ALL };
 
 // SUM_ROWS / MEAN (F32, one value per row: results are packed 32 per vector in the dst slot,
-// rows_per_chunk of them) and CUMSUM (F32, prefix sums along dim 0, a row out per row in).
+// rows_per_chunk of them), ARGMAX (the same with the I32 index of each row's first largest
+// element) and CUMSUM (F32, prefix sums along dim 0, a row out per row in).
+// SUM (SUM_ALL: every element into dst's one F32): one thread walks every row of src0, adding
+// them into one accumulator, and writes it after the last row (on a device group member 0
+// runs it alone: DEV0 in the op list).
 struct htp_reduce_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_reduce_kind
@@ -104,9 +108,57 @@ struct htp_pool_params {
     struct htp_vtcm_stream vsrc, vdst;  // vsrc: k1 * ne0 window rows per dst row
 };
 
+// ROLL (F32): dst[i0, i1, i2, i3] = src0[(i0 - s0) mod ne0, (i1 - s1) mod ne1, ...] with the
+// shifts in [0, ne) (the host reduces ggml's). Rows are dst rows; a chunk stays in one plane.
+// A dst row is its src row rotated by s0: two DMAs put the row's two pieces in place in the
+// src slot (src[ne0 - s0 ..) first, then src[0 .. ne0 - s0)), HVX copies it to the dst slot.
+struct htp_roll_params {
+    struct htp_split_params split;
+    uint32_t ne0;
+    uint32_t s0, s1, s2, s3;         // shifts, each in [0, ne) of its dim
+    uint32_t ne3;                    // volumes (ne1, ne2 are in shape)
+    struct htp_rows_shape shape;     // dst rows (src0 has the same shape)
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;
+};
+
+// PAD_REFLECT_1D (F32): dst row = src[p0], ..., src[1], src[0 .. ne0), src[ne0 - 2], ...,
+// src[ne0 - 1 - p1] (p0, p1 < ne0). With rev[i] = src[ne0 - 1 - i] the left part is
+// rev[ne0 - 1 - p0 .. ne0 - 1) and the right part rev[1 .. 1 + p1): the kernel writes rev and
+// a copy of the row into the dst slot (rev at 0, the copy at copy_off), and three 2-D DMAs
+// per chunk write the three pieces.
+struct htp_pad_reflect_params {
+    struct htp_split_params split;
+    uint32_t ne0;                    // src elements per row
+    uint32_t p0, p1;
+    uint32_t n_vec;                  // src vectors per row: ceil(ne0 / 32)
+    uint32_t pad_bytes;              // 4 * (32 n_vec - ne0): rev's shift after the vectors are reversed
+    uint32_t copy_off;               // bytes from a dst-slot row to its copy of the src row
+    struct htp_rows_shape shape;     // rows (src and dst alike)
+    struct htp_rows_strides src0, dst;
+    struct htp_vtcm_stream vsrc, vdst;
+};
+
+// TIMESTEP_EMBEDDING (F32): dst row i (one per timestep t_i = src0[i]) holds cos(t_i f_j) at
+// j < half and sin(t_i f_j) at half + j, f_j = exp(c j), c = -log(max_period) / half; and a 0
+// at 2 half when dim is odd. A chunk's timesteps come by one DMA (32 a vector); the cosines
+// and sines are rows of their own (vcos, vsin), each written by one 2-D DMA.
+struct htp_timestep_params {
+    struct htp_split_params split;
+    uint32_t half;                   // dim / 2
+    uint32_t sin_elems;              // elements written from a sin row: half, + 1 when dim is odd (the 0)
+    float c;                         // -logf(max_period) / half
+    uint32_t src_nb0;                // bytes between timesteps
+    uint32_t dst_nb1;                // bytes between dst rows
+    struct htp_vtcm_stream vsrc, vcos, vsin;
+};
+
 #define HTP_KERNEL_PARAMS_MEMBERS_DATA         \
     struct htp_assemble_params assemble;       \
     struct htp_reduce_params   reduce;         \
     struct htp_fill_params     fill;           \
     struct htp_argsort_params  argsort;        \
-    struct htp_pool_params     pool;
+    struct htp_pool_params     pool;           \
+    struct htp_roll_params     roll;           \
+    struct htp_pad_reflect_params pad_reflect; \
+    struct htp_timestep_params timestep;

@@ -47,13 +47,13 @@ enum htp_ew_kind {
     HTP_EW_KIND_COUNT,  // last: the kernel's table has one entry per kind
 };
 
-// F32 / F16 elementwise ops (ADD_ID: F32 only), one dst row of ne0 elements per row. src0 (and for two-operand kinds
+// F32 / F16 elementwise ops (ADD_ID: F32 only; UNARY and GLU also BF16), one dst row of ne0 elements per row. src0 (and for two-operand kinds
 // src1) rows come from the same (i1, i2, i3) coordinates as the dst row, plus a byte offset
 // (the halves of a fused GLU input). ADD_ID takes the src1 row from ids[i1, i2] instead.
 struct htp_elementwise_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_ew_kind
-    uint32_t type;                   // HTP_TYPE_F32 / HTP_TYPE_F16 of every operand and dst
+    uint32_t type;                   // HTP_TYPE_F32 / F16 / BF16 of every operand and dst
     uint32_t ne0;                    // elements per dst row
     uint32_t row_bytes;              // bytes of one dst row (ne0 * element size)
     uint32_t f16_scratch;            // F16: offset of 3 fp32 rows (x, g, y) of 2 * ceil(ne0 / 64) vectors
@@ -67,6 +67,10 @@ struct htp_elementwise_params {
     struct htp_rows_strides src0, src1, dst;  // ADD_ID: src1.nb1 = bytes between bias rows
     struct htp_rows_strides ids;     // ADD_ID: ids strides nb0 (i1), nb1 (i2), unused
     struct htp_vtcm_stream vsrc0, vsrc1, vdst;
+    // BF16: a chunk's rows widened to fp32, per row x, g, y of wide_pitch bytes each (row_pitch
+    // 3 * wide_pitch), computed as F32 rows there and narrowed back (unused otherwise)
+    struct htp_vtcm_stream vwide;
+    uint32_t wide_pitch;
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_ELEMENTWISE struct htp_elementwise_params elementwise;

@@ -68,7 +68,7 @@ fi
 if [ ${#files[@]} -gt 0 ]; then
     sources=("${files[@]}")
 else
-    mapfile -t sources < <(find "$ROOT/npu/src" "$ROOT/npu/ops" -maxdepth 1 \( -name '*.cpp' -o -name '*.c' \) 2>/dev/null | sort)
+    mapfile -t sources < <(find "$ROOT/npu/src" "$ROOT/npu/ops" "$ROOT/npu/ops/mul-mat" -maxdepth 1 \( -name '*.cpp' -o -name '*.c' \) 2>/dev/null | sort)
     # The repacker core, as repack/CMakeLists.txt lists it in HTP_REPACK_CORE_SOURCES.
     mapfile -t repack_core < <(sed -n '/^set(HTP_REPACK_CORE_SOURCES/,/)/p' "$ROOT/repack/CMakeLists.txt" |
                                grep -oE '[A-Za-z0-9_.-]+\.cpp')

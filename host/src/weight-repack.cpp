@@ -12,7 +12,7 @@
 
 #include "context.h"
 #include "log.h"
-#include "mul-mat-paths.h"
+#include "mul-mat/mul-mat-paths.h"
 #include "repack.h"
 
 namespace {

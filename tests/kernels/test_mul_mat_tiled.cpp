@@ -17,7 +17,7 @@
 
 #include "device-api-double.h"
 #include "ggml.h"
-#include "mul-mat-paths.h"
+#include "mul-mat/mul-mat-paths.h"
 #include "op-context.h"
 #include "repack.h"
 

@@ -80,7 +80,7 @@ struct htp_mul_mat_params {
     uint32_t act_offset;
     uint32_t act_part_bytes;
     uint32_t act_row_pitch;
-    // Fusions (host/ops/mul-mat-fusions.cpp, docs/mul-mat.md "Fusions"). Both 0 for MUL_MAT_ID.
+    // Fusions (host/ops/mul-mat/mul-mat-fusions.cpp, docs/mul-mat.md "Fusions"). Both 0 for MUL_MAT_ID.
     // has_bias: MUL_MAT+ADD, dst = W x A + bias, bias = src[2] (F32, ne01 contiguous floats per
     //   plane at i2 * bias.nb2 + i3 * bias.nb3; a stride is 0 where the bias broadcasts). Each
     //   weight chunk's bias slice arrives with the chunk's fetch (one more 1-D descriptor) into

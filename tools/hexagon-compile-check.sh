@@ -84,7 +84,7 @@ fi
 
 common=(-O2 -ffreestanding -nostdlibinc
         -isystem "$ROOT/device-api/hexagon-sysroot/include"
-        -I"$ROOT/npu/src" -I"$ROOT/npu/ops" -I"$ROOT/repack" -I"$ROOT/abi/include" -I"$ROOT/device-api/include"
+        -I"$ROOT/npu/src" -I"$ROOT/npu/ops" -I"$ROOT/repack/include" -I"$ROOT/abi/include" -I"$ROOT/device-api/include"
         -Wall -Wextra -c)
 [ "${HEXAGON_WERROR:-0}" = 1 ] && common+=(-Werror)
 # Per-arch target flags (for zig, after its `cc` subcommand): the ISA of -mcpu (build) or v73 for every HTP_ARCH (clang-16 check).

@@ -13,7 +13,7 @@
 #include "context.h"
 #include "log.h"
 #include "mul-mat/mul-mat-paths.h"
-#include "repack.h"
+#include "htp-repack/repack.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "mul-mat/mul-mat-hmx-repack.h"
-#include "repack.h"
+#include "htp-repack/repack.h"
 
 namespace {
 

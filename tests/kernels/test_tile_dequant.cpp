@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ggml.h"
-#include "repack.h"
+#include "htp-repack/repack.h"
 #include "repack-test-util.h"
 #include "mul-mat/tile-dequant.h"
 

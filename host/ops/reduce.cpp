@@ -41,8 +41,7 @@ static bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op
             return false;
         }
     }
-    htp_split_params sp;
-    return plan_rows(caps, reduce_need(caps, op), sp);
+    return rows_plan_ok(caps, reduce_need(caps, op));
 }
 
 static void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

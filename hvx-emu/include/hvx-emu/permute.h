@@ -176,10 +176,10 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_shuffle_lanes(HVX_Vector Vu, int bytes, int de
     return D.v;
 }
 
-#if defined(__AVX2__)
 // Interleaves the low and the high 64 bytes of Vu in elements of `bytes` (1 or 2) bytes:
-// element 2i = low[i], 2i + 1 = high[i] (vshuff.b / vshuff.h) with SSE unpacks.
+// element 2i = low[i], 2i + 1 = high[i] (vshuff.b / vshuff.h); with SSE unpacks on AVX2 hosts.
 HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
+#if defined(__AVX2__)
     union {
         HVX_Vector v;
         __m128i    x[8];
@@ -191,26 +191,18 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
         D.x[2 * k + 1] = bytes == 1 ? _mm_unpackhi_epi8(lo, hi) : _mm_unpackhi_epi16(lo, hi);
     }
     return D.v;
-}
+#else
+    return hvx_emu_shuffle_lanes(Vu, bytes, 0);
 #endif
+}
 
 // Vd.h = vshuff(Vu.h): Vd.h[2i] = Vu.h[i], Vd.h[2i + 1] = Vu.h[i + 32]
-HVX_EMU_INLINE HVX_Vector hvx_emu_vshuff_h(HVX_Vector Vu) {
-#if defined(__AVX2__)
-    return hvx_emu_interleave_halves(Vu, 2);
-#else
-    return hvx_emu_shuffle_lanes(Vu, 2, 0);
-#endif
-}
+HVX_EMU_INLINE HVX_Vector hvx_emu_vshuff_h(HVX_Vector Vu) { return hvx_emu_interleave_halves(Vu, 2); }
 
 // Vd.b = vshuff(Vu.b): Vd.b[2i] = Vu.b[i], Vd.b[2i + 1] = Vu.b[i + 64]
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
     HVX_EMU_COUNT(PERMUTE);
-#if defined(__AVX2__)
     return hvx_emu_interleave_halves(Vu, 1);
-#else
-    return hvx_emu_shuffle_lanes(Vu, 1, 0);
-#endif
 }
 
 // Vd.h = vdeal(Vu.h): Vd.h[i] = Vu.h[2i], Vd.h[i + 32] = Vu.h[2i + 1]

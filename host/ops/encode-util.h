@@ -124,16 +124,22 @@ static inline htp_split_params act_row_split(uint32_t n_act, uint32_t n_threads,
 htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32_t row_pitch, uint32_t rows);
 
 // The usual row-stream fields (npu/ops/row-stream.h reads them) of params p whose split is
-// planned: op's rows, src0 = a's strides, dst = op's, then a vsrc and a vdst stream of
-// `pitch` bytes per row from VTCM offset 0. Returns the offset after them.
-template <typename P> uint32_t rows_in_out(P & p, const ggml_tensor * a, const ggml_tensor * op, uint32_t pitch) {
+// planned: op's rows, src0 = a's strides, dst = dst's (op itself, or the last node of a
+// fusion), then a vsrc and a vdst stream of `pitch` bytes per row from VTCM offset 0. Returns
+// the offset after them.
+template <typename P>
+uint32_t rows_in_out(P & p, const ggml_tensor * a, const ggml_tensor * op, const ggml_tensor * dst, uint32_t pitch) {
     p.shape      = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
     p.src0       = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst        = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    p.dst        = rows_strides(dst->nb[1], dst->nb[2], dst->nb[3]);
     uint32_t off = 0;
     p.vsrc       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
     p.vdst       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
     return off;
+}
+
+template <typename P> uint32_t rows_in_out(P & p, const ggml_tensor * a, const ggml_tensor * op, uint32_t pitch) {
+    return rows_in_out(p, a, op, op, pitch);
 }
 
 }  // namespace htp_enc

@@ -1,12 +1,14 @@
 // Internals of the repack module: ggml's flat block layouts (restated from ggml-common.h so
 // this module needs no ggml internals; the tests check the sizes against ggml), FP16
-// conversion, and the per-format operation table.
+// conversion (htp-repack/fp16.h, public: the NPU's HVX repacker uses it too), and the
+// per-format operation table.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "repack.h"
+#include "htp-repack/fp16.h"
+#include "htp-repack/repack.h"
 
 namespace htp_repack {
 
@@ -42,43 +44,6 @@ static_assert(sizeof(block_q3_K) == 110, "q3_K");
 static_assert(sizeof(block_q4_K) == 144, "q4_K");
 static_assert(sizeof(block_q5_K) == 176, "q5_K");
 static_assert(sizeof(block_q6_K) == 210, "q6_K");
-
-// ---- FP16 <-> FP32 (IEEE binary16, round to nearest even) ---------------------------------
-static inline uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline float    bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-
-static inline float fp16_to_fp32(uint16_t h) {
-    const uint32_t sign = (uint32_t) (h & 0x8000) << 16;
-    const uint32_t e    = (h >> 10) & 0x1f;
-    const uint32_t m    = h & 0x3ff;
-    if (e == 0) {
-        const float f = (float) m * 0x1p-24f;   // zero or subnormal, exact
-        return sign ? -f : f;
-    }
-    if (e == 31) {
-        return bits_f32(sign | 0x7f800000u | (m << 13));
-    }
-    return bits_f32(sign | ((e + 112) << 23) | (m << 13));
-}
-
-static inline uint16_t fp32_to_fp16(float f) {
-    const uint32_t x    = f32_bits(f);
-    const uint16_t sign = (uint16_t) ((x >> 16) & 0x8000);
-    uint32_t       ax   = x & 0x7fffffffu;
-    if (ax > 0x7f800000u) {                       // NaN: keep it quiet and keep the top payload
-        return (uint16_t) (sign | 0x7e00 | ((ax >> 13) & 0x1ff));
-    }
-    if (ax >= 0x477ff000u) {                      // >= 65520 rounds to infinity
-        return (uint16_t) (sign | 0x7c00);
-    }
-    if (ax < 0x38800000u) {                       // below 2^-14: FP16 subnormal or zero
-        // Adding 0.5 puts the value's 2^-24 units in the low mantissa bits, rounded (RNE).
-        const float r = bits_f32(ax) + 0.5f;
-        return (uint16_t) (sign | (f32_bits(r) - 0x3f000000u));
-    }
-    ax += 0xc8000fffu + ((ax >> 13) & 1);         // rebias exponent (-112) and round to even
-    return (uint16_t) (sign | (ax >> 13));
-}
 
 // Exact FP16 negation (a sign flip), used by Q2_K's -dmin.
 static inline uint16_t fp16_neg(uint16_t h) { return (uint16_t) (h ^ 0x8000); }

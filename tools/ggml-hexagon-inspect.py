@@ -539,21 +539,28 @@ def report(binary, label, checks, regex, limit, exclude=None):
 
 
 def kernel_sources(ops_dir):
-    """{kernel .cpp of ops_dir (one defining an htp_op_* entry point): the files of ops_dir it
-    and its local headers include, itself too}."""
+    """{kernel .cpp of ops_dir or a folder under it (one defining an htp_op_* entry point): the
+    file names of ops_dir it and its local headers include, itself too}. An include resolves
+    beside the including file first, then in ops_dir (the build's include directory)."""
     inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
     entry = re.compile(r"^int\s+htp_op_\w+\s*\(", re.M)
 
-    def closure(name, seen):
-        if name in seen or not os.path.isfile(os.path.join(ops_dir, name)):
+    def closure(path, seen):
+        if path in seen or not os.path.isfile(path):
             return seen
-        seen.add(name)
-        for h in inc.findall(open(os.path.join(ops_dir, name)).read()):
-            closure(h, seen)
+        seen.add(path)
+        for h in inc.findall(open(path).read()):
+            beside = os.path.join(os.path.dirname(path), h)
+            closure(beside if os.path.isfile(beside) else os.path.join(ops_dir, h), seen)
         return seen
 
-    return {n: closure(n, set()) for n in sorted(os.listdir(ops_dir))
-            if n.endswith(".cpp") and entry.search(open(os.path.join(ops_dir, n)).read())}
+    kernels = {}
+    for d, _, names in sorted(os.walk(ops_dir)):
+        for n in sorted(names):
+            path = os.path.join(d, n)
+            if n.endswith(".cpp") and entry.search(open(path).read()):
+                kernels[os.path.relpath(path, ops_dir)] = {os.path.basename(f) for f in closure(path, set())}
+    return kernels
 
 
 def missing_kernels(path, funcs, ops_dir):

@@ -71,7 +71,7 @@ fi
 if [ ${#files[@]} -gt 0 ]; then
     sources=("${files[@]}")
 else
-    mapfile -t sources < <(find "$ROOT/npu/src" "$ROOT/npu/ops" -maxdepth 1 \( -name '*.cpp' -o -name '*.c' \) 2>/dev/null | sort)
+    mapfile -t sources < <(find "$ROOT/npu/src" "$ROOT/npu/ops" "$ROOT/npu/ops/mul-mat" -maxdepth 1 \( -name '*.cpp' -o -name '*.c' \) 2>/dev/null | sort)
     # The repacker core, as repack/CMakeLists.txt lists it in HTP_REPACK_CORE_SOURCES.
     mapfile -t repack_core < <(sed -n '/^set(HTP_REPACK_CORE_SOURCES/,/)/p' "$ROOT/repack/CMakeLists.txt" |
                                grep -oE '[A-Za-z0-9_.-]+\.cpp')
@@ -87,7 +87,7 @@ fi
 
 common=(-O2 -ffreestanding -nostdlibinc
         -isystem "$ROOT/device-api/hexagon-sysroot/include"
-        -I"$ROOT/npu/src" -I"$ROOT/npu/ops" -I"$ROOT/repack" -I"$ROOT/abi/include" -I"$ROOT/device-api/include"
+        -I"$ROOT/npu/src" -I"$ROOT/npu/ops" -I"$ROOT/repack/include" -I"$ROOT/abi/include" -I"$ROOT/device-api/include"
         -Wall -Wextra -c)
 [ "${HEXAGON_WERROR:-0}" = 1 ] && common+=(-Werror)
 # Per-arch target flags (for zig, after its `cc` subcommand): the ISA of -mcpu (build) or v73 for every HTP_ARCH (clang-16 check).

@@ -30,8 +30,7 @@ static bool argsort_supports(const htp_device_caps & caps, const ggml_tensor * o
         (order != GGML_SORT_ORDER_ASC && order != GGML_SORT_ORDER_DESC)) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, argsort_need(caps, op), sp);
+    return rows_plan_ok(caps, argsort_need(caps, op));
 }
 
 static void argsort_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -162,8 +162,7 @@ static bool assemble_supports(const htp_device_caps & caps, const ggml_tensor * 
             return false;
         }
     }
-    htp_split_params sp;
-    return plan_rows(caps, assemble_need(caps, op, pl), sp);
+    return rows_plan_ok(caps, assemble_need(caps, op, pl));
 }
 
 static void assemble_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -95,8 +95,7 @@ static bool binary_supports(const htp_device_caps & caps, const ggml_tensor * op
         (!binary_flat(op) && !dma_1d_ok((uint64_t) a->ne[0] * 4))) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, binary_need(caps, op), sp);
+    return rows_plan_ok(caps, binary_need(caps, op));
 }
 
 static void binary_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -90,8 +90,7 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
     if (w.dst_nb[0] != type_size(op->type) && (!dma_field_ok(caps, w.dst_nb[0]) || !dma_field_ok(caps, w.ne0))) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, cpy_need(caps, op, w), sp);
+    return rows_plan_ok(caps, cpy_need(caps, op, w));
 }
 
 void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -155,8 +155,7 @@ bool ew_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp
     if (ew_kind(op) < 0 || !shapes_ok(op)) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, ew_need(caps, op), sp);
+    return rows_plan_ok(caps, ew_need(caps, op));
 }
 
 void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -2,6 +2,8 @@
 // htp-abi/htp-kernel-params.h): uint32 checks, fastdiv shapes, DMA field widths, and the
 // split of rows into threads and chunks with a VTCM layout that fits each thread's share.
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 
@@ -13,6 +15,17 @@ namespace htp_enc {
 
 static inline uint32_t align_up(uint32_t x, uint32_t a) {
     return (x + a - 1) / a * a;
+}
+
+// op's first N sources, for `const auto [q, k, v] = op_srcs<3>(op);`: an encoder's plan,
+// supports and encode each name the same sources, in one line instead of N.
+template <size_t N> static inline std::array<const ggml_tensor *, N> op_srcs(const ggml_tensor * op) {
+    static_assert(N <= GGML_MAX_SRC, "op_srcs: more sources than a ggml node has");
+    std::array<const ggml_tensor *, N> s{};
+    for (size_t i = 0; i < N; i++) {
+        s[i] = op->src[i];
+    }
+    return s;
 }
 
 // Every ne / nb and the byte span fit the 32-bit ABI fields and the session window.
@@ -36,6 +49,17 @@ static inline void split_units(const htp_device_caps & caps, uint32_t units, uin
     split.rows_per_chunk  = 1;
     split.n_bufs          = n_bufs;
     split.vtcm_per_thread = vtcm;
+}
+
+// The (head, sequence) pair ops with a recurrent state (GATED_DELTA_NET, RWKV/GLA): `pairs`
+// rows split as split_units does, each thread's VTCM starting with its two state copies
+// (v_state[0], v_state[1], state_size bytes each). Returns the offset after them.
+static inline uint32_t split_pairs(const htp_device_caps & caps, uint32_t pairs, uint32_t n_bufs, uint32_t vtcm,
+                                   uint32_t state_size, htp_split_params & split, uint32_t (&v_state)[2]) {
+    split_units(caps, pairs, n_bufs, vtcm, split);
+    v_state[0] = 0;
+    v_state[1] = state_size;
+    return 2 * state_size;
 }
 
 static inline bool dma_field_ok(const htp_device_caps & caps, uint64_t v) {
@@ -73,6 +97,12 @@ struct stream_need {
 // Returns false when not even one row per chunk with double buffering fits.
 bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split_params & sp);
 
+// supports_op's question: does plan_rows find a split (the split itself thrown away)?
+static inline bool rows_plan_ok(const htp_device_caps & caps, const stream_need & need) {
+    htp_split_params sp;
+    return plan_rows(caps, need, sp);
+}
+
 // Fills stream `st` at *offset (advanced past it): n_bufs slots of rows_per_chunk rows.
 // The need of an op that streams F32 rows of src0 through VTCM into rows of dst (one fetch
 // and one write-back descriptor per chunk; src and dst slots of `pitch` bytes per row).
@@ -92,5 +122,24 @@ static inline htp_split_params act_row_split(uint32_t n_act, uint32_t n_threads,
 }
 
 htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32_t row_pitch, uint32_t rows);
+
+// The usual row-stream fields (npu/ops/row-stream.h reads them) of params p whose split is
+// planned: op's rows, src0 = a's strides, dst = dst's (op itself, or the last node of a
+// fusion), then a vsrc and a vdst stream of `pitch` bytes per row from VTCM offset 0. Returns
+// the offset after them.
+template <typename P>
+uint32_t rows_in_out(P & p, const ggml_tensor * a, const ggml_tensor * op, const ggml_tensor * dst, uint32_t pitch) {
+    p.shape      = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
+    p.src0       = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
+    p.dst        = rows_strides(dst->nb[1], dst->nb[2], dst->nb[3]);
+    uint32_t off = 0;
+    p.vsrc       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vdst       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    return off;
+}
+
+template <typename P> uint32_t rows_in_out(P & p, const ggml_tensor * a, const ggml_tensor * op, uint32_t pitch) {
+    return rows_in_out(p, a, op, op, pitch);
+}
 
 }  // namespace htp_enc

@@ -83,8 +83,7 @@ static bool fill_supports(const htp_device_caps & caps, const ggml_tensor * op, 
         default:
             return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, fill_need(caps, op), sp);
+    return rows_plan_ok(caps, fill_need(caps, op));
 }
 
 static void fill_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

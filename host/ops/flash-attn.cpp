@@ -107,9 +107,7 @@ struct fa_plan {
 };
 
 bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
-    const ggml_tensor * q = op->src[0];
-    const ggml_tensor * k = op->src[1];
-    const ggml_tensor * v = op->src[2];
+    const auto [q, k, v] = op_srcs<3>(op);
     const uint32_t      n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
     const uint32_t      dk = (uint32_t) k->ne[0], dv = (uint32_t) v->ne[0];
     const uint32_t      rk2 = (uint32_t) (q->ne[2] / k->ne[2]);
@@ -159,11 +157,7 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
 }
 
 bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
-    const ggml_tensor * q  = op->src[0];
-    const ggml_tensor * k  = op->src[1];
-    const ggml_tensor * v  = op->src[2];
-    const ggml_tensor * m  = op->src[3];
-    const ggml_tensor * sk = op->src[4];
+    const auto [q, k, v, m, sk] = op_srcs<5>(op);
     if (q->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 || !kv_type_ok(k->type) ||
         !kv_type_ok(v->type)) {
         return false;
@@ -206,10 +200,7 @@ bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp
 }
 
 void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
-    const ggml_tensor *     q = op->src[0];
-    const ggml_tensor *     k = op->src[1];
-    const ggml_tensor *     v = op->src[2];
-    const ggml_tensor *     m = op->src[3];
+    const auto [q, k, v, m] = op_srcs<4>(op);
     htp_flash_attn_params & p = desc.params.flash_attn;
     desc.opcode               = HTP_OP_FLASH_ATTN_EXT;
     fa_plan pl;

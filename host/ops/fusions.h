@@ -27,7 +27,7 @@ bool htp_find_fusion(const htp_device_caps & caps, const ggml_cgraph * graph, in
 typedef bool (*htp_fuser_fn)(const htp_device_caps & caps, const ggml_cgraph * graph, int i, htp_fused_op & f,
                              const htp_encode_context & ctx);
 
-// Consecutive MUL_MATs sharing one activation (host/ops/mul-mat-fusions.cpp): when `cur` runs
+// Consecutive MUL_MATs sharing one activation (host/ops/mul-mat/mul-mat-fusions.cpp): when `cur` runs
 // right after `prev` in the same message, on the same path, reading the same src1 prepared the
 // same way into the same VTCM (and prev's output does not overwrite src1), sets cur's
 // act_ready so the NPU skips re-quantizing it. True when it did.

@@ -60,12 +60,7 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
 }
 
 static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
-    const ggml_tensor * q  = op->src[0];
-    const ggml_tensor * k  = op->src[1];
-    const ggml_tensor * v  = op->src[2];
-    const ggml_tensor * g  = op->src[3];
-    const ggml_tensor * b  = op->src[4];
-    const ggml_tensor * st = op->src[5];
+    const auto [q, k, v, g, b, st] = op_srcs<6>(op);
     if (op->type != GGML_TYPE_F32) {
         return false;
     }
@@ -109,12 +104,7 @@ static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op, c
 }
 
 static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
-    const ggml_tensor * q  = op->src[0];
-    const ggml_tensor * k  = op->src[1];
-    const ggml_tensor * v  = op->src[2];
-    const ggml_tensor * g  = op->src[3];
-    const ggml_tensor * b  = op->src[4];
-    const ggml_tensor * st = op->src[5];
+    const auto [q, k, v, g, b, st] = op_srcs<6>(op);
     htp_gdn_params &    p  = desc.params.gdn;
     desc.opcode            = HTP_OP_GATED_DELTA_NET;
     gdn_layout l;
@@ -146,12 +136,7 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.g_pitch    = l.g_pitch;
 
     // Rows are (head, sequence) pairs; one pair at a time per thread, blocks of tokens pipelined.
-    const uint32_t pairs  = p.H * n_seqs;
-    split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
-
-    uint32_t off  = 0;
-    p.v_state[0]  = off; off += l.state_size;
-    p.v_state[1]  = off; off += l.state_size;
+    uint32_t off = split_pairs(caps, p.H * n_seqs, kBufs, vtcm_budget(caps), l.state_size, p.split, p.v_state);
     p.q_size      = l.q_size;
     p.k_size      = l.q_size;
     p.v_size      = l.q_size;

@@ -111,8 +111,7 @@ bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     if (is_block_type(s->type) && (s->ne[0] % 32 != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
         return false;  // blocks per row is the row count of the split descriptors
     }
-    htp_split_params sp;
-    return plan_rows(caps, get_rows_need(caps, op), sp);
+    return rows_plan_ok(caps, get_rows_need(caps, op));
 }
 
 void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

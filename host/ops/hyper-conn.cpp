@@ -84,8 +84,7 @@ bool hc_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp
             return false;
         }
     }
-    htp_split_params sp;
-    return plan_rows(caps, hc_need(caps, op), sp);
+    return rows_plan_ok(caps, hc_need(caps, op));
 }
 
 void hc_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -154,8 +153,7 @@ bool comb_supports(const htp_device_caps & caps, const ggml_tensor * op, const h
         op->ne[1] != 4 || op->nb[1] != 16 || s->ne[0] < 3 || b->ne[0] != 24 || param_i32(op, 1) < 1) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, comb_need(caps, op), sp);
+    return rows_plan_ok(caps, comb_need(caps, op));
 }
 
 void comb_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

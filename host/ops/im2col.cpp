@@ -82,8 +82,7 @@ static bool im2col_supports(const htp_device_caps & caps, const ggml_tensor * op
         (uint64_t) g.IW + (uint64_t) g.p0 + (uint64_t) g.s0 >= (1u << 30)) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, im2col_need(caps, op), sp);
+    return rows_plan_ok(caps, im2col_need(caps, op));
 }
 
 static void im2col_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

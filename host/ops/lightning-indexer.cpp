@@ -68,10 +68,7 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
 }
 
 static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
-    const ggml_tensor * q = op->src[0];
-    const ggml_tensor * k = op->src[1];
-    const ggml_tensor * w = op->src[2];
-    const ggml_tensor * m = op->src[3];
+    const auto [q, k, w, m] = op_srcs<4>(op);
     if (m == nullptr || op->type != GGML_TYPE_F32 || q->type != GGML_TYPE_F32 || w->type != GGML_TYPE_F32 ||
         m->type != GGML_TYPE_F16 || (k->type != GGML_TYPE_F32 && k->type != GGML_TYPE_F16 && k->type != GGML_TYPE_BF16)) {
         return false;
@@ -99,10 +96,7 @@ static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op, co
 }
 
 static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
-    const ggml_tensor *    q = op->src[0];
-    const ggml_tensor *    k = op->src[1];
-    const ggml_tensor *    w = op->src[2];
-    const ggml_tensor *    m = op->src[3];
+    const auto [q, k, w, m] = op_srcs<4>(op);
     htp_lightning_params & p = desc.params.lightning;
     desc.opcode              = HTP_OP_LIGHTNING_INDEXER;
     li_layout l;

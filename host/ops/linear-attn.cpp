@@ -132,12 +132,7 @@ static void wkv_encode(wkv_kind kind, htp_opcode opcode, const htp_device_caps &
     p.blk_size  = l.blk_size;
 
     // Rows are (head, sequence) pairs; one pair at a time per thread, blocks of tokens pipelined.
-    const uint32_t pairs    = p.H * n_seqs;
-    split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
-
-    uint32_t off = 0;
-    p.v_state[0] = off; off += l.state_size;
-    p.v_state[1] = off; off += l.state_size;
+    uint32_t off = split_pairs(caps, p.H * n_seqs, kBufs, vtcm_budget(caps), l.state_size, p.split, p.v_state);
     p.v_u[0]     = off; off += kind == WKV6 ? l.pitch : 0;
     p.v_u[1]     = off; off += kind == WKV6 ? l.pitch : 0;
     p.v_in       = off; off += kBufs * sh.n_in * l.blk_size;

@@ -39,13 +39,7 @@ static uint32_t rowwise_fill(const htp_device_caps & caps, const ggml_tensor * o
     plan_rows(caps, need, p.split);
     const uint32_t pitch = align_up((uint32_t) a->ne[0] * 4, 128);
     p.ne0                = (uint32_t) a->ne[0];
-    p.shape              = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
-    p.src0               = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst                = rows_strides(dst->nb[1], dst->nb[2], dst->nb[3]);
-    uint32_t off         = 0;
-    p.vsrc               = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
-    p.vdst               = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
-    return off;
+    return rows_in_out(p, a, op, dst, pitch);
 }
 
 static void rms_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -19,8 +19,7 @@ bool norm_supports(const htp_device_caps & caps, const ggml_tensor * op, const h
         op->nb[0] != 4 || !fits_u32(a) || !fits_u32(op) || !dma_1d_ok((uint64_t) a->ne[0] * 4)) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, norm_need(caps, op), sp);
+    return rows_plan_ok(caps, norm_need(caps, op));
 }
 
 void fill(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, uint32_t opcode, uint32_t kind) {
@@ -34,12 +33,7 @@ void fill(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & de
     std::memcpy(&p.eps, op->op_params, sizeof(float));
     p.inv_ne0    = 1.0f / (float) p.ne0;
     p.tail_bytes = p.ne0 * 4 % 128;
-    p.shape      = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
-    p.src0       = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst        = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
-    uint32_t off = 0;
-    p.vsrc       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
-    p.vdst       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    rows_in_out(p, a, op, pitch);
 }
 
 void norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -48,8 +48,7 @@ bool pool_supports(const htp_device_caps & caps, const ggml_tensor * op, const h
     if (!dma_fields_ok(caps, { (uint64_t) a.s0 * 4, (uint64_t) a.k0 * 4, win_pitch(a), (uint64_t) op->ne[0] })) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, pool_need(caps, op), sp);
+    return rows_plan_ok(caps, pool_need(caps, op));
 }
 
 void pool_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

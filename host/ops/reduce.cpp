@@ -71,8 +71,7 @@ bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op, const
             }
             break;
     }
-    htp_split_params sp;
-    return plan_rows(caps, reduce_need(caps, op, w), sp);
+    return rows_plan_ok(caps, reduce_need(caps, op, w));
 }
 
 void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

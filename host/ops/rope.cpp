@@ -94,8 +94,7 @@ bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op, const h
     if (a->nb[0] != es || op->nb[0] != es || !fits_u32(a) || !fits_u32(op) || !dma_1d_ok((uint64_t) a->ne[0] * es)) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, rope_need(caps, op), sp);
+    return rows_plan_ok(caps, rope_need(caps, op));
 }
 
 void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -131,12 +130,7 @@ void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_de
     p.corr_low      = corr[0];
     p.inv_corr_span = 1.0f / std::fmax(0.001f, corr[1] - corr[0]);
     p.pos_nb        = (uint32_t) op->src[1]->nb[0];
-    p.shape         = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
-    p.src0          = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst           = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
-    uint32_t off    = 0;
-    p.vsrc          = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
-    p.vdst          = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    uint32_t off = rows_in_out(p, a, op, pitch);
     p.vcos          = off;
     off += p.n_vec * 128;
     p.vsin = off;

@@ -75,8 +75,7 @@ bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     if (!dma_1d_ok((uint64_t) s->ne[0] * 4)) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, set_rows_need(caps, op), sp);
+    return rows_plan_ok(caps, set_rows_need(caps, op));
 }
 
 void set_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -53,8 +53,7 @@ bool soft_max_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     if (sk && (sk->type != GGML_TYPE_F32 || sk->ne[0] < a->ne[2] || !ggml_is_contiguous(sk))) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, soft_max_need(caps, op), sp);
+    return rows_plan_ok(caps, soft_max_need(caps, op));
 }
 
 void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

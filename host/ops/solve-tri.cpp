@@ -49,8 +49,7 @@ static bool solve_tri_supports(const htp_device_caps & caps, const ggml_tensor *
     if (!dma_1d_ok((uint64_t) n * 4) || !dma_1d_ok((uint64_t) op->ne[0] * 4)) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, solve_tri_need(caps, op), sp);
+    return rows_plan_ok(caps, solve_tri_need(caps, op));
 }
 
 static void solve_tri_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

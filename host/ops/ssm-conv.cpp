@@ -45,8 +45,7 @@ static bool ssm_conv_supports(const htp_device_caps & caps, const ggml_tensor * 
                         !dma_field_ok(caps, c->nb[1]))) {
         return false;
     }
-    htp_split_params sp;
-    return plan_rows(caps, ssm_conv_need(caps, op), sp);
+    return rows_plan_ok(caps, ssm_conv_need(caps, op));
 }
 
 static void ssm_conv_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

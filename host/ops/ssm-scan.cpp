@@ -52,13 +52,7 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
 }
 
 static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
-    const ggml_tensor * s   = op->src[0];
-    const ggml_tensor * x   = op->src[1];
-    const ggml_tensor * dt  = op->src[2];
-    const ggml_tensor * A   = op->src[3];
-    const ggml_tensor * B   = op->src[4];
-    const ggml_tensor * C   = op->src[5];
-    const ggml_tensor * ids = op->src[6];
+    const auto [s, x, dt, A, B, C, ids] = op_srcs<7>(op);
     if (op->type != GGML_TYPE_F32 || !ggml_is_contiguous(op) || !fits_u32(op) || !ids ||
         ids->type != GGML_TYPE_I32 || !ggml_is_contiguous(ids) || op->op_params[0] != 1) {
         return false;  // K > 1 (rollback snapshots) stays on the CPU
@@ -95,12 +89,7 @@ static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op, 
 }
 
 static void scan_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
-    const ggml_tensor *    s  = op->src[0];
-    const ggml_tensor *    x  = op->src[1];
-    const ggml_tensor *    dt = op->src[2];
-    const ggml_tensor *    A  = op->src[3];
-    const ggml_tensor *    B  = op->src[4];
-    const ggml_tensor *    C  = op->src[5];
+    const auto [s, x, dt, A, B, C] = op_srcs<6>(op);
     htp_ssm_scan_params &  p  = desc.params.ssm_scan;
     desc.opcode               = HTP_OP_SSM_SCAN;
     scan_layout l;

@@ -2,7 +2,6 @@
 // them, its answers checked and its profile lines printed.
 #include "batch.h"
 #include "buffer.h"
-#include "weight-layout.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -77,7 +76,7 @@ uint64_t htp_batch::window_bytes_added(const std::vector<const ggml_tensor *> & 
     return added;
 }
 
-bool htp_batch::add(const ggml_tensor * node, std::string & error) {
+bool htp_batch::add(const ggml_tensor * node, const htp_encode_context & ctx, std::string & error) {
     size_t n_src = 0;  // optional sources may be absent in the middle (SOFT_MAX: sinks without a mask)
     for (size_t i = 0; i < GGML_MAX_SRC; i++) {
         n_src = node->src[i] ? i + 1 : n_src;
@@ -86,8 +85,7 @@ bool htp_batch::add(const ggml_tensor * node, std::string & error) {
     if (!describe_op(node, node->src, n_src, desc, error)) {
         return false;
     }
-    const htp_op_encoder *   enc = htp_find_op_encoder(node);
-    const htp_encode_context ctx = htp_encode_context_of(dev_.mm, node);
+    const htp_op_encoder * enc = htp_find_op_encoder(node);
     enc->encode(dev_.caps, node, desc, ctx);
     if (params_check_) {
         check_params_written(*enc, node, desc, ctx);

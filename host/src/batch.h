@@ -68,8 +68,10 @@ class htp_batch {
     // What an op naming `tensors` would add to window_bytes().
     uint64_t window_bytes_added(const std::vector<const ggml_tensor *> & tensors) const;
 
-    // Adds a node; false with a reason when a tensor cannot be described to the NPU.
-    bool add(const ggml_tensor * node, std::string & error);
+    // Adds a node, encoded with ctx (htp_encode_context_of(dev.mm, node): the caller resolves
+    // it once per node, for the fusers and for this); false with a reason when a tensor cannot
+    // be described to the NPU.
+    bool add(const ggml_tensor * node, const htp_encode_context & ctx, std::string & error);
     // Adds a fused op (host/ops/fusions.h): its own sources and destination, params ready.
     bool add_fused(const htp_fused_op & f, std::string & error);
     // Adds an op the host issues itself (HOST rows of the op list): dst and srcs are described

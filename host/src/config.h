@@ -30,11 +30,11 @@ struct htp_config {
     std::regex  opfilter;           // ops whose name matches are refused (never SET_ROWS: config.cpp)
     std::string trace_dir = ".";    // GGML_HEXAGON_TRACE_DIR: where PROFILE=3 writes traces
     int      repack = 1;            // GGML_HEXAGON_REPACK: 0 never, 1 (default) weights buffers, 2 ("all") any device buffer
-    int      mm_select = 0;         // GGML_HEXAGON_MM_SELECT: enum htp_mm_select (host/ops/mul-mat-paths.h)
+    int      mm_select = 0;         // GGML_HEXAGON_MM_SELECT: enum htp_mm_select (host/ops/mul-mat/mul-mat-paths.h)
     int      fa_select = HTP_SELECT_HMX;   // GGML_HEXAGON_FA_SELECT: enum htp_op_select
     int      gdn_select = HTP_SELECT_HMX;  // GGML_HEXAGON_GDN_SELECT: enum htp_op_select
     bool     hmx = true;            // GGML_HEXAGON_NHMX=0 (older name GGML_HEXAGON_USE_HMX): no HMX path
-    uint32_t mm_hvx_rows = 128;     // GGML_HEXAGON_MM_HVX_ROWS: tiled HVX up to these activation rows, HMX above (= HTP_MM_TILED_HVX_MAX_ROWS, host/ops/mul-mat-paths.h)
+    uint32_t mm_hvx_rows = 128;     // GGML_HEXAGON_MM_HVX_ROWS: tiled HVX up to these activation rows, HMX above (= HTP_MM_TILED_HVX_MAX_ROWS, host/ops/mul-mat/mul-mat-paths.h)
     int      rtrepack = 1;          // GGML_HEXAGON_RTREPACK: 0 never, 1 (default) flat weights x many rows, 2 ("all") every flat weight
     bool     fuse = true;           // GGML_HEXAGON_OPFUSION=0 (deprecated alias GGML_HEXAGON_FUSE): no host fusions
     bool     poll = false;          // GGML_HEXAGON_OPPOLL=1: the host polls for the NPU's answer instead of sleeping

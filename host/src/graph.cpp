@@ -145,9 +145,11 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         if (htp_node_is_noop(node)) {
             continue;
         }
-        htp_fused_op fused;
-        const bool   is_fused =
-            reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused, htp_encode_context_of(d.mm, node));
+        // What the encoders read besides the node (each source's weight layout): resolved once,
+        // for the fusers and for the node's own encoder.
+        const htp_encode_context ctx = htp_encode_context_of(d.mm, node);
+        htp_fused_op             fused;
+        const bool               is_fused = reg.cfg.fuse && htp_find_fusion(d.caps, graph, i, fused, ctx);
         const char * name     = is_fused ? fused.name : ggml_op_desc(node);
         const ggml_tensor * dst = is_fused ? fused.dst : node;
         // Plan for the window: a batch's buffers and the pinned ones must fit the budget at
@@ -175,7 +177,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             break;
         }
         std::string error;
-        if (!(is_fused ? batch.add_fused(fused, error) : batch.add(node, error))) {
+        if (!(is_fused ? batch.add_fused(fused, error) : batch.add(node, ctx, error))) {
             HTP_LOG_ERROR("%s: cannot run %s '%s': %s", d.spec.name.c_str(), name, dst->name, error.c_str());
             planned = false;
             break;

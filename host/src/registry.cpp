@@ -16,7 +16,7 @@
 #include "buffer.h"
 #include "comm.h"
 #include "device.h"
-#include "mul-mat-paths.h"
+#include "mul-mat/mul-mat-paths.h"
 #include "log.h"
 
 static const char * htp_reg_get_name(ggml_backend_reg_t) {

@@ -4,7 +4,7 @@
 #include "weight-layout.h"
 
 #include "buffer.h"
-#include "mul-mat-paths.h"
+#include "mul-mat/mul-mat-paths.h"
 #include "support.h"
 #include "weight-repack.h"
 

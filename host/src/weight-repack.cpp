@@ -12,8 +12,8 @@
 
 #include "context.h"
 #include "log.h"
-#include "mul-mat-paths.h"
-#include "repack.h"
+#include "mul-mat/mul-mat-paths.h"
+#include "htp-repack/repack.h"
 
 namespace {
 
@@ -181,24 +181,21 @@ access access_of(ggml_backend_buffer_t buffer, const ggml_tensor * t, size_t off
     return { b, base, lo, lo + size, (size_t) ((const uint8_t *) base->data - b->base) };
 }
 
-}  // namespace
-
-size_t htp_tiling_alloc_size(const ggml_tensor * t, int repack_mode) {
-    const size_t n = ggml_nbytes(t);
-    if (repack_mode == 0 || !tileable(t)) {
-        return n;
-    }
-    return std::max(n, tiled_size(t));
-}
-
-bool htp_tiling_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * data, size_t offset, size_t size) {
+// set_tensor / get_tensor of t's bytes [offset, offset + size): fn(access, state) under the
+// buffer's tiling lock; false (fn not run) when they are not in a tiling buffer.
+template <typename F>
+bool with_tiling_locked(ggml_backend_buffer_t buffer, const ggml_tensor * t, size_t offset, size_t size, F && fn) {
     const access a = access_of(buffer, t, offset, size);
     if (!a.b) {
         return false;
     }
-    const auto [b, base, lo, hi, bstart] = a;
-    htp_tiling_state &          s        = *b->repack;
+    htp_tiling_state &          s = *a.b->repack;
     std::lock_guard<std::mutex> lock(s.mu);
+    return fn(a, s);
+}
+
+bool set_locked(ggml_backend_buffer_t buffer, const access & a, htp_tiling_state & s, const void * data, size_t size) {
+    const auto [b, base, lo, hi, bstart] = a;
     rec_it mine = s.recs.end();
     for (rec_it it : overlapping(s, lo, hi)) {
         if (it->first == bstart && same_tensor(it->second, base) && hi <= bstart + it->second.flat) {
@@ -234,14 +231,8 @@ bool htp_tiling_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * 
     return true;
 }
 
-bool htp_tiling_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * data, size_t offset, size_t size) {
-    const access a = access_of(buffer, t, offset, size);
-    if (!a.b) {
-        return false;
-    }
+bool get_locked(const access & a, htp_tiling_state & s, void * data, size_t size) {
     const auto [b, base, lo, hi, bstart] = a;
-    htp_tiling_state &          s        = *b->repack;
-    std::lock_guard<std::mutex> lock(s.mu);
     std::vector<rec_it> ov = overlapping(s, lo, hi);
     if (ov.empty()) {
         return false;
@@ -264,6 +255,27 @@ bool htp_tiling_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * 
         flatten_locked(b, s, it);
     }
     return false;
+}
+
+}  // namespace
+
+size_t htp_tiling_alloc_size(const ggml_tensor * t, int repack_mode) {
+    const size_t n = ggml_nbytes(t);
+    if (repack_mode == 0 || !tileable(t)) {
+        return n;
+    }
+    return std::max(n, tiled_size(t));
+}
+
+bool htp_tiling_set(ggml_backend_buffer_t buffer, ggml_tensor * t, const void * data, size_t offset, size_t size) {
+    return with_tiling_locked(buffer, t, offset, size, [&](const access & a, htp_tiling_state & s) {
+        return set_locked(buffer, a, s, data, size);
+    });
+}
+
+bool htp_tiling_get(ggml_backend_buffer_t buffer, const ggml_tensor * t, void * data, size_t offset, size_t size) {
+    return with_tiling_locked(buffer, t, offset, size,
+                              [&](const access & a, htp_tiling_state & s) { return get_locked(a, s, data, size); });
 }
 
 void htp_tiling_flatten(htp_buffer * b, const uint8_t * p, size_t size) {

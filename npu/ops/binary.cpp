@@ -113,81 +113,51 @@ struct binary_op {
                                                 uint32_t n) {
         if (p->f16) {
             if (p->nr0 > 1) {
-                compute_rows_f16_bcast<kKind>(y, a, b, n);
+                compute_rows<kKind, true, true>(y, a, b, n);
             } else {
-                compute_rows_f16<kKind>(y, a, b, n);
+                compute_rows<kKind, true, false>(y, a, b, n);
             }
         } else {
-            compute_rows_bcast<kKind>(y, a, b, n);
+            compute_rows<kKind, false, true>(y, a, b, n);
         }
     }
 
-    // F16 rows, row by row: a and b widened into scratch rows 0 and 1, computed into row 2,
-    // narrowed into the dst slot.
-    template <int kKind> HTP_COMPUTE void compute_rows_f16(HVX_Vector * y, const HVX_Vector * a,
-                                                           const HVX_Vector * b, uint32_t n) {
+    // One dst row at a time (the variants the flat compute_binary_rows does not take). kF16: a
+    // and b widened into scratch rows 0 and 1 (vconv), computed into row 2, narrowed into the
+    // dst slot. kBcast (dim-0 broadcast): the (widened) src1 row expanded nr0 times (vbcast).
+    template <int kKind, bool kF16, bool kBcast>
+    HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * a, const HVX_Vector * b, uint32_t n) {
         const uint32_t nvec  = (p->ne0 + 31) / 32;
         const uint32_t nh0   = (p->ne0 + 63) / 64;
+        const uint32_t nh1   = kBcast ? (p->ne10 + 63) / 64 : nh0;  // ne10 == ne0 without dim-0 broadcast
         const uint32_t pd    = p->vdst.row_pitch / 128;
         const uint32_t p0    = p->vsrc0.row_pitch / 128;
         const uint32_t bstep = p->src1_vtcm_row_step / 128;
         const uint32_t cv    = p->conv_pitch / 128;
-        HVX_Vector *   ca    = vptr(vtcm_at(octx->ctx, p->split, ith, p->vconv));
-        HVX_Vector *   cb    = ca + cv;
-        HVX_Vector *   cy    = cb + cv;
-        for (uint32_t j = 0; j < n; j++) {
-            f16_to_f32_vectors(ca, a, nh0);
-            f16_to_f32_vectors(cb, b, nh0);  // ne10 == ne0 without dim-0 broadcast
-            for (uint32_t i = 0; i < nvec; i++) {
-                cy[i] = apply<kKind>(ca[i], cb[i]);
+        HVX_Vector *   ca    = kF16 ? vptr(vtcm_at(octx->ctx, p->split, ith, p->vconv)) : nullptr;
+        HVX_Vector *   cb    = kF16 ? ca + cv : nullptr;
+        HVX_Vector *   cy    = kF16 ? cb + cv : nullptr;
+        HVX_Vector *   e     = kBcast ? vptr(vtcm_at(octx->ctx, p->split, ith, p->vbcast)) : nullptr;
+        for (; n > 0; n--) {  // (a count down: one register less, no spill in the F16 broadcast loop)
+            const HVX_Vector * ra = a;
+            const HVX_Vector * rb = b;
+            HVX_Vector *       ry = y;
+            if (kF16) {
+                f16_to_f32_vectors(ca, a, nh0);
+                f16_to_f32_vectors(cb, b, nh1);
+                ra = ca;
+                rb = cb;
+                ry = cy;
             }
-            f32_to_f16_vectors(y, cy, nh0);
-            y += pd;
-            a += p0;
-            b += bstep;
-        }
-    }
-
-    // F16 rows with a dim-0 broadcast: b widened, expanded nr0 times.
-    template <int kKind> HTP_COMPUTE void compute_rows_f16_bcast(HVX_Vector * y, const HVX_Vector * a,
-                                                                 const HVX_Vector * b, uint32_t n) {
-        const uint32_t nvec  = (p->ne0 + 31) / 32;
-        const uint32_t nh0   = (p->ne0 + 63) / 64;
-        const uint32_t nh10  = (p->ne10 + 63) / 64;
-        const uint32_t pd    = p->vdst.row_pitch / 128;
-        const uint32_t p0    = p->vsrc0.row_pitch / 128;
-        const uint32_t bstep = p->src1_vtcm_row_step / 128;
-        const uint32_t cv    = p->conv_pitch / 128;
-        HVX_Vector *   ca    = vptr(vtcm_at(octx->ctx, p->split, ith, p->vconv));
-        HVX_Vector *   cb    = ca + cv;
-        HVX_Vector *   cy    = cb + cv;
-        HVX_Vector *   e     = vptr(vtcm_at(octx->ctx, p->split, ith, p->vbcast));
-        for (; n > 0; n--) {
-            f16_to_f32_vectors(ca, a, nh0);
-            f16_to_f32_vectors(cb, b, nh10);
-            expand_row(e, cb, p->ne10, p->nr0);
-            for (uint32_t i = 0; i < nvec; i++) {
-                cy[i] = apply<kKind>(ca[i], e[i]);
+            if (kBcast) {
+                expand_row(e, rb, p->ne10, p->nr0);
+                rb = e;
             }
-            f32_to_f16_vectors(y, cy, nh0);
-            y += pd;
-            a += p0;
-            b += bstep;
-        }
-    }
-
-    // F32 rows with a dim-0 broadcast: the src1 row expanded nr0 times, then one row computed.
-    template <int kKind> HTP_COMPUTE void compute_rows_bcast(HVX_Vector * y, const HVX_Vector * a,
-                                                             const HVX_Vector * b, uint32_t n) {
-        const uint32_t nvec  = (p->ne0 + 31) / 32;
-        const uint32_t pd    = p->vdst.row_pitch / 128;
-        const uint32_t p0    = p->vsrc0.row_pitch / 128;
-        const uint32_t bstep = p->src1_vtcm_row_step / 128;
-        HVX_Vector *   e     = vptr(vtcm_at(octx->ctx, p->split, ith, p->vbcast));
-        for (uint32_t j = 0; j < n; j++) {
-            expand_row(e, b, p->ne10, p->nr0);
             for (uint32_t i = 0; i < nvec; i++) {
-                y[i] = apply<kKind>(a[i], e[i]);
+                ry[i] = apply<kKind>(ra[i], rb[i]);
+            }
+            if (kF16) {
+                f32_to_f16_vectors(y, cy, nh0);
             }
             y += pd;
             a += p0;

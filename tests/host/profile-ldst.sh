@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GGML_HEXAGON_PROFILE=2 counts a kernel's vector loads and stores (hvx_ldst, npu/ops/hvx-vmem.h):
-# MUL_MAT Q4_0 on the tiled HVX path (npu/ops/mul-mat-tiled.h, .cpp), m=16 (one column tile),
+# MUL_MAT Q4_0 on the tiled HVX path (npu/ops/mul-mat/mul-mat-tiled.h, .cpp), m=16 (one column tile),
 # k=256 (8 tiles of 32 columns), n = 1 and 3 activation rows, one K chunk. What its code must
 # execute, worked out from the shapes:
 #   act quantizer, per row: 1 (the nibble order) + K/32 (a block each, max_abs_sf) loads and

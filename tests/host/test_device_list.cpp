@@ -7,7 +7,7 @@
 
 #include "config.h"
 #include "device-list.h"
-#include "mul-mat-paths.h"
+#include "mul-mat/mul-mat-paths.h"
 
 static std::vector<htp_device_spec> parse_ok(const char * v, std::vector<std::string> * warnings = nullptr) {
     std::vector<htp_device_spec> out;

@@ -1,4 +1,4 @@
-// npu/ops/mul-mat-hmx-repack.h (rt-repack on HVX) against the shared scalar repacker
+// npu/ops/mul-mat/mul-mat-hmx-repack.h (rt-repack on HVX) against the shared scalar repacker
 // htp_repack_col_tile (repack/), byte for byte: for every tiled type, 32 rows of random bytes
 // (any bytes: the repack moves bits, and the K-quants' FP16 scale products, NaN and infinity
 // included, are the same scalar arithmetic) at several strides, alignments and tile counts,
@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "mul-mat-hmx-repack.h"
-#include "repack.h"
+#include "mul-mat/mul-mat-hmx-repack.h"
+#include "htp-repack/repack.h"
 
 namespace {
 

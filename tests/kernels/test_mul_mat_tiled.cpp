@@ -17,9 +17,9 @@
 
 #include "device-api-double.h"
 #include "ggml.h"
-#include "mul-mat-paths.h"
+#include "mul-mat/mul-mat-paths.h"
 #include "op-context.h"
-#include "repack.h"
+#include "htp-repack/repack.h"
 
 int htp_op_mul_mat_tiled(struct htp_op_context * octx);
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "ggml.h"
-#include "mul-mat-paths.h"
+#include "mul-mat/mul-mat-paths.h"
 #include "op-encoders.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// npu/ops/tile-dequant: every tile of every tiled format, dequantized by the NPU routine into
+// npu/ops/mul-mat/tile-dequant: every tile of every tiled format, dequantized by the NPU routine into
 // FP16 HMX tiles, against (1) the reference dequantizer htp_repack_tile_to_f16 and (2) ggml's
 // to_float. Bounds (tile-dequant.h): (1) bit-equal, or within 1 FP16 ulp for the formats whose
 // value is a product plus a sum (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K); (2) lossless formats: the FP16
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "ggml.h"
-#include "repack.h"
+#include "htp-repack/repack.h"
 #include "repack-test-util.h"
-#include "tile-dequant.h"
+#include "mul-mat/tile-dequant.h"
 
 namespace {
 

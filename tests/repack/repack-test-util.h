@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ggml.h"
-#include "repack.h"
+#include "htp-repack/repack.h"
 
 namespace rt {
 

@@ -5,7 +5,7 @@ the ops.* suites, run with GGML_HEXAGON_PARAMS_CHECK=1, check that with a poison
 this checks the other direction, so a field the host fills and no kernel reads (im2col.K, gdn.n_seqs were) fails here.
 
 For each struct of the kernel_params union (the HTP_KERNEL_PARAMS_MEMBERS* lists of
-abi/include/htp-abi), its kernel's sources are the npu/ops files that name the struct or its
+abi/include/htp-abi), its kernel's sources are the npu/ops files (and its subfolders') that name the struct or its
 union member, plus the row-streaming helpers that read the usual fields of any op
 (row-stream.h: split, shape, src0, dst, vsrc, vdst). A top-level field counts as read when
 `.field` or `->field` appears in them. Exit 1 listing the unread ones.
@@ -36,7 +36,8 @@ text = "\n".join(strip_comments(open(h).read()) for h in headers)
 macros = re.findall(r"#\s*define\s+HTP_KERNEL_PARAMS_MEMBERS\w*((?:[^\n]*\\\n)*[^\n]*)", text)
 members = dict(re.findall(r"struct\s+(htp_\w+_params)\s+(\w+)\s*;", "\n".join(macros)))
 structs = {n: b for n, b in re.findall(r"struct\s+(\w+)\s*\{(.*?)\};", text, re.S)}
-sources = {f: open(f).read() for f in glob.glob(os.path.join(OPS, "*.cpp")) + glob.glob(os.path.join(OPS, "*.h"))}
+sources = {f: open(f).read() for f in glob.glob(os.path.join(OPS, "**", "*.cpp"), recursive=True) +
+           glob.glob(os.path.join(OPS, "**", "*.h"), recursive=True)}  # with the MUL_MAT wing, npu/ops/mul-mat/
 
 unread, checked = [], 0
 for sname, member in sorted(members.items()):

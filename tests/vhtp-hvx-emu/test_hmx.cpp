@@ -16,6 +16,7 @@
 
 #include "hmx.h"
 #include "htp-abi/htp-status.h"
+#include "hvx-emu-test-util.h"
 #include "vhtp-test-util.h"
 
 namespace {
@@ -23,44 +24,8 @@ namespace {
 constexpr int      D     = HTP_HMX_TILE_DIM;
 constexpr uint32_t kVtcm = 1u << 20;
 
-double half_value(uint16_t h) {
-    const int e = (h >> 10) & 31, m = h & 1023;
-    if (e == 31) {
-        return m ? NAN : ((h & 0x8000) ? -INFINITY : INFINITY);
-    }
-    const double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
-// fp16 nearest to a float (ties to even), by search over the finite halves: independent of the
-// unit's bit-level encoder.
-uint16_t half_nearest(float f) {
-    if (std::isnan(f)) {
-        return 0x7fff;
-    }
-    const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
-    const double   a    = std::fabs((double) f);
-    if (a >= 65520.0) {
-        return sign | 0x7c00;
-    }
-    uint16_t lo = 0, hi = 0x7bff;
-    while (lo < hi) {
-        const uint16_t mid = (uint16_t) ((lo + hi) / 2);
-        if (half_value(mid) >= a) {
-            hi = mid;
-        } else {
-            lo = (uint16_t) (mid + 1);
-        }
-    }
-    uint16_t h = lo;
-    if (h > 0) {
-        const double up = half_value(h) - a, down = a - half_value((uint16_t) (h - 1));
-        if (down < up || (down == up && ((h - 1) & 1) == 0)) {
-            h = (uint16_t) (h - 1);
-        }
-    }
-    return sign | h;
-}
+using hvx_test::half_nearest;
+using hvx_test::half_value;
 
 uint16_t random_half(std::mt19937 & rng, int emin = 8, int espan = 14) {
     const uint16_t e = (uint16_t) (emin + rng() % espan);
@@ -203,7 +168,7 @@ TEST_P(HmxModels, MatmulMatchesReferenceF16AndF32Outputs) {
         for (int m = 0; m < D; m++) {
             for (int n = 0; n < D; n++) {
                 const float y = ref.out(m, n, float_at(params)[n], float_at(params)[D + n]);
-                bad += half_at(out16)[m * D + n] != half_nearest(y);
+                bad += half_at(out16)[m * D + n] != half_nearest(y, 0x7fff);
             }
         }
         EXPECT_EQ(bad, 0) << "n_k " << n_k;

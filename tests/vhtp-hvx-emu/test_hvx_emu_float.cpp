@@ -55,42 +55,6 @@ TEST(HvxEmuConvert, HalfwordToHf) {
     }
 }
 
-// Independent binary16 model: decode exactly; encode by picking the nearest representable
-// value (ties to even mantissa) among all finite halves, by search.
-static double half_value(uint16_t h) {
-    int e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
-static uint16_t half_nearest(float f) {
-    if (std::isnan(f)) {
-        return 0x7e00;
-    }
-    const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
-    const double   a    = std::fabs((double) f);
-    if (a >= 65520.0) {
-        return sign | 0x7c00;
-    }
-    uint16_t lo = 0, hi = 0x7bff;  // largest finite
-    while (lo < hi) {              // first h with value >= a
-        uint16_t mid = (uint16_t) ((lo + hi) / 2);
-        if (half_value(mid) >= a) {
-            hi = mid;
-        } else {
-            lo = (uint16_t) (mid + 1);
-        }
-    }
-    uint16_t h = lo;
-    if (h > 0) {
-        double up = half_value(h) - a, down = a - half_value(h - 1);
-        if (down < up || (down == up && ((h - 1) & 1) == 0)) {
-            h = h - 1;
-        }
-    }
-    return sign | h;
-}
-
 TEST(HvxEmuConvert, HfToSfPairIsEvenOddSplit) {
     std::vector<int16_t> edges = { 0, (int16_t) 0x8000, 0x0001, (int16_t) 0x8001, 0x03ff, 0x0400, 0x3c00,
                                    0x7bff, 0x7c00, (int16_t) 0xfc00, 0x7e00, 0x7c01 };

@@ -148,10 +148,38 @@ HVX_EMU_INLINE HVX_Vector Q6_V_vlalign_VVR(HVX_Vector Vu, HVX_Vector Vv, int32_t
     return hvx_emu_align_bytes(Vu, Vv, HVX_EMU_VLEN - ((uint32_t) Rt & (HVX_EMU_VLEN - 1)));
 }
 
-#if defined(__AVX2__)
+// The portable lane permutations of vshuff / vdeal, for lanes of `bytes` (1 or 2) bytes, n =
+// 128 / bytes lanes: shuff interleaves the low and the high half (d[2i] = u[i], d[2i + 1] =
+// u[i + n/2]); deal is its inverse (d[i] = u[2i], d[i + n/2] = u[2i + 1]). One loop serves
+// both lane sizes and both directions; the AVX2 builds (every x86-64 host we build on) take
+// the SSE forms below instead.
+HVX_EMU_INLINE HVX_Vector hvx_emu_shuffle_lanes(HVX_Vector Vu, int bytes, int deal) {
+    union {
+        HVX_Vector v;
+        uint8_t    b[HVX_EMU_VLEN];
+    } U, D;
+    U.v            = Vu;
+    const int half = HVX_EMU_VLEN / bytes / 2;
+    for (int i = 0; i < half; i++) {
+        for (int k = 0; k < bytes; k++) {
+            const int lo_lane = i * bytes + k, hi_lane = (i + half) * bytes + k;  // byte of lane i, i + n/2
+            const int even = 2 * i * bytes + k, odd = (2 * i + 1) * bytes + k;  // byte of lane 2i, 2i + 1
+            if (deal) {
+                D.b[lo_lane] = U.b[even];
+                D.b[hi_lane] = U.b[odd];
+            } else {
+                D.b[even] = U.b[lo_lane];
+                D.b[odd]  = U.b[hi_lane];
+            }
+        }
+    }
+    return D.v;
+}
+
 // Interleaves the low and the high 64 bytes of Vu in elements of `bytes` (1 or 2) bytes:
-// element 2i = low[i], 2i + 1 = high[i] (vshuff.b / vshuff.h) with SSE unpacks.
+// element 2i = low[i], 2i + 1 = high[i] (vshuff.b / vshuff.h); with SSE unpacks on AVX2 hosts.
 HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
+#if defined(__AVX2__)
     union {
         HVX_Vector v;
         __m128i    x[8];
@@ -163,54 +191,18 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
         D.x[2 * k + 1] = bytes == 1 ? _mm_unpackhi_epi8(lo, hi) : _mm_unpackhi_epi16(lo, hi);
     }
     return D.v;
-}
+#else
+    return hvx_emu_shuffle_lanes(Vu, bytes, 0);
 #endif
+}
 
 // Vd.h = vshuff(Vu.h): Vd.h[2i] = Vu.h[i], Vd.h[2i + 1] = Vu.h[i + 32]
-HVX_EMU_INLINE HVX_Vector hvx_emu_vshuff_h(HVX_Vector Vu) {
-#if defined(__AVX2__)
-    return hvx_emu_interleave_halves(Vu, 2);
-#elif defined(__GNUC__) && !defined(__clang__)
-    const hvx_vuh idx = { 0,  32, 1,  33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
-                          8,  40, 9,  41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47,
-                          16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
-                          24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63 };
-    return (HVX_Vector) __builtin_shuffle((hvx_vuh) Vu, idx);
-#else
-    const hvx_vuh u = (hvx_vuh) Vu;
-    hvx_vuh d;
-    for (int i = 0; i < 32; i++) {
-        d[2 * i]     = u[i];
-        d[2 * i + 1] = u[i + 32];
-    }
-    return (HVX_Vector) d;
-#endif
-}
+HVX_EMU_INLINE HVX_Vector hvx_emu_vshuff_h(HVX_Vector Vu) { return hvx_emu_interleave_halves(Vu, 2); }
 
 // Vd.b = vshuff(Vu.b): Vd.b[2i] = Vu.b[i], Vd.b[2i + 1] = Vu.b[i + 64]
 HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
     HVX_EMU_COUNT(PERMUTE);
-#if defined(__AVX2__)
     return hvx_emu_interleave_halves(Vu, 1);
-#elif defined(__GNUC__) && !defined(__clang__)
-    const hvx_vub idx = { 0, 64, 1, 65, 2, 66, 3, 67, 4, 68, 5, 69, 6, 70, 7, 71,
-                          8, 72, 9, 73, 10, 74, 11, 75, 12, 76, 13, 77, 14, 78, 15, 79,
-                          16, 80, 17, 81, 18, 82, 19, 83, 20, 84, 21, 85, 22, 86, 23, 87,
-                          24, 88, 25, 89, 26, 90, 27, 91, 28, 92, 29, 93, 30, 94, 31, 95,
-                          32, 96, 33, 97, 34, 98, 35, 99, 36, 100, 37, 101, 38, 102, 39, 103,
-                          40, 104, 41, 105, 42, 106, 43, 107, 44, 108, 45, 109, 46, 110, 47, 111,
-                          48, 112, 49, 113, 50, 114, 51, 115, 52, 116, 53, 117, 54, 118, 55, 119,
-                          56, 120, 57, 121, 58, 122, 59, 123, 60, 124, 61, 125, 62, 126, 63, 127 };
-    return (HVX_Vector) __builtin_shuffle((hvx_vub) Vu, idx);
-#else
-    const hvx_vub u = (hvx_vub) Vu;
-    hvx_vub d;
-    for (int i = 0; i < 64; i++) {
-        d[2 * i]     = u[i];
-        d[2 * i + 1] = u[i + 64];
-    }
-    return (HVX_Vector) d;
-#endif
 }
 
 // Vd.h = vdeal(Vu.h): Vd.h[i] = Vu.h[2i], Vd.h[i + 32] = Vu.h[2i + 1]
@@ -230,20 +222,8 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_vdeal_h(HVX_Vector Vu) {
         D.x[4 + j]      = _mm_unpackhi_epi64(a, b);
     }
     return D.v;
-#elif defined(__GNUC__) && !defined(__clang__)
-    const hvx_vuh idx = { 0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
-                          32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62,
-                          1,  3,  5,  7,  9,  11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31,
-                          33, 35, 37, 39, 41, 43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63 };
-    return (HVX_Vector) __builtin_shuffle((hvx_vuh) Vu, idx);
 #else
-    const hvx_vuh u = (hvx_vuh) Vu;
-    hvx_vuh d;
-    for (int i = 0; i < 32; i++) {
-        d[i]      = u[2 * i];
-        d[i + 32] = u[2 * i + 1];
-    }
-    return (HVX_Vector) d;
+    return hvx_emu_shuffle_lanes(Vu, 2, 1);
 #endif
 }
 

@@ -35,6 +35,21 @@ enum htp_mm_path {
     HTP_MM_PATH_HVX_Q8 = 1,  // quantized weights: int8 vrmpy against Q8-quantized activations
 };
 
+// The activations (src1, F32) and results (dst) of a MUL_MAT path: one description shared by
+// the flat, tiled and HMX params (the host fills it in one place: mm_act_describe,
+// host/ops/mul-mat/mul-mat-paths.h). Plane (i2, i3) of ne12 * ne13 holds ne11 activation
+// rows; the weight plane it reads is (i2 / r2, i3 / r3) (MUL_MAT_ID: unused, the weight
+// planes are experts).
+struct htp_mm_act {
+    uint32_t ne11, ne12, n_planes;   // activation rows per plane; ne12; ne12 * ne13
+    struct htp_fastdiv div_ne12;     // plane -> (i2, i3)
+    struct htp_fastdiv div_r2;       // i02 = i2 / r2 (r2 = ne12 / ne02)
+    struct htp_fastdiv div_r3;       // i03 = i3 / r3
+    struct htp_rows_strides src1;    // nb11, nb12, nb13
+    struct htp_rows_strides dst;     // nb1, nb2, nb3
+    uint32_t row_bytes;              // ne10 * 4: bytes DMA'd per activation row
+};
+
 struct htp_mul_mat_params {
     struct htp_split_params split;   // weight rows (total_rows = ne01) over threads and chunks
     struct htp_split_params qsplit;  // activation rows of one chunk (total_rows = act_rows_per_chunk)
@@ -43,16 +58,9 @@ struct htp_mul_mat_params {
     uint32_t ne00;                   // K: elements per row
     uint32_t k_vecs;                 // Q path: 128-element groups per row (K padded to 128);
                                      // FP path: 32-element vectors per row (K padded to 32)
-    uint32_t ne11, n_planes;         // activation rows per plane; ne12 * ne13
-    uint32_t ne12;
-    struct htp_fastdiv div_ne12;     // plane -> (i2, i3)
-    struct htp_fastdiv div_r2;       // i02 = i2 / r2 (r2 = ne12 / ne02)
-    struct htp_fastdiv div_r3;       // i03 = i3 / r3
+    struct htp_mm_act act;           // activation planes, rows, strides
     struct htp_rows_strides src0;    // nb01, nb02, nb03
-    struct htp_rows_strides src1;    // nb11, nb12, nb13
-    struct htp_rows_strides dst;     // nb1, nb2, nb3
     uint32_t act_rows_per_chunk;     // activation rows quantized and reused per weight pass
-    uint32_t act_row_bytes;          // ne10 * 4: bytes DMA'd per activation row
     // Weight row fetch.
     uint32_t n_blocks;               // blocks per weight row (F32/F16: 1 block = the whole row)
     uint32_t block_bytes;            // bytes per block (F32/F16: the row's bytes)
@@ -65,7 +73,7 @@ struct htp_mul_mat_params {
     uint32_t act_b_offset;           // staging bytes between planes (multiple of 128)
     uint32_t n_lo;                   // split types: vectors per plane (k_vecs = act_planes * n_lo)
     uint32_t act_planes;             // split types: planes (2, 4, 8); else 1
-    uint32_t act_plane_bytes;        // act_row_bytes / act_planes: a plane's staged bytes
+    uint32_t act_plane_bytes;        // act.row_bytes / act_planes: a plane's staged bytes
     uint32_t act_split_chunks;       // split types: chunks per plane, ne00 / (act_planes * act_split_elems)
     // VTCM layout. Per thread (offsets from the thread's base):
     struct htp_vtcm_stream vw;       // raw weight rows: n_bufs slots of rows_per_chunk rows
@@ -80,7 +88,7 @@ struct htp_mul_mat_params {
     uint32_t act_offset;
     uint32_t act_part_bytes;
     uint32_t act_row_pitch;
-    // Fusions (host/ops/mul-mat-fusions.cpp, docs/mul-mat.md "Fusions"). Both 0 for MUL_MAT_ID.
+    // Fusions (host/ops/mul-mat/mul-mat-fusions.cpp, docs/mul-mat.md "Fusions"). Both 0 for MUL_MAT_ID.
     // has_bias: MUL_MAT+ADD, dst = W x A + bias, bias = src[2] (F32, ne01 contiguous floats per
     //   plane at i2 * bias.nb2 + i3 * bias.nb3; a stride is 0 where the bias broadcasts). Each
     //   weight chunk's bias slice arrives with the chunk's fetch (one more 1-D descriptor) into
@@ -136,14 +144,9 @@ struct htp_mul_mat_tiled_params {
     struct htp_fastdiv div_kchunks;  // work item -> (column group, K chunk)
     uint32_t cols_per_chunk;         // column tiles per work item (1 when n_kchunks > 1)
     uint32_t act_order;              // enum htp_mmt_act_order
-    uint32_t ne11, ne12, n_planes;   // activation rows per plane; ne12; ne12 * ne13
-    struct htp_fastdiv div_ne12;     // plane -> (i2, i3)
-    struct htp_fastdiv div_r2, div_r3;
+    struct htp_mm_act act;           // activation planes, rows, strides
     uint32_t w_nb2, w_nb3;           // bytes between tiled weight planes (i02, i03)
-    struct htp_rows_strides src1;    // nb11, nb12, nb13
-    struct htp_rows_strides dst;     // nb1, nb2, nb3
     uint32_t act_rows_per_pass;
-    uint32_t act_row_bytes;          // K * 4
     uint32_t act_private;
     uint32_t out_per_row;            // 1: write-back as one 1-D descriptor per activation row
     // VTCM, per thread (from the thread's base):
@@ -205,14 +208,8 @@ struct htp_mul_mat_hmx_params {
     struct htp_fastdiv div_n_kc;     // fetch f -> (column tile f / n_kc, k chunk f % n_kc)
     struct htp_fastdiv mod_n_bufs;   // fetch f -> raw slot f % split.n_bufs
     uint32_t wnb2, wnb3;             // bytes between tiled weight planes i02, i03
-    uint32_t ne11, ne12, n_planes;
-    struct htp_fastdiv div_ne12;     // plane -> (i2, i3)
-    struct htp_fastdiv div_r2;       // i02 = i2 / r2
-    struct htp_fastdiv div_r3;       // i03 = i3 / r3
-    struct htp_rows_strides src1;    // nb11, nb12, nb13
-    struct htp_rows_strides dst;     // nb1, nb2, nb3
+    struct htp_mm_act act;           // activation planes, rows, strides
     uint32_t act_rows_per_chunk;     // multiple of 32
-    uint32_t act_row_bytes;          // K * 4
     uint32_t store_per_row;          // 1: output rows leave one 1-D descriptor each
     // Per-thread VTCM (offsets from the thread's base, all multiples of 2048).
     uint32_t vraw_offset, vraw_slot; // n_bufs slots of kc_tiles * tile_bytes
@@ -240,7 +237,7 @@ struct htp_mul_mat_hmx_params {
 // kernel reads the ids (scalar loads, as GET_ROWS does), and per used expert e gathers the
 // (i, t) pairs routed to it into chunks of activation rows, streams only expert e's weights
 // and scatters each activation row's results with its own descriptor (dst row (i, t)).
-// src1 / dst strides of the path's params: nb1 = per used slot i, nb2 = per token t. An id
+// src1 / dst strides of the path's params (mm.act): nb1 = per used slot i, nb2 = per token t. An id
 // outside [0, n_as) fails the op with HTP_STATUS_BAD_PARAMS.
 //   MUL_MAT_ID:       flat weights, flat HVX path; mm.src0.nb2 = expert stride; chunks of
 //                     mm.act_rows_per_chunk rows.

@@ -127,16 +127,8 @@ void htp_enc::mmh_fill_hmx(const mmh_plan & pl, const ggml_tensor * op, const ht
     p.mod_n_bufs   = htp_fastdiv_init(pl.n_bufs);
     p.wnb2         = (uint32_t) tw.nb2;
     p.wnb3         = (uint32_t) tw.nb3;
-    p.ne11         = (uint32_t) a->ne[1];
-    p.ne12         = (uint32_t) a->ne[2];
-    p.n_planes     = (uint32_t) (a->ne[2] * a->ne[3]);
-    p.div_ne12     = htp_fastdiv_init(p.ne12);
-    p.div_r2       = htp_fastdiv_init((uint32_t) (a->ne[2] / w->ne[2]));
-    p.div_r3       = htp_fastdiv_init((uint32_t) (a->ne[3] / w->ne[3]));
-    p.src1         = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst          = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    p.act          = mm_act_describe(w, a, op);
     p.act_rows_per_chunk = act_rows;
-    p.act_row_bytes      = (uint32_t) a->ne[0] * 4;
     p.store_per_row      = pl.store_per_row ? 1 : 0;
 
     uint32_t off      = 0;

@@ -3,18 +3,18 @@
 // used experts; then per used expert its (slot, token) pairs are gathered into chunks of
 // activation rows that the path runs against that expert's weights only.
 #pragma once
+#include "mul-mat-rows.h"
 #include "op-table.h"
 
 namespace htp_ops {
 
-// Calls run(e, n) for chunks of up to max_rows (slot i, token t) pairs routed to expert e,
-// experts in increasing order; before each call src1_off[j] / dst_off[j] hold chunk row j's
-// activation row (i % ne11, t) and dst row (i, t) offsets. Stops at the first status run
-// returns other than HTP_STATUS_OK.
+// Calls run(e, c) for chunks c of up to max_rows (slot i, token t) pairs routed to expert e,
+// experts in increasing order: c.n rows, row j's activation row (i % ne11, t) at src1 +
+// c.src1_off[j] and its dst row (i, t) at dst + c.dst_off[j] (the caller's arrays of max_rows;
+// strides and ne11 from act). Stops at the first status run returns other than HTP_STATUS_OK.
 template <class Run>
-static int mm_id_route(const htp_op_context * octx, const htp_mm_id_routing & r, const htp_rows_strides & src1,
-                       const htp_rows_strides & dst, uint32_t ne11, uint32_t max_rows, uint32_t * src1_off,
-                       uint32_t * dst_off, Run && run) {
+static int mm_id_route(const htp_op_context * octx, const htp_mm_id_routing & r, const htp_mm_act & act,
+                       uint32_t max_rows, uint32_t * src1_off, uint32_t * dst_off, Run && run) {
     if (octx->n_src < 3 || r.n_as > HTP_MM_ID_MAX_EXPERTS || max_rows == 0) {
         return HTP_STATUS_BAD_PARAMS;
     }
@@ -38,6 +38,7 @@ static int mm_id_route(const htp_op_context * octx, const htp_mm_id_routing & r,
     }
 
     // Pass 2: per used expert, chunks of its routed rows.
+    mm_act_rows c = { 0, 0, 0, 0, src1_off, dst_off };
     for (uint32_t e = 0; e < r.n_as; e++) {
         if (!(used[e / 32] & (1u << (e % 32)))) {
             continue;
@@ -48,11 +49,12 @@ static int mm_id_route(const htp_op_context * octx, const htp_mm_id_routing & r,
                 if ((uint32_t) id_at(i, t) != e) {
                     continue;
                 }
-                const uint32_t i11 = i - htp_fastdiv(i, &r.div_ne11) * ne11;
-                src1_off[n]        = i11 * src1.nb1 + t * src1.nb2;
-                dst_off[n]         = i * dst.nb1 + t * dst.nb2;
+                const uint32_t i11 = i - htp_fastdiv(i, &r.div_ne11) * act.ne11;
+                src1_off[n]        = i11 * act.src1.nb1 + t * act.src1.nb2;
+                dst_off[n]         = i * act.dst.nb1 + t * act.dst.nb2;
                 if (++n == max_rows) {
-                    const int st = run(e, n);
+                    c.n          = n;
+                    const int st = run(e, (const mm_act_rows &) c);
                     if (st != HTP_STATUS_OK) {
                         return st;
                     }
@@ -61,7 +63,8 @@ static int mm_id_route(const htp_op_context * octx, const htp_mm_id_routing & r,
             }
         }
         if (n) {
-            const int st = run(e, n);
+            c.n          = n;
+            const int st = run(e, (const mm_act_rows &) c);
             if (st != HTP_STATUS_OK) {
                 return st;
             }

@@ -298,6 +298,21 @@ void mul_mat_encode_flat(const htp_device_caps & caps, const ggml_tensor * op, h
 
 }  // namespace
 
+htp_mm_act mm_act_describe(const ggml_tensor * w, const ggml_tensor * a, const ggml_tensor * dst) {
+    htp_mm_act act = {};
+    act.ne11      = (uint32_t) a->ne[1];
+    act.ne12      = (uint32_t) a->ne[2];
+    act.n_planes  = (uint32_t) (a->ne[2] * a->ne[3]);
+    act.div_ne12  = htp_fastdiv_init(act.ne12);
+    // (MUL_MAT_ID: w's planes are experts, not broadcast; the ratios are unused there.)
+    act.div_r2    = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[2] / w->ne[2]));
+    act.div_r3    = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[3] / w->ne[3]));
+    act.src1      = htp_enc::rows_strides(a->nb[1], a->nb[2], a->nb[3]);
+    act.dst       = htp_enc::rows_strides(dst->nb[1], dst->nb[2], dst->nb[3]);
+    act.row_bytes = (uint32_t) a->ne[0] * 4;
+    return act;
+}
+
 void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml_tensor * a, const ggml_tensor * op,
                            htp_mul_mat_params & p) {
     const uint32_t M          = (uint32_t) w->ne[1];
@@ -313,19 +328,10 @@ void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml
     p.wtype    = w->type;
     p.ne00     = (uint32_t) w->ne[0];
     p.k_vecs   = pl.k_vecs;
-    p.ne11     = (uint32_t) a->ne[1];
-    p.ne12     = (uint32_t) a->ne[2];
-    p.n_planes = (uint32_t) (a->ne[2] * a->ne[3]);
-    p.div_ne12 = htp_fastdiv_init(p.ne12);
-    // (MUL_MAT_ID: w's planes are experts, not broadcast; the ratios are unused there.)
-    p.div_r2   = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[2] / w->ne[2]));
-    p.div_r3   = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[3] / w->ne[3]));
+    p.act      = mm_act_describe(w, a, op);
     p.src0     = rows_strides(w->nb[1], w->nb[2], w->nb[3]);
-    p.src1     = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst      = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
 
     p.act_rows_per_chunk = pl.n_act;
-    p.act_row_bytes      = (uint32_t) a->ne[0] * 4;
     p.n_blocks           = pl.n_blocks;
     p.block_bytes        = pl.block_bytes;
     p.n_fields           = pl.n_fields;
@@ -339,7 +345,7 @@ void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml
     p.act_b_offset    = pl.b_offset;
     p.n_lo            = pl.n_lo;
     p.act_planes      = pl.planes;
-    p.act_plane_bytes  = p.act_row_bytes / pl.planes;
+    p.act_plane_bytes  = p.act.row_bytes / pl.planes;
     p.act_split_chunks = pl.split_elems ? p.ne00 / (pl.planes * pl.split_elems) : 0;
     uint32_t off   = 0;
     p.vw           = stream_at(off, p.split, pl.raw_pitch, pl.rpc);

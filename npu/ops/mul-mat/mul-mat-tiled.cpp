@@ -24,8 +24,8 @@ struct act_op {
 
     int fetch(uint32_t r, uint32_t, uint32_t slot) {
         const dma_addr_t s =
-            octx->src[1].data + (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
-        return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot), s, p->act_row_bytes) ? 1 : -1;
+            octx->src[1].data + (c.src1_off ? c.src1_off[r] : row_offset(p->act.src1, c.i1_0 + r, c.i2, c.i3));
+        return dma_queue_push_1d(q, vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot), s, p->act.row_bytes) ? 1 : -1;
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t, uint32_t slot) {
@@ -196,12 +196,12 @@ struct dot_op {
             }
             return (int) c.n;
         }
-        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + x.ct0 * 128;
+        const dma_addr_t d = octx->dst.data + row_offset(p->act.dst, c.i1_0, c.i2, c.i3) + x.ct0 * 128;
         if (!p->out_per_row) {
-            return dma_queue_push(q, d, v, p->dst.nb1, p->vout.row_pitch, cols * 4, c.n) ? 1 : -1;
+            return dma_queue_push(q, d, v, p->act.dst.nb1, p->vout.row_pitch, cols * 4, c.n) ? 1 : -1;
         }
         for (uint32_t j = 0; j < c.n; j++) {
-            if (!dma_queue_push_1d(q, d + j * p->dst.nb1, v + j * p->vout.row_pitch, cols * 4)) {
+            if (!dma_queue_push_1d(q, d + j * p->act.dst.nb1, v + j * p->vout.row_pitch, cols * 4)) {
                 return -1;
             }
         }
@@ -285,23 +285,7 @@ int htp_ops::mmt::run_pass(htp_op_context * octx, const htp_mul_mat_tiled_params
 
 int htp_op_mul_mat_tiled(struct htp_op_context * octx) {
     const htp_mul_mat_tiled_params & p = octx->params->mul_mat_tiled;
-    for (uint32_t plane = 0; plane < p.n_planes; plane++) {
-        mm_act_rows c;
-        c.i3               = htp_fastdiv(plane, &p.div_ne12);
-        c.i2               = plane - c.i3 * p.ne12;
-        c.src1_off         = nullptr;
-        c.dst_off          = nullptr;
-        const uint32_t i02 = htp_fastdiv(c.i2, &p.div_r2);
-        const uint32_t i03 = htp_fastdiv(c.i3, &p.div_r3);
-        const dma_addr_t w = octx->src[0].data + i02 * p.w_nb2 + i03 * p.w_nb3;
-        for (uint32_t i1 = 0; i1 < p.ne11; i1 += p.act_rows_per_pass) {
-            c.i1_0       = i1;
-            c.n          = p.ne11 - i1 < p.act_rows_per_pass ? p.ne11 - i1 : p.act_rows_per_pass;
-            const int st = run_pass(octx, p, c, w);
-            if (st != HTP_STATUS_OK) {
-                return st;
-            }
-        }
-    }
-    return HTP_STATUS_OK;
+    return mm_for_each_chunk(p.act, p.act_rows_per_pass, [&](const mm_act_rows & c, uint32_t i02, uint32_t i03) {
+        return run_pass(octx, p, c, octx->src[0].data + i02 * p.w_nb2 + i03 * p.w_nb3);
+    });
 }

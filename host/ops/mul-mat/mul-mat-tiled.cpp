@@ -197,19 +197,10 @@ void htp_enc::mmt_fill_tiled(const mmt_plan & pl, const ggml_tensor * w, const h
     p.div_kchunks       = htp_fastdiv_init(pl.n_kchunks);
     p.cols_per_chunk    = pl.cpc;
     p.act_order         = pl.order;
-    p.ne11              = (uint32_t) a->ne[1];
-    p.ne12              = (uint32_t) a->ne[2];
-    p.n_planes          = (uint32_t) (a->ne[2] * a->ne[3]);
-    p.div_ne12          = htp_fastdiv_init(p.ne12);
-    // (MUL_MAT_ID: w's planes are experts, not broadcast; the ratios are unused there.)
-    p.div_r2            = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[2] / w->ne[2]));
-    p.div_r3            = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[3] / w->ne[3]));
+    p.act               = mm_act_describe(w, a, op);
     p.w_nb2             = (uint32_t) tw.nb2;
     p.w_nb3             = (uint32_t) tw.nb3;
-    p.src1              = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
-    p.dst               = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
     p.act_rows_per_pass = pl.n_act;
-    p.act_row_bytes     = pl.stage;
     p.act_private       = pl.priv;
     p.out_per_row       = pl.out_per_row;
 

@@ -92,9 +92,9 @@ void act_worker(unsigned int, unsigned int ith, void * data) {
     const mm_act_rows & c      = *job->c;
     auto fetch = [&](uint32_t r, uint32_t slot) -> bool {
         const dma_addr_t s = job->octx->src[1].data +
-                             (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
+                             (c.src1_off ? c.src1_off[r] : row_offset(p->act.src1, c.i1_0 + r, c.i2, c.i3));
         const dma_addr_t v = vtcm_at(ctx, p->split, ith, p->vstage_offset + slot * p->vstage_slot);
-        ends[slot]         = dma.push(v, s, p->act_row_bytes, p->act_row_bytes, p->act_row_bytes, 1);
+        ends[slot]         = dma.push(v, s, p->act.row_bytes, p->act.row_bytes, p->act.row_bytes, 1);
         return !dma.failed;
     };
     for (uint32_t i = 0; i < nb && rr.begin + i < rr.end; i++) {
@@ -305,19 +305,19 @@ struct weight_worker {
         const mm_act_rows & c    = *job->c;
         const uint32_t      cols = col_tile_rows(ct);
         const dma_addr_t    d0   = job->octx->dst.data + ct * kOutRowBytes;
-        const dma_addr_t    d    = d0 + (c.dst_off ? 0 : row_offset(p->dst, c.i1_0, c.i2, c.i3));
+        const dma_addr_t    d    = d0 + (c.dst_off ? 0 : row_offset(p->act.dst, c.i1_0, c.i2, c.i3));
         for (uint32_t mb = 0; mb < n_act_blocks; mb++) {
             const uint32_t   rows = min_u32(c.n - mb * kTileDim, kTileDim);
             const dma_addr_t o    = out + mb * kOutTileBytes;
             if (!c.dst_off && !p->store_per_row) {
-                if (!push(d + mb * kTileDim * p->dst.nb1, o, p->dst.nb1, kOutRowBytes, cols * 4, rows, (uint16_t) ct)) {
+                if (!push(d + mb * kTileDim * p->act.dst.nb1, o, p->act.dst.nb1, kOutRowBytes, cols * 4, rows, (uint16_t) ct)) {
                     return HTP_STATUS_DMA_ERROR;
                 }
                 continue;
             }
             for (uint32_t r = 0; r < rows; r++) {
                 const uint32_t   j   = mb * kTileDim + r;
-                const dma_addr_t dst = c.dst_off ? d0 + c.dst_off[j] : d + j * p->dst.nb1;
+                const dma_addr_t dst = c.dst_off ? d0 + c.dst_off[j] : d + j * p->act.dst.nb1;
                 if (!push(dst, o + r * kOutRowBytes, cols * 4, cols * 4, cols * 4, 1, (uint16_t) ct)) {
                     return HTP_STATUS_DMA_ERROR;
                 }
@@ -448,21 +448,7 @@ int htp_op_mul_mat_hmx(struct htp_op_context * octx) {
     if (ok != HTP_STATUS_OK) {
         return ok;
     }
-    mm_act_rows c = { 0, 0, 0, 0, nullptr, nullptr };
-    for (uint32_t plane = 0; plane < p.n_planes; plane++) {
-        c.i3                   = htp_fastdiv(plane, &p.div_ne12);
-        c.i2                   = plane - c.i3 * p.ne12;
-        const uint32_t   i02   = htp_fastdiv(c.i2, &p.div_r2);
-        const uint32_t   i03   = htp_fastdiv(c.i3, &p.div_r3);
-        const dma_addr_t wbase = octx->src[0].data + i02 * p.wnb2 + i03 * p.wnb3;
-        for (uint32_t i1 = 0; i1 < p.ne11; i1 += p.act_rows_per_chunk) {
-            c.i1_0       = i1;
-            c.n          = p.ne11 - i1 < p.act_rows_per_chunk ? p.ne11 - i1 : p.act_rows_per_chunk;
-            const int st = mmh::run_pass(octx, p, c, wbase);
-            if (st != HTP_STATUS_OK) {
-                return st;
-            }
-        }
-    }
-    return HTP_STATUS_OK;
+    return mm_for_each_chunk(p.act, p.act_rows_per_chunk, [&](const mm_act_rows & c, uint32_t i02, uint32_t i03) {
+        return mmh::run_pass(octx, p, c, octx->src[0].data + i02 * p.wnb2 + i03 * p.wnb3);
+    });
 }

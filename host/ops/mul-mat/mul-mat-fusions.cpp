@@ -121,9 +121,9 @@ bool overlap(const htp_tensor_desc & x, const htp_tensor_desc & y) {
 
 // Flat path: same prepared rows at the same shared place; the whole activation is one chunk.
 bool flat_reusable(const htp_mul_mat_params & a, const htp_mul_mat_params & b) {
-    return a.n_planes == 1 && a.ne11 <= a.act_rows_per_chunk && b.ne11 <= b.act_rows_per_chunk &&
-           a.ne11 == b.ne11 && a.path == b.path && a.ne00 == b.ne00 && a.k_vecs == b.k_vecs &&
-           a.act_row_bytes == b.act_row_bytes && a.act_split_elems == b.act_split_elems &&
+    return a.act.n_planes == 1 && a.act.ne11 <= a.act_rows_per_chunk && b.act.ne11 <= b.act_rows_per_chunk &&
+           a.act.ne11 == b.act.ne11 && a.path == b.path && a.ne00 == b.ne00 && a.k_vecs == b.k_vecs &&
+           a.act.row_bytes == b.act.row_bytes && a.act_split_elems == b.act_split_elems &&
            a.act_b_offset == b.act_b_offset && a.n_lo == b.n_lo && a.act_planes == b.act_planes &&
            a.act_offset == b.act_offset && a.act_part_bytes == b.act_part_bytes && a.act_row_pitch == b.act_row_pitch;
 }
@@ -131,8 +131,8 @@ bool flat_reusable(const htp_mul_mat_params & a, const htp_mul_mat_params & b) {
 // Tiled HVX path: same blocks at the same place. Private copies live at act_offset in each dot
 // thread's share: the same shares, and every thread of b had its copy made by a.
 bool tiled_reusable(const htp_mul_mat_tiled_params & a, const htp_mul_mat_tiled_params & b) {
-    if (!(a.n_planes == 1 && a.ne11 <= a.act_rows_per_pass && b.ne11 <= b.act_rows_per_pass && a.ne11 == b.ne11 &&
-          a.ne00 == b.ne00 && a.act_order == b.act_order && a.act_row_bytes == b.act_row_bytes &&
+    if (!(a.act.n_planes == 1 && a.act.ne11 <= a.act_rows_per_pass && b.act.ne11 <= b.act_rows_per_pass && a.act.ne11 == b.act.ne11 &&
+          a.ne00 == b.ne00 && a.act_order == b.act_order && a.act.row_bytes == b.act.row_bytes &&
           a.act_private == b.act_private && a.act_offset == b.act_offset && a.act_row_pitch == b.act_row_pitch)) {
         return false;
     }

@@ -26,10 +26,10 @@ struct mm_act_prep_op {
 
     int fetch(uint32_t r, uint32_t, uint32_t slot) {
         const dma_addr_t s = octx->src[1].data +
-                             (c.src1_off ? c.src1_off[r] : row_offset(p->src1, c.i1_0 + r, c.i2, c.i3));
+                             (c.src1_off ? c.src1_off[r] : row_offset(p->act.src1, c.i1_0 + r, c.i2, c.i3));
         const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot);
         if (p->act_split_elems == 0) {
-            return dma_queue_push_1d(q, v, s, p->act_row_bytes) ? 1 : -1;
+            return dma_queue_push_1d(q, v, s, p->act.row_bytes) ? 1 : -1;
         }
         // Chunk c of act_split_elems elements -> plane c % act_planes, act_b_offset bytes apart.
         const uint32_t np = p->act_planes;
@@ -61,7 +61,7 @@ struct mm_act_prep_op {
         if (p->path == HTP_MM_PATH_HVX_Q8) {
             const uint32_t end = 4 * p->k_vecs * 128;
             if (p->act_split_elems == 0) {
-                zero_bytes(src, p->act_row_bytes, end);
+                zero_bytes(src, p->act.row_bytes, end);
             } else {
                 for (uint32_t k = 0; k < p->act_planes; k++) {
                     zero_bytes(src, k * p->act_b_offset + p->act_plane_bytes, (k + 1) * p->act_b_offset);
@@ -277,8 +277,8 @@ struct mm_dot_op {
             }
             return (int) c.n;
         }
-        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1_0, c.i2, c.i3) + r * 4;
-        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vout, slot), p->dst.nb1, p->vout.row_pitch,
+        const dma_addr_t d = octx->dst.data + row_offset(p->act.dst, c.i1_0, c.i2, c.i3) + r * 4;
+        return dma_queue_push(q, d, vtcm_slot(octx->ctx, p->split, ith, p->vout, slot), p->act.dst.nb1, p->vout.row_pitch,
                               n * 4, c.n) ? 1 : -1;
     }
 };

@@ -22,16 +22,11 @@ int htp_op_mul_mat_id(struct htp_op_context * octx) {
     uint32_t src1_off[HTP_MM_MAX_ACT_ROWS];
     uint32_t dst_off[HTP_MM_MAX_ACT_ROWS];
     mm_job_init(job, octx, &p);
-    job.c.i1_0     = 0;
-    job.c.i2       = 0;
-    job.c.i3       = 0;
-    job.c.src1_off = src1_off;
-    job.c.dst_off  = dst_off;
-    job.i03        = 0;
-    return mm_id_route(octx, pid.route, p.src1, p.dst, p.ne11, p.act_rows_per_chunk, src1_off, dst_off,
-                       [&](uint32_t e, uint32_t n) {
+    job.i03 = 0;
+    return mm_id_route(octx, pid.route, p.act, p.act_rows_per_chunk, src1_off, dst_off,
+                       [&](uint32_t e, const mm_act_rows & c) {
                            job.i02 = e;
-                           job.c.n = n;
+                           job.c   = c;
                            return mm_run_chunk(job);
                        });
 }
@@ -42,12 +37,10 @@ int htp_op_mul_mat_id_tiled(struct htp_op_context * octx) {
     if (p.act_rows_per_pass > HTP_MMT_MAX_ACT_ROWS || !p.out_per_row) {
         return HTP_STATUS_BAD_PARAMS;
     }
-    uint32_t     src1_off[HTP_MMT_MAX_ACT_ROWS];
-    uint32_t     dst_off[HTP_MMT_MAX_ACT_ROWS];
-    mm_act_rows c = { 0, 0, 0, 0, src1_off, dst_off };
-    return mm_id_route(octx, pid.route, p.src1, p.dst, p.ne11, p.act_rows_per_pass, src1_off, dst_off,
-                       [&](uint32_t e, uint32_t n) {
-                           c.n = n;
+    uint32_t src1_off[HTP_MMT_MAX_ACT_ROWS];
+    uint32_t dst_off[HTP_MMT_MAX_ACT_ROWS];
+    return mm_id_route(octx, pid.route, p.act, p.act_rows_per_pass, src1_off, dst_off,
+                       [&](uint32_t e, const mm_act_rows & c) {
                            return mmt::run_pass(octx, p, c, octx->src[0].data + e * p.w_nb2);
                        });
 }
@@ -62,12 +55,10 @@ int htp_op_mul_mat_id_hmx(struct htp_op_context * octx) {
     if (ok != HTP_STATUS_OK) {
         return ok;
     }
-    uint32_t      src1_off[HTP_MMH_MAX_ACT_ROWS];
-    uint32_t      dst_off[HTP_MMH_MAX_ACT_ROWS];
-    mm_act_rows c = { 0, 0, 0, 0, src1_off, dst_off };
-    return mm_id_route(octx, pid.route, p.src1, p.dst, p.ne11, p.act_rows_per_chunk, src1_off, dst_off,
-                       [&](uint32_t e, uint32_t n) {
-                           c.n = n;
+    uint32_t src1_off[HTP_MMH_MAX_ACT_ROWS];
+    uint32_t dst_off[HTP_MMH_MAX_ACT_ROWS];
+    return mm_id_route(octx, pid.route, p.act, p.act_rows_per_chunk, src1_off, dst_off,
+                       [&](uint32_t e, const mm_act_rows & c) {
                            return mmh::run_pass(octx, p, c, octx->src[0].data + (dma_addr_t) e * p.wnb2);
                        });
 }

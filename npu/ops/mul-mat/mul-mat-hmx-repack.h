@@ -24,7 +24,7 @@
 #include "htp-abi/htp-tile-formats.h"
 #include "htp-abi/htp-types.h"
 #include "hvx-util.h"
-#include "repack-internal.h"  // the scalar repacker's FP16 conversions (K-quant scale products)
+#include "htp-repack/fp16.h"  // the scalar repacker's FP16 conversions (K-quant scale products)
 
 namespace htp_ops {
 namespace mmr {

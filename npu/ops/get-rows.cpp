@@ -8,6 +8,7 @@
 #include "hvx-util.h"
 #include "hvx-vmem.h"
 #include "op-table.h"
+#include "quant-luts.h"
 #include "row-stream.h"
 
 using namespace htp_ops;
@@ -54,22 +55,9 @@ inline HVX_Vector block_bcast(HVX_VectorPair d, uint32_t b, HVX_Vector bcast0) {
     return lane_bcast((b & 32) ? Q6_V_hi_W(d) : Q6_V_lo_W(d), bcast0, b & 31);
 }
 
-// vlut32 with Rt = 0 reads byte 2 * code: byte 2k holds the value of code k.
-alignas(128) const int8_t kLutQ4_0[128]  = { -8, 0, -7, 0, -6, 0, -5, 0, -4, 0, -3, 0, -2, 0, -1, 0,
-                                             0,  0, 1,  0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,  0 };
-alignas(128) const int8_t kLutQ5_0[128]  = { -16, 0, -15, 0, -14, 0, -13, 0, -12, 0, -11, 0, -10, 0, -9, 0,
-                                             -8,  0, -7,  0, -6,  0, -5,  0, -4,  0, -3,  0, -2,  0, -1, 0,
-                                             0,   0, 1,   0, 2,   0, 3,   0, 4,   0, 5,   0, 6,   0, 7,  0,
-                                             8,   0, 9,   0, 10,  0, 11,  0, 12,  0, 13,  0, 14,  0, 15, 0 };
-alignas(128) const int8_t kLutIq4nl[128] = { -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
-                                             1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0 };
-// ggml's kvalues_mxfp4 (twice E2M1; the block scale is halved to match).
-alignas(128) const int8_t kLutMxfp4[128] = { 0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
-                                             0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0 };
-
 // MXFP4's E8M0 scale byte e as ggml_e8m0_to_fp32_half, splatted.
 inline HVX_Vector e8m0_half(uint32_t e) {
-    return Q6_V_vsplat_R((int32_t) (e < 2 ? 0x00200000u << e : (e - 1) << 23));
+    return Q6_V_vsplat_R((int32_t) e8m0_half_bits(e));
 }
 
 // int8 values of 4 blocks (block k in bytes 32k..32k+31, in element order) -> their F32 values
@@ -177,7 +165,7 @@ struct get_rows_op {
     // One MXFP4 row: E8M0 scale bytes (dense), doubled quant bytes.
     HTP_COMPUTE void compute_mxfp4_row(HVX_Vector * y, const uint8_t * x) const {
         const HVX_Vector   low_half = hvx_vmem_load((const HVX_Vector *) kLowHalf.v);
-        const HVX_Vector   lut      = hvx_vmem_load_at(kLutMxfp4);
+        const HVX_Vector   lut      = hvx_vmem_load_at(kLutMxfp4x2);
         const HVX_Vector * scales   = (const HVX_Vector *) (x + p->v_scales);
         const HVX_Vector * quants   = (const HVX_Vector *) (x + p->v_quants);
         HTP_NO_UNROLL

@@ -9,6 +9,7 @@
 // so that sum_k w_k a_k = sum_g sum_l [ s_w s_a vrmpy(q_w, q_a) - o_w * sum_a ]_l.
 #pragma once
 #include "hvx-util.h"
+#include "quant-luts.h"
 
 namespace htp_ops {
 
@@ -321,18 +322,7 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 // Plane k of packed vector m goes to q[k * n_lo + m].
 enum mm_b16_kind { MM_B16_IQ4_NL, MM_B16_MXFP4, MM_B16_Q1_0, MM_B16_Q2_0 };
 
-// vlut32 tables of the 4-bit lookup formats (code k -> byte 2k): IQ4_NL's kvalues_iq4nl and
-// MXFP4's 2 * E2M1 values (bit 3 the sign), both signed bytes.
-alignas(128) static const int8_t mm_lut_iq4_nl[128] = {
-    -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
-    1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0,
-};
-alignas(128) static const int8_t mm_lut_mxfp4[128] = {
-    0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
-    0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0,
-};
-
-// Bytes (codes 0..15) of idx through a vlut32 table above.
+// Bytes (codes 0..15) of idx through a vlut32 table of quant-luts.h.
 static inline HVX_Vector mm_lut16(HVX_Vector idx, const int8_t * lut) {
     return Q6_Vb_vlut32_VbVbR(idx, *(const HVX_Vector *) lut, 0);
 }
@@ -343,7 +333,7 @@ static inline float mm_e8m0_half(uint8_t e) {
         uint32_t u;
         float    f;
     } v;
-    v.u = e < 2 ? 0x00200000u << e : (uint32_t) (e - 1) << 23;
+    v.u = e8m0_half_bits(e);
     return v.f;
 }
 
@@ -379,7 +369,7 @@ static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, c
         switch (kind) {
             case MM_B16_IQ4_NL:
             case MM_B16_MXFP4: {
-                const int8_t * t = kind == MM_B16_IQ4_NL ? mm_lut_iq4_nl : mm_lut_mxfp4;
+                const int8_t * t = kind == MM_B16_IQ4_NL ? kLutIq4nl : kLutMxfp4x2;
                 q[m]             = mm_lut16(Q6_V_vand_VV(v, m4), t);
                 q[n_lo + m]      = mm_lut16(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), t);
                 break;

@@ -200,7 +200,7 @@ struct fmt_iq4_nl {
     static constexpr uint32_t blocks = 1;
 
     template <int NR> static inline void dot(const HVX_Vector * t, const HVX_Vector * const * a, HVX_Vector * acc) {
-        dot_lut<NR>(t, a, acc, mm_lut_iq4_nl, f16_rows(hvx_vmem_load(&t[4])));
+        dot_lut<NR>(t, a, acc, kLutIq4nl, f16_rows(hvx_vmem_load(&t[4])));
     }
 };
 
@@ -255,7 +255,7 @@ struct fmt_mxfp4 {
         const HVX_Vector one = Q6_V_vsplat_R(1);
         const HVX_Vector dw  = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(e, one), Q6_Vw_vasl_VwR(Q6_Vw_vsub_VwVw(e, one), 23),
                                              Q6_Vw_vadd_VwVw(Q6_Vw_vasl_VwR(e, 21), Q6_V_vsplat_R(0x00200000)));
-        dot_lut<NR>(t, a, acc, mm_lut_mxfp4, dw);
+        dot_lut<NR>(t, a, acc, kLutMxfp4x2, dw);
     }
 };
 

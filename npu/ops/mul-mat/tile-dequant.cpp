@@ -10,6 +10,7 @@
 #include "tile-dequant.h"
 
 #include "hvx-vmem.h"
+#include "quant-luts.h"
 
 namespace htp_ops {
 namespace {
@@ -110,20 +111,6 @@ struct tile_f16 {
 
 // Q5_1's tile is laid out as Q5_K's ((d, m) at 512, fifth-bit plane at 640): NIB_Q5_K.
 enum nib_kind { NIB_Q4_0, NIB_IQ4_NL, NIB_MXFP4, NIB_Q4_1, NIB_Q5_K, NIB_Q5_0 };
-
-// Byte 2k = the signed value of code k (vlut32 with Rt = 0 reads byte 2 * idx).
-alignas(128) const int8_t kLutQ4_0[128]   = { -8, 0, -7, 0, -6, 0, -5, 0, -4, 0, -3, 0, -2, 0, -1, 0,
-                                              0,  0, 1,  0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,  0 };
-alignas(128) const int8_t kLutIq4nl[128]  = { -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
-                                              1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0 };
-// Q5_0: 5-bit code k -> k - 16 (the fifth bit is ORed in before the lookup).
-alignas(128) const int8_t kLutQ5_0[128]   = { -16, 0, -15, 0, -14, 0, -13, 0, -12, 0, -11, 0, -10, 0, -9, 0,
-                                              -8,  0, -7,  0, -6,  0, -5,  0, -4,  0, -3,  0, -2,  0, -1, 0,
-                                              0,   0, 1,   0, 2,   0, 3,   0, 4,   0, 5,   0, 6,   0, 7,  0,
-                                              8,   0, 9,   0, 10,  0, 11,  0, 12,  0, 13,  0, 14,  0, 15, 0 };
-// MXFP4: 2 * E2M1 (scaled back by the half scale below).
-alignas(128) const int8_t kLutMxfp4x2[128] = { 0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
-                                               0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0 };
 
 void dequant_nibbles(nib_kind kind, const uint8_t * t, tile_f16 & o) {
     const uint32_t m4 = 0x0F0F0F0F;

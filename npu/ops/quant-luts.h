@@ -1,0 +1,31 @@
+// Value tables of the 4- and 5-bit block formats for vlut32 (Rt = 0 reads byte 2 * code: byte
+// 2k holds the signed value of code k), and MXFP4's E8M0 half scale. One copy for every kernel
+// that decodes these codes: GET_ROWS' flat rows (npu/ops/get-rows.cpp), the tiled formats'
+// HMX tiles (npu/ops/mul-mat/tile-dequant.cpp) and the flat MUL_MAT's row prep
+// (npu/ops/mul-mat/mul-mat-prep.h).
+#pragma once
+#include <stdint.h>
+
+namespace htp_ops {
+
+// Q4_0: code k -> k - 8.
+alignas(128) inline constexpr int8_t kLutQ4_0[128] = { -8, 0, -7, 0, -6, 0, -5, 0, -4, 0, -3, 0, -2, 0, -1, 0,
+                                                       0,  0, 1,  0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,  0 };
+// Q5_0: 5-bit code k -> k - 16 (the fifth bit is ORed in before the lookup).
+alignas(128) inline constexpr int8_t kLutQ5_0[128] = { -16, 0, -15, 0, -14, 0, -13, 0, -12, 0, -11, 0, -10, 0, -9, 0,
+                                                       -8,  0, -7,  0, -6,  0, -5,  0, -4,  0, -3,  0, -2,  0, -1, 0,
+                                                       0,   0, 1,   0, 2,   0, 3,   0, 4,   0, 5,   0, 6,   0, 7,  0,
+                                                       8,   0, 9,   0, 10,  0, 11,  0, 12,  0, 13,  0, 14,  0, 15, 0 };
+// IQ4_NL: ggml's kvalues_iq4nl.
+alignas(128) inline constexpr int8_t kLutIq4nl[128] = { -127, 0, -104, 0, -83, 0, -65, 0, -49, 0, -35, 0, -22, 0, -10, 0,
+                                                        1,    0, 13,   0, 25,  0, 38,  0, 53,  0, 69,  0, 89,  0, 113, 0 };
+// MXFP4: ggml's kvalues_mxfp4, twice E2M1 (bit 3 the sign); the E8M0 half scale below undoes the 2.
+alignas(128) inline constexpr int8_t kLutMxfp4x2[128] = { 0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
+                                                          0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0 };
+
+// The bits of 2^(e - 128) as an F32 (ggml_e8m0_to_fp32_half): MXFP4's scale for kLutMxfp4x2.
+inline constexpr uint32_t e8m0_half_bits(uint32_t e) {
+    return e < 2 ? 0x00200000u << e : (e - 1) << 23;
+}
+
+}  // namespace htp_ops

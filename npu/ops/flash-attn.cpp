@@ -142,17 +142,8 @@ struct fa_thread {
             const HVX_Vector lo = Q6_V_vand_VV(qv, m4);
             const HVX_Vector hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(qv, 4), m4);
             HVX_Vector       A[4], B[4];
-            for (int w = 0; w < 2; w++) {
-                const HVX_Vector src = w ? hi : lo;
-                HVX_Vector *     out = w ? B : A;
-                const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(src);
-                const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
-                const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-                out[0] = Q6_V_lo_W(w0);
-                out[1] = Q6_V_hi_W(w0);
-                out[2] = Q6_V_lo_W(w1);
-                out[3] = Q6_V_hi_W(w1);
-            }
+            i8_to_f32_vectors4(lo, A);
+            i8_to_f32_vectors4(hi, B);
             for (uint32_t k = 0; k < 8; k++) {
                 HVX_Vector x = (k & 1) ? Q6_V_vmux_QVV(half, Q6_V_vror_VR(A[k / 2], 64), B[k / 2]) :
                                          Q6_V_vmux_QVV(half, A[k / 2], Q6_V_vror_VR(B[k / 2], 64));

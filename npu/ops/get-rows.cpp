@@ -60,19 +60,6 @@ inline HVX_Vector e8m0_half(uint32_t e) {
     return Q6_V_vsplat_R((int32_t) e8m0_half_bits(e));
 }
 
-// int8 values of 4 blocks (block k in bytes 32k..32k+31, in element order) -> their F32 values
-// in f[0..3], block k in f[k]. Widening as q8_0_to_f32_vectors: b -> h in order, h -> hf
-// exactly (|v| <= 128), hf -> sf.
-inline void widen_blocks4(HVX_Vector v, HVX_Vector f[4]) {
-    const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(v);
-    const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
-    const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-    f[0] = Q6_V_lo_W(w0);
-    f[1] = Q6_V_hi_W(w0);
-    f[2] = Q6_V_lo_W(w1);
-    f[3] = Q6_V_hi_W(w1);
-}
-
 struct get_rows_op {
     const htp_op_context *      octx;
     const htp_get_rows_params * p;
@@ -151,7 +138,7 @@ struct get_rows_op {
                 v = Q6_Vb_vlut32_VbVbR(v, lut, 0);
             }
             HVX_Vector f[4];
-            widen_blocks4(v, f);
+            i8_to_f32_vectors4(v, f);
             for (uint32_t k = 0; k < 4; k++) {
                 HVX_Vector r = Q6_Vsf_vmpy_VsfVsf(f[k], block_bcast(d, b0 + k, bcast0));
                 if (kHasMin) {
@@ -174,7 +161,7 @@ struct get_rows_op {
             // the 4 scale bytes of blocks b0..b0+3 are one word (b0 % 4 == 0)
             const uint32_t   e  = (uint32_t) Q6_R_vextract_VR(hvx_vmem_load(&scales[b0 / 128]), (int32_t) (b0 % 128));
             HVX_Vector       f[4];
-            widen_blocks4(v, f);
+            i8_to_f32_vectors4(v, f);
             for (uint32_t k = 0; k < 4; k++) {
                 hvx_vmem_store(&y[b0 + k], Q6_Vsf_vmpy_VsfVsf(f[k], e8m0_half((e >> (8 * k)) & 0xff)));
             }

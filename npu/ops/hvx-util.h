@@ -140,6 +140,18 @@ static inline HVX_VectorPair f16_scales_f32(HVX_Vector s) {
     return Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(s));
 }
 
+// 128 int8 values (4 blocks of 32, in element order) -> F32 in f[0..3], values 32k..32k+31
+// in f[k]: widened b -> h in order, h -> hf exactly (|v| <= 128), hf -> sf in order.
+static inline void i8_to_f32_vectors4(HVX_Vector v, HVX_Vector f[4]) {
+    const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(v);
+    const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
+    const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
+    f[0] = Q6_V_lo_W(w0);
+    f[1] = Q6_V_hi_W(w0);
+    f[2] = Q6_V_lo_W(w1);
+    f[3] = Q6_V_hi_W(w1);
+}
+
 // Q8_0 -> fp32 for n_blocks blocks of 32 as DMA'd apart into dense FP16 scales and dense
 // int8 quants (GET_ROWS, FLASH_ATTN_EXT's K / V). 4 blocks (128 quants) per step, so it
 // writes whole groups of 4 output vectors; scales convert 64 at a time and stay in registers.
@@ -153,13 +165,12 @@ static inline void q8_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales
         if ((b0 & 63) == 0) {
             d = f16_scales_f32(hvx_vmem_load(&scales[b0 / 64]));
         }
-        const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(hvx_vmem_load(&quants[b0 / 4]));
-        const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
-        const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
-        hvx_vmem_store(&y[b0 + 0], Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w0), block_scale(d, b0 + 0)));
-        hvx_vmem_store(&y[b0 + 1], Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w0), block_scale(d, b0 + 1)));
-        hvx_vmem_store(&y[b0 + 2], Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w1), block_scale(d, b0 + 2)));
-        hvx_vmem_store(&y[b0 + 3], Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w1), block_scale(d, b0 + 3)));
+        HVX_Vector f[4];
+        i8_to_f32_vectors4(hvx_vmem_load(&quants[b0 / 4]), f);
+        hvx_vmem_store(&y[b0 + 0], Q6_Vsf_vmpy_VsfVsf(f[0], block_scale(d, b0 + 0)));
+        hvx_vmem_store(&y[b0 + 1], Q6_Vsf_vmpy_VsfVsf(f[1], block_scale(d, b0 + 1)));
+        hvx_vmem_store(&y[b0 + 2], Q6_Vsf_vmpy_VsfVsf(f[2], block_scale(d, b0 + 2)));
+        hvx_vmem_store(&y[b0 + 3], Q6_Vsf_vmpy_VsfVsf(f[3], block_scale(d, b0 + 3)));
     }
 }
 

@@ -19,15 +19,6 @@ static inline HVX_VectorPred first_bytes(int32_t n) {
     return Q6_Q_vsetq_R(n < 0 ? 0 : n);
 }
 
-// Lane l holds l (int words): a prefix sum of ones in five shift-and-add steps.
-static inline HVX_Vector lane_index() {
-    HVX_Vector v = Q6_V_vsplat_R(1);
-    for (int32_t shift = 4; shift < 128; shift *= 2) {
-        v = Q6_Vw_vadd_VwVw(v, Q6_V_vlalign_VVR(v, Q6_V_vzero(), shift));
-    }
-    return Q6_Vw_vsub_VwVw(v, Q6_V_vsplat_R(1));
-}
-
 // ARANGE: n_vec vectors of consecutive elements from element i0 (rows are whole vectors: the
 // host makes ne0 a multiple of 32 or the one row; the lanes past it are not written back).
 // Indices stay below 2^22 (the host checks), where int_to_sf_small is exact.

@@ -46,6 +46,15 @@ static inline float lane_f32(HVX_Vector v, uint32_t l) {
     return f;
 }
 
+// Word lane l holds l (0..31): a prefix sum of ones in five shift-and-add steps.
+static inline HVX_Vector lane_index() {
+    HVX_Vector v = Q6_V_vsplat_R(1);
+    for (int32_t shift = 4; shift < 128; shift *= 2) {
+        v = Q6_Vw_vadd_VwVw(v, Q6_V_vlalign_VVR(v, Q6_V_vzero(), shift));
+    }
+    return Q6_Vw_vsub_VwVw(v, Q6_V_vsplat_R(1));
+}
+
 // Sum of the 32 sf lanes, left in every lane (rotate-and-add tree).
 static inline HVX_Vector reduce_sum_sf(HVX_Vector v) {
     for (int shift = 64; shift >= 4; shift >>= 1) {

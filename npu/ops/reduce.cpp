@@ -126,11 +126,7 @@ struct reduce_op {
             return;
         }
         if (p->kind == HTP_REDUCE_ARGMAX) {
-            HVX_Vector lane_idx = Q6_V_vsplat_R(1);  // inclusive scan of ones: 1..32, then - 1
-            for (int32_t k = 4; k < 128; k <<= 1) {
-                lane_idx = Q6_Vw_vadd_VwVw(lane_idx, Q6_V_vlalign_VVR(lane_idx, Q6_V_vzero(), k));
-            }
-            lane_idx = Q6_Vw_vsub_VwVw(lane_idx, Q6_V_vsplat_R(1));
+            const HVX_Vector lane_idx = lane_index();
             for (uint32_t g = 0; g * 32 < n; g++) {
                 const uint32_t k   = n - g * 32 < 32 ? n - g * 32 : 32;
                 HVX_Vector     res = Q6_V_vzero();

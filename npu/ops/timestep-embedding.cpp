@@ -30,11 +30,7 @@ struct timestep_op {
         HVX_Vector *       sin0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsin, slot));
         const uint32_t     nv   = p->vsin.row_pitch / 128;  // sin row vectors: ceil((half + 1) / 32)
         const HVX_Vector   c    = splat_f32(p->c);
-        HVX_Vector         lane = Q6_V_vsplat_R(1);  // word lanes 0..31: an inclusive scan of ones, - 1
-        for (int32_t k = 4; k < 128; k <<= 1) {
-            lane = Q6_Vw_vadd_VwVw(lane, Q6_V_vlalign_VVR(lane, Q6_V_vzero(), k));
-        }
-        lane = Q6_Vw_vsub_VwVw(lane, Q6_V_vsplat_R(1));
+        const HVX_Vector   lane = lane_index();
         for (uint32_t j = 0; j < n; j++) {
             const HVX_Vector t  = Q6_V_vsplat_R(Q6_R_vextract_VR(hvx_vmem_load(&t0[j / 32]), (int32_t) (4 * (j % 32))));
             HVX_Vector *     yc = cos0 + j * (p->vcos.row_pitch / 128);

@@ -25,19 +25,6 @@ struct reduce_op {
         return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 
-    // Sum of the row's ne0 elements, in every lane.
-    HVX_Vector row_sum(const HVX_Vector * x) const {
-        const uint32_t n_full = p->ne0 / 32;
-        HVX_Vector     acc    = Q6_V_vzero();
-        for (uint32_t i = 0; i < n_full; i++) {
-            acc = Q6_Vsf_vadd_VsfVsf(acc, x[i]);
-        }
-        if (p->tail_bytes) {
-            acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), x[n_full]));
-        }
-        return reduce_sum_sf(acc);
-    }
-
     // Lane sums of the row (the partial last vector masked), added to a.
     HVX_Vector row_lanes(const HVX_Vector * x, HVX_Vector a) const {
         const uint32_t n_full = p->ne0 / 32;
@@ -49,6 +36,9 @@ struct reduce_op {
         }
         return a;
     }
+
+    // Sum of the row's ne0 elements, in every lane.
+    HVX_Vector row_sum(const HVX_Vector * x) const { return reduce_sum_sf(row_lanes(x, Q6_V_vzero())); }
 
     // Index of the row's first largest element (ggml_compute_forward_argmax keeps the first of
     // equal maxima), in every lane. Floats compare as their integer keys (sf_key, hvx-math.h);

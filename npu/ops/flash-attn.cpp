@@ -485,8 +485,12 @@ struct fa_thread {
     }
 };
 
-// Thread ith's query tiles (of this session's, `tiles`), one after another.
-int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
+// Thread ith's query tiles (of this session's, `tiles`): every n_threads-th from the ith. Tiles
+// run along the query positions, and under a causal mask a later position attends to more kv
+// rows: contiguous halves gave one of two threads a quarter of the work and three quarters to
+// the other (pp512: the first thread idle for half of FLASH_ATTN_EXT). Interleaved, each thread
+// gets positions all along. The tiles and their results are the same either way.
+int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith, uint32_t n_threads) {
     htp_context * ctx = octx->ctx;
     const auto *  p   = &octx->params->flash_attn;
     fa_thread     th;
@@ -495,7 +499,8 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
     th.ith  = ith;
     th.q    = ctx->dma[ith];
     th.tr   = &ctx->trace[ith];
-    const row_range mine    = thread_rows(tiles, ith);
+    const uint32_t  end     = tiles.row_start + tiles.nrows;
+    uint32_t        last    = tiles.row_start + ith;  // the thread's last tile, for the trace
     uint32_t        pending = 0;
     fold_masks(vptr(th.at(p->vscores)) + 7);  // compute_row_scores' fold tree masks
     int             st      = HTP_STATUS_OK;
@@ -503,13 +508,14 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith) {
     if (p->has_sinks && !th.sinks.load(th.q, th.at(p->vsinks), octx->src[4].data, p->rk2 * p->nek2 * 4)) {
         st = HTP_STATUS_DMA_ERROR;
     }
-    for (uint32_t t = mine.begin; t < mine.end && st == HTP_STATUS_OK; t++) {
-        st = th.run_tile(t, pending);
+    for (uint32_t t = tiles.row_start + ith; t < end && st == HTP_STATUS_OK; t += n_threads) {
+        st   = th.run_tile(t, pending);
+        last = t;
     }
     if (st != HTP_STATUS_OK) {
         dma_queue_flush(th.q);
     } else {
-        dma_pop_n(th.q, th.tr, pending, (uint16_t) (mine.end - 1));  // the last tile's rows
+        dma_pop_n(th.q, th.tr, pending, (uint16_t) last);  // the last tile's rows
     }
     return st;
 }
@@ -530,5 +536,8 @@ int htp_op_flash_attn_ext(struct htp_op_context * octx) {
     // Rows are query tiles (each writes only its own output rows, by DMA): a device group's
     // members take whole tiles (split.rows_per_chunk is the kv chunk, not a unit of rows).
     const op_rows tiles = device_rows_by(octx->ctx, p.split, 1);
-    return run_threads(octx->ctx, p.split.n_threads, [octx, &tiles](uint32_t ith) { return fa_run_thread(octx, tiles, ith); });
+    const uint32_t n_threads = p.split.n_threads;
+    return run_threads(octx->ctx, n_threads, [octx, &tiles, n_threads](uint32_t ith) {
+        return fa_run_thread(octx, tiles, ith, n_threads);
+    });
 }

@@ -400,44 +400,6 @@ TEST_P(HmxModels, ExclusiveUseFromSeveralThreads) {
     }
 }
 
-// A thread waiting for the unit multiplies half of the owner's accumulator rows (hmx.cpp
-// hmx_assist): the results must be the same bits as the owner's alone, over partial tile groups
-// and past the tiles the unit keeps decoded (136 tile pairs: spare tiles 128 .. 135).
-TEST_F(HmxFp32, HelperGivesTheSameBits) {
-    const char * env = std::getenv("GGML_HEXAGON_HMX_ASSIST");
-    if (env && std::strcmp(env, "0") == 0) {
-        GTEST_SKIP() << "GGML_HEXAGON_HMX_ASSIST=0";
-    }
-    std::mt19937     rng(29);
-    const uint32_t   n_k = 136;
-    const dma_addr_t act = 0, w = 320 * 1024, params = 640 * 1024, out32 = 656 * 1024;
-    const Reference  ref = fill(model, half_at(act), half_at(w), float_at(params), n_k, rng);
-    const uint64_t   jobs0 = vhtp::hmx_assist_jobs();
-    ASSERT_EQ(htp_hmx_acquire(hmx), HTP_STATUS_OK);
-    std::atomic<int> waiter_status{ -1 };
-    std::thread      waiter([&] {  // blocks in acquire (and helps) until the owner releases
-        const int st = htp_hmx_acquire(hmx);
-        waiter_status = st == HTP_STATUS_OK ? htp_hmx_release(hmx) : st;
-    });
-    int rounds = 0, bad = 0;
-    for (; rounds < 400 && (rounds < 3 || vhtp::hmx_assist_jobs() < jobs0 + 4); rounds++) {
-        ASSERT_EQ(htp_hmx_clear(hmx), HTP_STATUS_OK);
-        const uint32_t step = rounds % 2 ? 40 : n_k;  // one call, or 40 + 40 + 40 + 16 (partial groups)
-        for (uint32_t t0 = 0; t0 < n_k; t0 += step) {
-            const uint32_t k = n_k - t0 < step ? n_k - t0 : step;
-            ASSERT_EQ(htp_hmx_mma(hmx, act + t0 * HTP_HMX_TILE_BYTES, w + t0 * HTP_HMX_TILE_BYTES, k), HTP_STATUS_OK);
-        }
-        ASSERT_EQ(htp_hmx_store(hmx, out32, params, HTP_HMX_OUT_F32), HTP_STATUS_OK);
-        bad += f32_mismatches(ref, float_at(out32), float_at(params));
-    }
-    const uint64_t helped = vhtp::hmx_assist_jobs() - jobs0;
-    ASSERT_EQ(htp_hmx_release(hmx), HTP_STATUS_OK);
-    waiter.join();
-    EXPECT_EQ(waiter_status.load(), HTP_STATUS_OK);
-    EXPECT_EQ(bad, 0) << rounds << " rounds, " << helped << " tile groups by the waiter";
-    EXPECT_GE(helped, 4u) << "the waiter never multiplied (" << rounds << " rounds)";
-}
-
 INSTANTIATE_TEST_SUITE_P(Models, HmxModels, ::testing::Values(vhtp::hmx_model::fp32, vhtp::hmx_model::exact),
                          [](const ::testing::TestParamInfo<vhtp::hmx_model> & i) {
                              return std::string(i.param == vhtp::hmx_model::fp32 ? "fp32" : "exact");

@@ -359,115 +359,6 @@ template <int R> inline void rows_f32(const float * const * a, const weight_tile
     }
 }
 
-// Tiles of an fp32 mma call taken together: their weight tiles are decoded (or found kept)
-// first, then the accumulator rows are split between the owner and a helper (hmx_assist).
-constexpr uint32_t kAssistGroup = 16;
-
-// Accumulator rows [lo, hi) += the fp32 model's sums over g tile pairs: activation tile i is at
-// a + i * D * D halves, weight tile i is wt[i]. Each row's tile pairs are added in t order, as
-// in a call without groups, so any split of the rows gives the same bits.
-void rows_f32_range(const uint16_t * a, const weight_tile_f * const * wt, uint32_t g, float (*acc)[D], int lo, int hi) {
-    alignas(32) float af[D][D];  // rows lo .. hi - 1 of the activation tile as floats
-    for (uint32_t i = 0; i < g; i++) {
-        halves_to_floats(a + i * D * D + lo * D, &af[lo][0], (hi - lo) * D);
-        int m = lo;
-        for (; m + 3 <= hi; m += 3) {
-            const float * ar[3]  = { af[m], af[m + 1], af[m + 2] };
-            float *       out[3] = { acc[m], acc[m + 1], acc[m + 2] };
-            rows_f32<3>(ar, *wt[i], out);
-        }
-        for (; m < hi; m++) {
-            const float * ar[1]  = { af[m] };
-            float *       out[1] = { acc[m] };
-            rows_f32<1>(ar, *wt[i], out);
-        }
-    }
-}
-
-// The unit's helper. While one HVX thread owns the HMX, the NPU's other HVX threads that wait
-// for it (htp_hmx_acquire) have nothing to do, and on a host with as many cores as HVX threads
-// their cores idle: the HMX model's FMAs, most of a long prompt's time, ran on one core. So a
-// waiter polls this slot for a while before it sleeps, and the owner's fp32 mma hands it the
-// upper half of each tile group's accumulator rows while it computes the lower half itself. The
-// arithmetic of every row is the same as without a helper (rows_f32_range), so are the bits
-// (unit.test_hmx HelperGivesTheSameBits). The slot is process-local: a waiter of another DSP
-// process never sees it. GGML_HEXAGON_HMX_ASSIST=0 turns it off.
-struct hmx_assist {
-    enum : uint32_t { kIdle, kPosted, kTaken, kDone };
-    std::atomic<uint32_t> state{ kIdle };
-    std::atomic<uint32_t> helpers{ 0 };     // waiters polling the slot now
-    std::atomic<bool>     busy{ false };    // an owner holds the slot (units of several NPUs share it)
-    const uint16_t *              a   = nullptr;  // the job: written by the owner before kPosted
-    const weight_tile_f * const * wt  = nullptr;
-    uint32_t                      g   = 0;
-    float (*acc)[D]                   = nullptr;
-};
-hmx_assist            g_assist;
-std::atomic<uint64_t> g_assist_jobs{ 0 };  // jobs waiters took (vhtp::hmx_assist_jobs)
-
-// About 50-200 us of polling without a job before a waiter sleeps: the owner posts a job per
-// tile group (a few us apart) while it multiplies, so a waiter that finds none for this long
-// is waiting on something else (the owner's stores, DMA, another kernel).
-constexpr int kAssistIdlePolls = 8192;
-
-bool assist_enabled() {
-    static const bool on = [] {
-        const char * v = std::getenv("GGML_HEXAGON_HMX_ASSIST");
-        return !(v && std::strcmp(v, "0") == 0);
-    }();
-    return on;
-}
-
-// Owner: rows [0, 16) here, [16, 32) by a polling waiter if one is there, else here too.
-void rows_f32_shared(const uint16_t * a, const weight_tile_f * const * wt, uint32_t g, float (*acc)[D]) {
-    constexpr int half = D / 2;
-    bool          posted = false;
-    if (g_assist.helpers.load(std::memory_order_relaxed) != 0 && !g_assist.busy.exchange(true, std::memory_order_acquire)) {
-        g_assist.a   = a;
-        g_assist.wt  = wt;
-        g_assist.g   = g;
-        g_assist.acc = acc;
-        g_assist.state.store(hmx_assist::kPosted, std::memory_order_release);
-        posted = true;
-    }
-    rows_f32_range(a, wt, g, acc, 0, half);
-    if (posted) {
-        uint32_t expected = hmx_assist::kPosted;
-        if (g_assist.state.compare_exchange_strong(expected, hmx_assist::kIdle, std::memory_order_acq_rel)) {
-            rows_f32_range(a, wt, g, acc, half, D);  // nobody took it
-        } else {
-            vhtp::spin_until([] { return g_assist.state.load(std::memory_order_acquire) == hmx_assist::kDone; });
-            g_assist.state.store(hmx_assist::kIdle, std::memory_order_relaxed);
-        }
-        g_assist.busy.store(false, std::memory_order_release);
-    } else {
-        rows_f32_range(a, wt, g, acc, half, D);
-    }
-}
-
-// Waiter: polls for jobs while the unit stays taken; returns when it is free or after
-// kAssistIdlePolls polls without a job (the caller then sleeps as before).
-void assist_while_taken(const std::atomic<uint32_t> & word) {
-    g_assist.helpers.fetch_add(1, std::memory_order_seq_cst);
-    for (int idle = 0; idle < kAssistIdlePolls && word.load(std::memory_order_acquire) != 0;) {
-        uint32_t expected = hmx_assist::kPosted;
-        if (g_assist.state.load(std::memory_order_relaxed) == hmx_assist::kPosted &&
-            g_assist.state.compare_exchange_strong(expected, hmx_assist::kTaken, std::memory_order_acq_rel)) {
-            rows_f32_range(g_assist.a, g_assist.wt, g_assist.g, g_assist.acc, D / 2, D);
-            g_assist.state.store(hmx_assist::kDone, std::memory_order_release);
-            g_assist_jobs.fetch_add(1, std::memory_order_relaxed);
-            idle = 0;
-            continue;
-        }
-        if (++idle % vhtp::kYieldIters == 0) {
-            sched_yield();
-        } else {
-            vhtp::cpu_relax();
-        }
-    }
-    g_assist.helpers.fetch_sub(1, std::memory_order_seq_cst);
-}
-
 }  // namespace
 
 namespace vhtp {
@@ -480,26 +371,16 @@ struct hmx_weight_cache {
     std::vector<weight_tile>   slots;
     weight_tile                scratch;  // tiles past kMaxTiles
     std::vector<weight_tile_f> slots_f;  // the same for the fp32 model
-    weight_tile_f              scratch_f[kAssistGroup];  // one per tile of a group (tiles past kMaxTiles)
+    weight_tile_f              scratch_f;
 
     // decoded: the tile was decoded now, so rw holds its rows (a kept tile leaves rw alone).
     const weight_tile & get(uint32_t t, dma_addr_t addr, const uint16_t * b, fp16_row * rw, bool & decoded) {
         return keep(slots, scratch, t, addr, b, decoded, [&](weight_tile & d) { decode_weight_tile(b, rw, d); });
     }
 
-    // Tiles of one group of an mma call stay valid together: the slots are sized before the
-    // group's first get_f (a resize would move them), and tiles past kMaxTiles take spare t % G.
     const weight_tile_f & get_f(uint32_t t, dma_addr_t addr, const uint16_t * b) {
         bool decoded;
-        return keep(slots_f, scratch_f[t % kAssistGroup], t, addr, b, decoded,
-                    [&](weight_tile_f & d) { decode_weight_tile_f(b, d); });
-    }
-
-    void reserve_f(uint32_t n_k) {
-        const uint32_t n = n_k < kMaxTiles ? n_k : kMaxTiles;
-        if (slots_f.size() < n) {
-            slots_f.resize(n);
-        }
+        return keep(slots_f, scratch_f, t, addr, b, decoded, [&](weight_tile_f & d) { decode_weight_tile_f(b, d); });
     }
 
   private:
@@ -586,10 +467,6 @@ void hmx_destroy(htp_hmx * hmx) {
     delete hmx;
 }
 
-uint64_t hmx_assist_jobs() {
-    return g_assist_jobs.load(std::memory_order_relaxed);
-}
-
 }  // namespace vhtp
 
 htp_hmx::~htp_hmx() = default;  // here, where hmx_weight_cache is complete
@@ -606,12 +483,6 @@ HTP_DEVICE_API int htp_hmx_acquire(htp_hmx * h) {
         uint32_t expected = 0;
         if (u.word.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
             break;
-        }
-        if (assist_enabled()) {
-            assist_while_taken(u.word);
-            if (u.word.load(std::memory_order_acquire) == 0) {
-                continue;
-            }
         }
         vhtp::wait_until(u.word, u.waiters, [&u] { return u.word.load(std::memory_order_acquire) == 0; }, true);
     }
@@ -653,20 +524,22 @@ HTP_DEVICE_API int htp_hmx_mma_entry(htp_hmx * h, uint32_t n_k, dma_addr_t act, 
     vhtp::count(HTP_CNT_HMX_TILES, n_k);
     vhtp::hmx_weight_cache & cache = *h->wcache;
     if (h->model == vhtp::hmx_model::fp32) {
-        cache.reserve_f(n_k);
-        const bool shared = assist_enabled();
-        for (uint32_t t0 = 0; t0 < n_k; t0 += kAssistGroup) {
-            const uint32_t        g = n_k - t0 < kAssistGroup ? n_k - t0 : kAssistGroup;
-            const weight_tile_f * wt[kAssistGroup];
-            for (uint32_t i = 0; i < g; i++) {
-                const dma_addr_t wa = w + (t0 + i) * HTP_HMX_TILE_BYTES;
-                wt[i] = &cache.get_f(t0 + i, wa, reinterpret_cast<const uint16_t *>(h->window_base + wa));
+        alignas(32) float af[D][D];  // the activation tile as floats
+        for (uint32_t t = 0; t < n_k; t++) {
+            const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t * HTP_HMX_TILE_BYTES);
+            const uint16_t * b = reinterpret_cast<const uint16_t *>(h->window_base + w + t * HTP_HMX_TILE_BYTES);
+            halves_to_floats(a, &af[0][0], D * D);
+            const weight_tile_f & wtile = cache.get_f(t, w + t * HTP_HMX_TILE_BYTES, b);
+            int                   m     = 0;
+            for (; m + 3 <= D; m += 3) {
+                const float * ar[3]  = { af[m], af[m + 1], af[m + 2] };
+                float *       out[3] = { h->acc[m], h->acc[m + 1], h->acc[m + 2] };
+                rows_f32<3>(ar, wtile, out);
             }
-            const uint16_t * a = reinterpret_cast<const uint16_t *>(h->window_base + act + t0 * HTP_HMX_TILE_BYTES);
-            if (shared) {
-                rows_f32_shared(a, wt, g, h->acc);
-            } else {
-                rows_f32_range(a, wt, g, h->acc, 0, D);
+            for (; m < D; m++) {
+                const float * ar[1]  = { af[m] };
+                float *       out[1] = { h->acc[m] };
+                rows_f32<1>(ar, wtile, out);
             }
         }
         return HTP_STATUS_OK;

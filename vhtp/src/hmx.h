@@ -56,8 +56,4 @@ namespace vhtp {
 htp_hmx * hmx_create(uint8_t * window_base, dma_addr_t vtcm_base, uint32_t vtcm_size, hmx_lock * lock = nullptr);
 void      hmx_destroy(htp_hmx * hmx);
 
-// How many tile groups waiters for the unit have multiplied for its owner so far (hmx.cpp
-// hmx_assist; for tests).
-uint64_t hmx_assist_jobs();
-
 }  // namespace vhtp

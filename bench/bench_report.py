@@ -1,5 +1,15 @@
 """What the bench reports share (standard library only).
 
+plot_line(svg_path, what) -> str
+  the report's Markdown line linking its plot (by file name, beside the report): "Plot: ... (what)."
+
+plot_and_reading(svg_path, what) -> [lines]
+  that line, then the "## Reading" heading the report's explanation goes under.
+
+report_args(doc, n, usage) -> [n arguments]
+  the script's arguments: -h / --help prints doc and exits 0; another count, or an option,
+  exits with one line: "NAME: usage: NAME USAGE (see --help)".
+
 llama_bench_rates(json_text) -> {"pp512": t/s, "tg128": t/s, ...}
   from `llama-bench -o json` output: one entry per test.
 
@@ -12,8 +22,29 @@ grouped_bars(title, series, legend, values, ref=1.0) -> str
 """
 
 import json
+import os
+import sys
 
 COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#9d755d"]
+
+
+def report_args(doc, n, usage):
+    name = os.path.basename(sys.argv[0])
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(doc.strip())
+        sys.exit(0)
+    if len(sys.argv) != n + 1 or sys.argv[1].startswith("-"):
+        sys.exit(f"{name}: usage: {name} {usage} (see --help)")
+    return sys.argv[1:]
+
+
+def plot_line(svg_path, what):
+    name = os.path.basename(svg_path)
+    return f"Plot: [`{name}`]({name}) ({what})."
+
+
+def plot_and_reading(svg_path, what):
+    return [plot_line(svg_path, what), "", "## Reading", ""]
 
 
 def llama_bench_rates(json_text):

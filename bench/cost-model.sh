@@ -10,10 +10,7 @@
 #   bench/cost-model.sh            env: DIR (models, default a temporary folder),
 #                                  ROWS (a regex: only the rows whose line matches)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-case "${1:-}" in
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
-    -*) die "unknown option '$1' (see --help)" ;;
-esac
+help_or_option 11 "$@"
 [ $# -eq 0 ] || die "no arguments (see --help)"
 [ -x "$BIN/llama-bench" ] || die "no $BIN/llama-bench: run scripts/build.sh first"
 work=$(mktemp -d)

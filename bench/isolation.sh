@@ -6,10 +6,7 @@
 # ratio of each round. Writes docs/bench-isolation.md (or OUT). Not a test.
 #   bench/isolation.sh [OUT]     env: ROUNDS (default 5), PP (64), TG (32), BENCH_NOTE
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-case "${1:-}" in
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-    -*) die "unknown option '$1' (see --help)" ;;
-esac
+help_or_option 8 "$@"
 [ $# -le 1 ] || die "at most one argument (OUT), got $# (see --help)"
 out=${1:-$DOCS/bench-isolation.md}
 [ -x "$BIN/llama-bench" ] || die "no $BIN/llama-bench: run scripts/build.sh first"

@@ -9,14 +9,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import grouped_bars, llama_bench_rates  # noqa: E402
+from bench_report import grouped_bars, llama_bench_rates, plot_and_reading, report_args  # noqa: E402
 
-if sys.argv[1:2] in (["-h"], ["--help"]):
-    print(__doc__.strip())
-    sys.exit(0)
-if len(sys.argv) != 5 or sys.argv[1].startswith("-"):
-    sys.exit("large-model-report.py: usage: large-model-report.py WORK_DIR OUT_PREFIX DEFAULT_MODEL COMMIT (see --help)")
-work, prefix, small_name, commit = sys.argv[1:5]
+work, prefix, small_name, commit = report_args(__doc__, 4, 'WORK_DIR OUT_PREFIX DEFAULT_MODEL COMMIT')
 
 
 def slurp(path):
@@ -102,9 +97,7 @@ for key in ("small", "large"):
         series.append((key, t, [(label, (r[t] / cpu[t]) if r and cpu and r.get(t) and cpu.get(t) else 0.0)
                                 for label, _, _, r, _ in rows if label != "cpu"]))
 
-md += [f"Plot: [`{os.path.basename(prefix)}.svg`]({os.path.basename(prefix)}.svg) (HTP0 speed relative to the CPU; "
-       "a missing bar is a failed run).", "",
-       "## Reading", "",
+md += [*plot_and_reading(prefix + ".svg", "HTP0 speed relative to the CPU; a missing bar is a failed run"),
        "The vHTP runs the NPU on this machine's cores, so HTP0 / CPU is the emulated kernels' speed, not "
        "a phone's. Between budgets of one model only the window differs: a budget below the model's "
        "size makes every graph map and unmap weight buffers (`GGML_HEXAGON_PROFILE=1` prints the counts "

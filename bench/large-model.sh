@@ -18,7 +18,7 @@
 #        BUDGETS_LARGE ("full half quarter v81")
 #   bench/large-model.sh --help
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-case "${1:-}" in -h|--help) sed -n '2,18p' "$0"; exit 0 ;; -*) die "unknown option '$1' (see --help)" ;; esac
+help_or_option 18 "$@"
 prefix=${1:-$DOCS/bench-large-model}
 [ -x "$BIN/llama-bench" ] && [ -x "$BIN/llama-completion" ] || die "no $BIN/llama-bench or llama-completion: run scripts/build.sh first"
 pp=${PP:-32}; tg=${TG:-8}; lpp=${LARGE_PP:-16}; ltg=${LARGE_TG:-4}; reps=${REPS:-1}; ub=${UB:-8}

@@ -8,10 +8,7 @@
 #   bench/llama-bench.sh [OUT]     env: REPS (default 1), PP (8,16,32,64,128,512: chat-sized prompts
 #                                  and a long one), TG (128)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-case "${1:-}" in
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-    -*) die "unknown option '$1' (see --help)" ;;
-esac
+help_or_option 10 "$@"
 [ $# -le 1 ] || die "at most one argument (OUT), got $# (see --help)"
 out=${1:-$DOCS/bench-llama.md}
 readme=""

@@ -8,6 +8,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_report import plot_line  # noqa: E402
+
 if sys.argv[1:2] in (["-h"], ["--help"]):
     print(__doc__.strip())
     sys.exit(0)
@@ -129,7 +132,7 @@ for n in ns:
     else:
         md.append("")
 
-md.append(f"Plot: [`{os.path.basename(out_svg)}`]({os.path.basename(out_svg)}) (GFLOPS and HTP0 / CPU, log scales).\n")
+md.append(plot_line(out_svg, "GFLOPS and HTP0 / CPU, log scales") + "\n")
 limits = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mul-mat-limits.md")
 if os.path.exists(limits):
     md.append(open(limits).read().rstrip("\n") + "\n")

@@ -9,14 +9,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import grouped_bars, llama_bench_rates  # noqa: E402
+from bench_report import grouped_bars, llama_bench_rates, plot_and_reading, report_args  # noqa: E402
 
-if sys.argv[1:2] in (["-h"], ["--help"]):
-    print(__doc__.strip())
-    sys.exit(0)
-if len(sys.argv) != 6 or sys.argv[1].startswith("-"):
-    sys.exit('multi-device-report.py: usage: multi-device-report.py WORK_DIR OUT_PREFIX "1 2 4" MODEL COMMIT (see --help)')
-work, prefix, groups, model, commit = sys.argv[1], sys.argv[2], [int(g) for g in sys.argv[3].split()], sys.argv[4], sys.argv[5]
+work, prefix, groups, model, commit = report_args(__doc__, 5, 'WORK_DIR OUT_PREFIX "1 2 4" MODEL COMMIT')
+groups = [int(g) for g in groups.split()]
 
 # mul-mat-bench rows, prefixed with the group size: g type n m k backend layout gflops us runs nmse
 mm = {}      # (g, n) -> tiled HTP GFLOPS
@@ -74,8 +70,7 @@ for g in groups:
         row += [f"{v:.2f}" if v else "-", f"{v / b:.2f}" if v and b else "-"]
     md.append("| " + " | ".join(row) + " |")
 md.append("| CPU | " + " | ".join(f"{cpu.get(t, float('nan')):.2f} | -" for t in tests) + " |")
-md += ["", f"Plot: [`{os.path.basename(prefix)}.svg`]({os.path.basename(prefix)}.svg) (speed relative to one session).", "",
-       "## Reading", "",
+md += ["", *plot_and_reading(prefix + ".svg", "speed relative to one session"),
        "The vHTP emulates every NPU on this machine's own cores, so a group's speed-up is not a "
        "phone's: N sessions run N times the HVX worker, DMA engine and session threads on the same "
        "host cores. What helps: one session does not keep the host cores busy (its threads wait for "

@@ -8,7 +8,7 @@
 #   bench/multi-device.sh [OUT_PREFIX]    env: PP (default 128), TG (32), REPS (1), MEMBERS ("1 2 4")
 #   bench/multi-device.sh --help
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-case "${1:-}" in -h|--help) sed -n '2,9p' "$0"; exit 0 ;; -*) die "unknown option '$1' (see --help)" ;; esac
+help_or_option 9 "$@"
 [ $# -le 1 ] || die "at most one argument (OUT_PREFIX), got $# (see --help)"
 prefix=${1:-$DOCS/bench-multi-device}
 [ -x "$BIN/llama-bench" ] && [ -x "$BIN/mul-mat-bench" ] || die "no $BIN/llama-bench or mul-mat-bench: run scripts/build.sh first"

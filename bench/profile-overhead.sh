@@ -9,10 +9,7 @@
 #                                       -DGGML_HEXAGON_COUNTERS=OFF (e.g. build-off/bin/...)
 #                                       env: REPS (default 3), PP (64), TG (32)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-case "${1:-}" in
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-    -*) die "unknown option '$1' (see --help)" ;;
-esac
+help_or_option 10 "$@"
 [ $# -eq 1 ] || die "one argument (OFF_LIB), got $# (see --help)"
 off_lib=$1
 [ -f "$off_lib" ] || die "no library at $off_lib"

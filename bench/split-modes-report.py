@@ -9,14 +9,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import grouped_bars, llama_bench_rates  # noqa: E402
+from bench_report import grouped_bars, llama_bench_rates, plot_and_reading, report_args  # noqa: E402
 
-if sys.argv[1:2] in (["-h"], ["--help"]):
-    print(__doc__.strip())
-    sys.exit(0)
-if len(sys.argv) != 6 or sys.argv[1].startswith("-"):
-    sys.exit('split-modes-report.py: usage: split-modes-report.py WORK_DIR OUT_PREFIX "MODES" MODEL COMMIT (see --help)')
-work, prefix, modes, model, commit = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4], sys.argv[5]
+work, prefix, modes, model, commit = report_args(__doc__, 5, 'WORK_DIR OUT_PREFIX "MODES" MODEL COMMIT')
+modes = modes.split()
 
 LABEL = {
     "none": "HTP0 alone",
@@ -51,8 +47,7 @@ for m in modes:
         row += [f"{v:.2f}" if v else "-", f"{v / b:.2f}" if v and b else "-", f"{v / c:.3f}" if v and c else "-"]
     md.append("| " + " | ".join(row) + " |")
 md.append("| CPU | " + " | ".join(f"{cpu[t]:.2f} | - | 1" for t in tests) + " |")
-md += ["", f"Plot: [`{os.path.basename(prefix)}.svg`]({os.path.basename(prefix)}.svg) (speed relative to HTP0 alone).", "",
-       "## Reading", "",
+md += ["", *plot_and_reading(prefix + ".svg", "speed relative to HTP0 alone"),
        "Both virtual NPUs run on this machine's two cores, so two devices can at best use the cores "
        "one device leaves idle (a session's threads also wait for DMA and hand-offs); on a phone "
        "each NPU brings its own HVX units and DMA. What each mode costs here:", "",

@@ -17,7 +17,7 @@
 #        BENCH_NOTE (a sentence for the page, e.g. what else ran on the machine)
 #   bench/split-modes.sh --help
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-case "${1:-}" in -h|--help) sed -n '2,16p' "$0"; exit 0 ;; -*) die "unknown option '$1' (see --help)" ;; esac
+help_or_option 16 "$@"
 [ $# -le 1 ] || die "at most one argument (OUT_PREFIX), got $# (see --help)"
 prefix=${1:-$DOCS/bench-split-modes}
 [ -x "$BIN/llama-bench" ] || die "no $BIN/llama-bench: run scripts/build.sh first"

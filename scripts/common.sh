@@ -22,6 +22,15 @@ JOBS=${JOBS:-$(nproc)}
 log() { printf '[ggml-hexagon] %s\n' "$*" >&2; }
 die() { printf '[ggml-hexagon] error: %s\n' "$*" >&2; exit 1; }
 
+# help_or_option END "$@": -h / --help as a script's first argument prints the script's
+# header lines 2..END and exits; another option (a leading -) ends it with one line.
+help_or_option() {
+    case "${2:-}" in
+        -h|--help) sed -n "2,${1}p" "$0"; exit 0 ;;
+        -*) die "unknown option '$2' (see --help)" ;;
+    esac
+}
+
 # check_sha256 FILE SUM: fail loudly when a download is not what we pinned.
 check_sha256() {
     local got

@@ -4,10 +4,7 @@
 # llama.cpp's timings show its speed.
 #   scripts/run.sh [prompt]      env: N_PREDICT (default 64), and any GGML_HEXAGON_* variable
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-case "${1:-}" in
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
-    -*) die "unknown option '$1' (see --help)" ;;
-esac
+help_or_option 5 "$@"
 [ $# -le 1 ] || die "one prompt argument, got $# (quote the prompt; see --help)"
 prompt=${1:-"The three most useful things to know about neural processing units are"}
 

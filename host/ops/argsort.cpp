@@ -55,4 +55,3 @@ static void argsort_encode(const htp_device_caps & caps, const ggml_tensor * op,
 }  // namespace
 
 extern const htp_op_encoder htp_argsort_encoder = { argsort_supports, argsort_encode };
-extern const htp_op_encoder htp_top_k_encoder   = { argsort_supports, argsort_encode };

@@ -201,6 +201,4 @@ static void assemble_encode(const htp_device_caps & caps, const ggml_tensor * op
 
 }  // namespace
 
-extern const htp_op_encoder htp_concat_encoder = { assemble_supports, assemble_encode };
-extern const htp_op_encoder htp_repeat_encoder = { assemble_supports, assemble_encode };
-extern const htp_op_encoder htp_pad_encoder    = { assemble_supports, assemble_encode };
+extern const htp_op_encoder htp_assemble_encoder = { assemble_supports, assemble_encode };

@@ -234,13 +234,4 @@ void ew_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
 
 }  // namespace
 
-extern const htp_op_encoder htp_unary_encoder  = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_glu_encoder    = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_add_id_encoder = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_clamp_encoder  = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_sqr_encoder    = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_sqrt_encoder   = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_log_encoder    = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_sin_encoder    = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_cos_encoder    = { ew_supports, ew_encode };
-extern const htp_op_encoder htp_leaky_relu_encoder = { ew_supports, ew_encode };
+extern const htp_op_encoder htp_elementwise_encoder = { ew_supports, ew_encode };

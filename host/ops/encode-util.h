@@ -34,7 +34,38 @@ bool fits_u32(const ggml_tensor * t);
 htp_rows_shape rows_shape(uint32_t ne1, uint32_t ne2);
 htp_rows_strides rows_strides(uint64_t nb1, uint64_t nb2, uint64_t nb3);
 
-// A value fits a 2-D DMA descriptor field on this arch.
+// The row fields of the norm family's params (NORM, L2_NORM, GROUP_NORM, RMS_NORM): kind, ne0,
+// eps and what the kernel derives from them; no fused MUL (the RMS_NORM+MUL fusion sets it).
+static inline void norm_fields(htp_norm_params & p, uint32_t kind, uint32_t ne0, float eps) {
+    p.kind       = kind;
+    p.ne0        = ne0;
+    p.eps        = eps;
+    p.inv_ne0    = 1.0f / (float) ne0;
+    p.tail_bytes = ne0 * 4 % 128;
+    p.has_mul    = 0;
+    p.vmul       = 0;
+}
+
+// A thread's share of VTCM (whole vectors) when every HVX thread (1 to 8) runs.
+static inline uint32_t vtcm_budget(const htp_device_caps & caps) {
+    const uint32_t n_hvx = caps.n_hvx < 1 ? 1 : (caps.n_hvx > 8 ? 8 : caps.n_hvx);
+    return caps.vtcm_size / n_hvx / 128 * 128;
+}
+
+// The token block of the (pair, token block) ops: from tb0 (the op's tokens, capped; 0: none)
+// halving down to 1, the first whose layout (layout_for(tb), an L with `total` bytes) fits a
+// thread's VTCM share, into l; false when none does.
+template <class L, class F>
+static inline bool fit_token_block(const htp_device_caps & caps, uint32_t tb0, F layout_for, L & l) {
+    for (uint32_t tb = tb0; tb >= 1; tb /= 2) {
+        l = layout_for(tb);
+        if (l.total <= vtcm_budget(caps)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // The split of the (pair, token block) kernels (npu/ops/pair-blocks.h: SSM_SCAN,
 // GATED_DELTA_NET, RWKV/GLA, LIGHTNING_INDEXER): `units` rows handed out one at a time, as evenly
 // as the HVX threads allow, with n_bufs buffers per thread in vtcm bytes.
@@ -54,6 +85,22 @@ static inline void split_units(const htp_device_caps & caps, uint32_t units, uin
 // The (head, sequence) pair ops with a recurrent state (GATED_DELTA_NET, RWKV/GLA): `pairs`
 // rows split as split_units does, each thread's VTCM starting with its two state copies
 // (v_state[0], v_state[1], state_size bytes each). Returns the offset after them.
+// One region of a thread's VTCM layout: *at receives its offset, and it takes `bytes` per slot.
+struct vtcm_region {
+    uint32_t * at;
+    uint32_t   bytes;
+};
+
+// Places the regions one after another from off, n_slots slots of each (a block stream's slot s
+// at at + s * bytes); returns the offset after the last.
+static inline uint32_t place_regions(uint32_t off, uint32_t n_slots, std::initializer_list<vtcm_region> regions) {
+    for (const vtcm_region & r : regions) {
+        *r.at = off;
+        off += n_slots * r.bytes;
+    }
+    return off;
+}
+
 static inline uint32_t split_pairs(const htp_device_caps & caps, uint32_t pairs, uint32_t n_bufs, uint32_t vtcm,
                                    uint32_t state_size, htp_split_params & split, uint32_t (&v_state)[2]) {
     split_units(caps, pairs, n_bufs, vtcm, split);

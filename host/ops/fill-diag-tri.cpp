@@ -165,6 +165,3 @@ static void fill_encode(const htp_device_caps & caps, const ggml_tensor * op, ht
 }  // namespace
 
 extern const htp_op_encoder htp_fill_encoder = { fill_supports, fill_encode };
-extern const htp_op_encoder htp_tri_encoder  = { fill_supports, fill_encode };
-extern const htp_op_encoder htp_diag_encoder = { fill_supports, fill_encode };
-extern const htp_op_encoder htp_arange_encoder = { fill_supports, fill_encode };

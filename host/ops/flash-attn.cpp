@@ -40,14 +40,11 @@ uint32_t kv_htp_type(ggml_type t) {
     }
 }
 
-// VTCM for one K or V stream: raw slot bytes, its row pitch, Q8_0 scale / quant offsets,
-// and the F32 row pitch of the converted chunk (0: F32 rows are used in place).
-struct kv_layout {
-    uint32_t slot, pitch, scales, mins, qh, quants, f_pitch, f_bytes;
-};
-
-kv_layout kv_plan(ggml_type t, uint32_t d) {
-    kv_layout l   = {};
+// VTCM for one K or V stream (htp_fa_kv_layout): raw slot bytes, its row pitch, the quants'
+// split offsets, and the F32 row pitch of the converted chunk (0: F32 rows are used in place);
+// `at` and `f_at` are placed by plan.
+htp_fa_kv_layout kv_plan(ggml_type t, uint32_t d) {
+    htp_fa_kv_layout l = {};
     const uint32_t C = kKvChunk;
     if (t == GGML_TYPE_F32) {
         l.pitch = align_up(d * 4, 128);
@@ -56,7 +53,6 @@ kv_layout kv_plan(ggml_type t, uint32_t d) {
         l.pitch   = align_up(d * 2, 128);
         l.slot    = C * l.pitch;
         l.f_pitch = align_up(d, 64) * 4;  // f16 -> f32 converts 64 lanes at a time
-        l.f_bytes = C * l.f_pitch;
     } else {
         // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, Q4_1, Q5_0, Q5_1 (18 / 20 / 22 / 24,
         // 16): dequant steps over one vector of quants, 4 / 8 blocks, and writes that many F32
@@ -80,8 +76,7 @@ kv_layout kv_plan(ggml_type t, uint32_t d) {
         }
         l.quants            = off;
         l.slot              = l.quants + align_up(B, step) * qb;
-        l.f_pitch           = d * 4;
-        l.f_bytes           = align_up(B, step) * 128;
+        l.f_pitch           = d * 4;  // C * f_pitch = B * 128: B is a multiple of step (C = 64)
     }
     return l;
 }
@@ -101,9 +96,9 @@ uint32_t kv_descs(ggml_type t) {
 struct fa_plan {
     uint32_t  tile_rows, rows_per_group, tiles_per_group, n_groups, total_tiles;
     uint32_t  n_threads, tiles_per_thread, budget;
-    kv_layout k, v;
+    htp_fa_kv_layout k, v;
     uint32_t  q_pitch, acc_pitch, mask_slot;
-    uint32_t  vq, vacc, vmask, vk, vv, vkf, vvf, vscores, vsinks, bytes;
+    uint32_t  vq, vacc, vmask, vscores, vsinks, bytes;
 };
 
 bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
@@ -126,34 +121,20 @@ bool plan(const htp_device_caps & caps, const ggml_tensor * op, fa_plan & pl) {
     pl.n_threads        = std::min(n_hvx, pl.total_tiles);
     pl.tiles_per_thread = (pl.total_tiles + pl.n_threads - 1) / pl.n_threads;
     pl.n_threads        = (pl.total_tiles + pl.tiles_per_thread - 1) / pl.tiles_per_thread;
-    pl.budget           = caps.vtcm_size / n_hvx / 128 * 128;
+    pl.budget           = vtcm_budget(caps);
 
     pl.k         = kv_plan(k->type, dk);
     pl.v         = kv_plan(v->type, dv);
     pl.q_pitch   = align_up(dk, 64) * 4;
     pl.acc_pitch = align_up(dv * 4, 128);
     pl.mask_slot = pl.tile_rows * 128;
-    uint32_t off = 0;
-    pl.vq        = off;
-    off += pl.tile_rows * pl.q_pitch;
-    pl.vacc = off;
-    off += pl.tile_rows * pl.acc_pitch;
-    pl.vmask = off;
-    off += kKvBufs * pl.mask_slot;
-    pl.vk = off;
-    off += kKvBufs * pl.k.slot;
-    pl.vv = off;
-    off += kKvBufs * pl.v.slot;
-    pl.vkf = off;
-    off += pl.k.f_bytes;
-    pl.vvf = off;
-    off += pl.v.f_bytes;
-    pl.vscores = off;
-    off += HTP_FA_SCORE_VECS * 128;
-    pl.vsinks = off;
-    off += op->src[4] ? align_up((uint32_t) q->ne[2] * 4, 128) : 0;
-    pl.bytes = off;
-    return off <= pl.budget;
+    const uint32_t sinks = op->src[4] ? align_up((uint32_t) q->ne[2] * 4, 128) : 0;
+    pl.bytes = place_regions(0, 1, { { &pl.vq, pl.tile_rows * pl.q_pitch }, { &pl.vacc, pl.tile_rows * pl.acc_pitch },
+                                     { &pl.vmask, kKvBufs * pl.mask_slot }, { &pl.k.at, kKvBufs * pl.k.slot },
+                                     { &pl.v.at, kKvBufs * pl.v.slot }, { &pl.k.f_at, kKvChunk * pl.k.f_pitch },
+                                     { &pl.v.f_at, kKvChunk * pl.v.f_pitch }, { &pl.vscores, HTP_FA_SCORE_VECS * 128 },
+                                     { &pl.vsinks, sinks } });
+    return pl.bytes <= pl.budget;
 }
 
 bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
@@ -267,24 +248,8 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.acc_pitch = pl.acc_pitch;
     p.vmask     = pl.vmask;
     p.mask_slot = pl.mask_slot;
-    p.vk        = pl.vk;
-    p.k_slot    = pl.k.slot;
-    p.k_pitch   = pl.k.pitch;
-    p.k_scales  = pl.k.scales;
-    p.k_mins    = pl.k.mins;
-    p.k_qh      = pl.k.qh;
-    p.k_quants  = pl.k.quants;
-    p.vv        = pl.vv;
-    p.v_slot    = pl.v.slot;
-    p.v_pitch   = pl.v.pitch;
-    p.v_scales  = pl.v.scales;
-    p.v_mins    = pl.v.mins;
-    p.v_qh      = pl.v.qh;
-    p.v_quants  = pl.v.quants;
-    p.vkf       = pl.vkf;
-    p.kf_pitch  = pl.k.f_pitch;
-    p.vvf       = pl.vvf;
-    p.vf_pitch  = pl.v.f_pitch;
+    p.k_vtcm    = pl.k;
+    p.v_vtcm    = pl.v;
     p.vscores   = pl.vscores;
     p.vsinks    = pl.vsinks;
 }

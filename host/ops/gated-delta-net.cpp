@@ -20,11 +20,6 @@ struct gdn_layout {
     uint32_t total;                   // VTCM bytes per thread
 };
 
-static uint32_t vtcm_budget(const htp_device_caps & caps) {
-    const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
-    return caps.vtcm_size / n_hvx / 128 * 128;
-}
-
 static gdn_layout layout_for(const ggml_tensor * op, uint32_t tb) {
     const ggml_tensor * v   = op->src[2];
     const ggml_tensor * g   = op->src[3];
@@ -46,17 +41,8 @@ static gdn_layout layout_for(const ggml_tensor * op, uint32_t tb) {
 }
 
 static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, gdn_layout & l) {
-    uint32_t tb = (uint32_t) std::min<int64_t>(op->src[2]->ne[2], 1024);
-    for (; tb >= 1; tb = tb / 2) {
-        l = layout_for(op, tb);
-        if (l.total <= vtcm_budget(caps)) {
-            return true;
-        }
-        if (tb == 1) {
-            break;
-        }
-    }
-    return false;
+    const uint32_t tb0 = (uint32_t) std::min<int64_t>(op->src[2]->ne[2], 1024);
+    return fit_token_block(caps, tb0, [op](uint32_t tb) { return layout_for(op, tb); }, l);
 }
 
 static bool gdn_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
@@ -118,9 +104,9 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.kda    = g->ne[0] == v->ne[0] && v->ne[0] != 1 ? 1 : 0;
     p.scale  = 1.0f / sqrtf((float) p.S_v);
     p.div_H    = htp_fastdiv_init(p.H);
-    p.mod_neq1 = htp_fastdiv_init((uint32_t) q->ne[1]);                  // iq1 = iv1 % neq1
+    p.mod_neq1 = htp_fastdiv_init((uint32_t) q->ne[1]);                  // iq1 = h % neq1
     p.mod_nek1 = htp_fastdiv_init((uint32_t) k->ne[1]);
-    p.div_rq3  = htp_fastdiv_init((uint32_t) (v->ne[3] / q->ne[3]));     // iq3 = iv3 / rq3
+    p.div_rq3  = htp_fastdiv_init((uint32_t) (v->ne[3] / q->ne[3]));     // iq3 = s / rq3
     p.div_rk3  = htp_fastdiv_init((uint32_t) (v->ne[3] / k->ne[3]));
     p.q      = rows_strides(q->nb[1], q->nb[2], q->nb[3]);
     p.k      = rows_strides(k->nb[1], k->nb[2], k->nb[3]);
@@ -136,21 +122,13 @@ static void gdn_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     p.g_pitch    = l.g_pitch;
 
     // Rows are (head, sequence) pairs; one pair at a time per thread, blocks of tokens pipelined.
-    uint32_t off = split_pairs(caps, p.H * n_seqs, kBufs, vtcm_budget(caps), l.state_size, p.split, p.v_state);
-    p.q_size      = l.q_size;
-    p.k_size      = l.q_size;
-    p.v_size      = l.q_size;
-    p.attn_size   = l.q_size;
-    p.g_size      = l.g_size;
-    p.beta_size   = l.beta_size;
-    p.snap_size   = l.snap_size;
-    p.v_q         = off; off += kBufs * p.q_size;
-    p.v_k         = off; off += kBufs * p.k_size;
-    p.v_v         = off; off += kBufs * p.v_size;
-    p.v_attn      = off; off += kBufs * p.attn_size;
-    p.v_g         = off; off += kBufs * p.g_size;
-    p.v_beta      = off; off += kBufs * p.beta_size;
-    p.v_snap      = off; off += kBufs * p.snap_size;
+    const uint32_t off = split_pairs(caps, p.H * n_seqs, kBufs, vtcm_budget(caps), l.state_size, p.split, p.v_state);
+    p.q_size = p.k_size = p.v_size = p.attn_size = l.q_size;
+    p.g_size    = l.g_size;
+    p.beta_size = l.beta_size;
+    p.snap_size = l.snap_size;
+    place_regions(off, kBufs, { { &p.v_q, p.q_size }, { &p.v_k, p.k_size }, { &p.v_v, p.v_size }, { &p.v_attn, p.attn_size },
+                                { &p.v_g, p.g_size }, { &p.v_beta, p.beta_size }, { &p.v_snap, p.snap_size } });
 }
 
 }  // namespace

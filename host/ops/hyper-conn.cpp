@@ -174,6 +174,5 @@ void comb_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_de
 
 }  // namespace
 
-extern const htp_op_encoder htp_dsv4_hc_pre_encoder  = { hc_supports, hc_encode };
-extern const htp_op_encoder htp_dsv4_hc_post_encoder = { hc_supports, hc_encode };
+extern const htp_op_encoder htp_hc_encoder = { hc_supports, hc_encode };
 extern const htp_op_encoder htp_dsv4_hc_comb_encoder = { comb_supports, comb_encode };

@@ -12,11 +12,6 @@ namespace {
 constexpr uint32_t kBufs     = 2;    // slots per block stream (split.n_bufs): the kernel's double buffer
 constexpr uint32_t kMaxChunk = 256;  // keys per pair: the kernel's compute_token<NV>, NV <= 8
 
-static uint32_t vtcm_budget(const htp_device_caps & caps) {
-    const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
-    return caps.vtcm_size / n_hvx / 128 * 128;
-}
-
 struct li_layout {
     uint32_t chunk, tb;
     uint32_t k_pitch, k16_pitch, q_pitch, w_pitch, m_pitch;
@@ -56,12 +51,10 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
     while (chunk > 64 && (chunk / 2 >= n_kv || ns * ((n_kv + chunk - 1) / chunk) < n_hvx)) {
         chunk /= 2;
     }
+    const uint32_t tb0 = (uint32_t) std::min<int64_t>(op->src[0]->ne[2], 64);
     for (; chunk >= 64; chunk /= 2) {
-        for (uint32_t tb = (uint32_t) std::min<int64_t>(op->src[0]->ne[2], 64); tb >= 1; tb /= 2) {
-            l = layout_for(op, chunk, tb);
-            if (l.total <= vtcm_budget(caps)) {
-                return true;
-            }
+        if (fit_token_block(caps, tb0, [op, chunk](uint32_t tb) { return layout_for(op, chunk, tb); }, l)) {
+            return true;
         }
     }
     return false;
@@ -111,17 +104,11 @@ static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_
     p.n_chunks   = (p.n_kv + l.chunk - 1) / l.chunk;
     p.div_chunks = htp_fastdiv_init(p.n_chunks);
     p.mod_nm     = htp_fastdiv_init((uint32_t) m->ne[3]);
-    p.q_nb1      = (uint32_t) q->nb[1];
-    p.q_nb2      = (uint32_t) q->nb[2];
-    p.q_nb3      = (uint32_t) q->nb[3];
-    p.k_nb2      = (uint32_t) k->nb[2];
-    p.k_nb3      = (uint32_t) k->nb[3];
-    p.w_nb1      = (uint32_t) w->nb[1];
-    p.w_nb3      = (uint32_t) w->nb[3];
-    p.m_nb1      = (uint32_t) m->nb[1];
-    p.m_nb3      = (uint32_t) m->nb[3];
-    p.d_nb1      = (uint32_t) op->nb[1];
-    p.d_nb3      = (uint32_t) op->nb[3];
+    p.q          = rows_strides(q->nb[1], q->nb[2], q->nb[3]);
+    p.k          = rows_strides(k->nb[1], k->nb[2], k->nb[3]);
+    p.w          = rows_strides(w->nb[1], w->nb[2], w->nb[3]);
+    p.m          = rows_strides(m->nb[1], m->nb[2], m->nb[3]);
+    p.d          = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
     p.tok_block  = l.tb;
     p.n_blocks   = (p.n_tok + l.tb - 1) / l.tb;
     p.k_pitch    = l.k_pitch;
@@ -134,19 +121,13 @@ static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_
     const uint32_t pairs    = p.n_chunks * (uint32_t) q->ne[3];
     split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
 
-    uint32_t off = 0;
-    p.v_k[0]     = off; off += l.k_size;
-    p.v_k[1]     = off; off += l.k_size;
-    p.v_k16[0]   = off; off += l.k16_size;
-    p.v_k16[1]   = off; off += l.k16_size;
-    p.q_size     = l.q_size;
-    p.w_size     = l.w_size;
-    p.m_size     = l.m_size;
-    p.out_size   = l.out_size;
-    p.v_q        = off; off += kBufs * l.q_size;
-    p.v_w        = off; off += kBufs * l.w_size;
-    p.v_m        = off; off += kBufs * l.m_size;
-    p.v_out      = off; off += kBufs * l.out_size;
+    const uint32_t off = place_regions(0, 1, { { &p.v_k[0], l.k_size }, { &p.v_k[1], l.k_size },
+                                               { &p.v_k16[0], l.k16_size }, { &p.v_k16[1], l.k16_size } });
+    p.q_size           = l.q_size;
+    p.w_size           = l.w_size;
+    p.m_size           = l.m_size;
+    p.out_size         = l.out_size;
+    place_regions(off, kBufs, { { &p.v_q, l.q_size }, { &p.v_w, l.w_size }, { &p.v_m, l.m_size }, { &p.v_out, l.out_size } });
 }
 
 }  // namespace

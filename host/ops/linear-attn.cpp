@@ -28,11 +28,6 @@ static wkv_shape shape_of(wkv_kind kind) {
     }
 }
 
-static uint32_t vtcm_budget(const htp_device_caps & caps) {
-    const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
-    return caps.vtcm_size / n_hvx / 128 * 128;
-}
-
 struct wkv_layout {
     uint32_t tb, pitch, blk_size, state_size, total;
 };
@@ -49,16 +44,7 @@ static wkv_layout layout_for(wkv_kind kind, uint32_t S, uint32_t tb) {
 }
 
 static bool choose_layout(const htp_device_caps & caps, wkv_kind kind, uint32_t S, uint32_t T, wkv_layout & l) {
-    for (uint32_t tb = std::min(T, 1024u); tb >= 1; tb = tb / 2) {
-        l = layout_for(kind, S, tb);
-        if (l.total <= vtcm_budget(caps)) {
-            return true;
-        }
-        if (tb == 1) {
-            break;
-        }
-    }
-    return false;
+    return fit_token_block(caps, std::min(T, 1024u), [kind, S](uint32_t tb) { return layout_for(kind, S, tb); }, l);
 }
 
 static bool wkv_supports(wkv_kind kind, const htp_device_caps & caps, const ggml_tensor * op) {
@@ -132,11 +118,10 @@ static void wkv_encode(wkv_kind kind, htp_opcode opcode, const htp_device_caps &
     p.blk_size  = l.blk_size;
 
     // Rows are (head, sequence) pairs; one pair at a time per thread, blocks of tokens pipelined.
-    uint32_t off = split_pairs(caps, p.H * n_seqs, kBufs, vtcm_budget(caps), l.state_size, p.split, p.v_state);
-    p.v_u[0]     = off; off += kind == WKV6 ? l.pitch : 0;
-    p.v_u[1]     = off; off += kind == WKV6 ? l.pitch : 0;
-    p.v_in       = off; off += kBufs * sh.n_in * l.blk_size;
-    p.v_out      = off; off += kBufs * l.blk_size;
+    const uint32_t off = split_pairs(caps, p.H * n_seqs, kBufs, vtcm_budget(caps), l.state_size, p.split, p.v_state);
+    const uint32_t u   = kind == WKV6 ? l.pitch : 0;  // WKV6's u row per state copy
+    place_regions(place_regions(off, 1, { { &p.v_u[0], u }, { &p.v_u[1], u } }), kBufs,
+                  { { &p.v_in, sh.n_in * l.blk_size }, { &p.v_out, l.blk_size } });
 }
 
 static bool wkv6_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {

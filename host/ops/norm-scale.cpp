@@ -42,15 +42,18 @@ static uint32_t rowwise_fill(const htp_device_caps & caps, const ggml_tensor * o
     return rows_in_out(p, a, op, dst, pitch);
 }
 
+// RMS_NORM's eps (op_params[0]).
+static float op_eps(const ggml_tensor * op) {
+    float eps;
+    std::memcpy(&eps, op->op_params, sizeof(float));
+    return eps;
+}
+
 static void rms_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
-    htp_rms_norm_params & p = desc.params.rms_norm;
-    desc.opcode             = HTP_OP_RMS_NORM;
+    htp_norm_params & p = desc.params.norm;
+    desc.opcode         = HTP_OP_RMS_NORM;
     rowwise_fill(caps, op, op, rowwise_need(caps, op), p);
-    std::memcpy(&p.eps, op->op_params, sizeof(float));
-    p.inv_ne0    = 1.0f / (float) p.ne0;
-    p.tail_bytes = p.ne0 * 4 % 128;
-    p.has_mul    = 0;  // the RMS_NORM+MUL fusion sets these
-    p.vmul       = 0;
+    norm_fields(p, HTP_NORM_RMS, p.ne0, op_eps(op));
 }
 
 // RMS_NORM -> MUL(norm, w) with w one contiguous F32 row of ne0 (the norm weight of every
@@ -73,13 +76,12 @@ bool htp_fuse_rms_norm_mul(const htp_device_caps & caps, const ggml_cgraph * gra
     if (!plan_rows(caps, need, sp)) {
         return false;
     }
-    htp_rms_norm_params & p = f.desc.params.rms_norm;
-    f.desc.opcode           = HTP_OP_RMS_NORM;
-    p.vmul                  = rowwise_fill(caps, norm, mul, need, p);
-    std::memcpy(&p.eps, norm->op_params, sizeof(float));
-    p.inv_ne0    = 1.0f / (float) p.ne0;
-    p.tail_bytes = p.ne0 * 4 % 128;
+    htp_norm_params & p    = f.desc.params.norm;
+    f.desc.opcode          = HTP_OP_RMS_NORM;
+    const uint32_t    vmul = rowwise_fill(caps, norm, mul, need, p);
+    norm_fields(p, HTP_NORM_RMS, p.ne0, op_eps(norm));
     p.has_mul    = 1;
+    p.vmul       = vmul;
     f.n_nodes    = 2;
     f.name       = "RMS_NORM+MUL";
     f.dst        = mul;

@@ -28,11 +28,9 @@ void fill(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & de
     desc.opcode           = opcode;
     plan_rows(caps, norm_need(caps, op), p.split);
     const uint32_t pitch = align_up((uint32_t) a->ne[0] * 4, 128);
-    p.kind               = kind;
-    p.ne0                = (uint32_t) a->ne[0];
-    std::memcpy(&p.eps, op->op_params, sizeof(float));
-    p.inv_ne0    = 1.0f / (float) p.ne0;
-    p.tail_bytes = p.ne0 * 4 % 128;
+    float                eps;
+    std::memcpy(&eps, op->op_params, sizeof(float));
+    norm_fields(p, kind, (uint32_t) a->ne[0], eps);
     rows_in_out(p, a, op, pitch);
 }
 
@@ -100,11 +98,9 @@ void group_norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     desc.opcode = HTP_OP_NORM;
     plan_rows(caps, group_norm_need(caps, g), p.split);
     const uint32_t pitch = align_up(g.ne0 * 4, 128);
-    p.kind               = HTP_NORM_MEAN_VAR;
-    p.ne0                = g.ne0;
-    std::memcpy(&p.eps, op->op_params + 1, sizeof(float));
-    p.inv_ne0    = 1.0f / (float) p.ne0;
-    p.tail_bytes = p.ne0 * 4 % 128;
+    float                eps;
+    std::memcpy(&eps, op->op_params + 1, sizeof(float));
+    norm_fields(p, HTP_NORM_MEAN_VAR, g.ne0, eps);
     p.shape      = rows_shape(g.ne1, g.ne2);
     p.src0       = rows_strides(g.nb1, g.nb2, g.nb2 * g.ne2);
     p.dst        = rows_strides(g.nb1, g.nb2, g.nb2 * g.ne2);

@@ -78,27 +78,20 @@ void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_
     htp_reduce_params & p = desc.params.reduce;
     reduce_walk         w;
     walk_of(op, w);
-    switch (op->op) {
-        case GGML_OP_MEAN:
-            desc.opcode = HTP_OP_MEAN;
-            p.kind      = HTP_REDUCE_MEAN;
-            break;
-        case GGML_OP_CUMSUM:
-            desc.opcode = HTP_OP_CUMSUM;
-            p.kind      = HTP_REDUCE_CUMSUM;
-            break;
-        case GGML_OP_ARGMAX:
-            desc.opcode = HTP_OP_ARGMAX;
-            p.kind      = HTP_REDUCE_ARGMAX;
-            break;
-        case GGML_OP_SUM:
-            desc.opcode = HTP_OP_SUM;
-            p.kind      = HTP_REDUCE_SUM_ALL;
-            break;
-        default:
-            desc.opcode = HTP_OP_SUM_ROWS;
-            p.kind      = HTP_REDUCE_SUM;
-            break;
+    // Each ggml op's NPU opcode and kind (SUM_ROWS: the first row, also the default).
+    static const struct {
+        ggml_op  op;
+        uint32_t opcode, kind;
+    } kOps[] = { { GGML_OP_SUM_ROWS, HTP_OP_SUM_ROWS, HTP_REDUCE_SUM },  { GGML_OP_MEAN, HTP_OP_MEAN, HTP_REDUCE_MEAN },
+                 { GGML_OP_CUMSUM, HTP_OP_CUMSUM, HTP_REDUCE_CUMSUM }, { GGML_OP_ARGMAX, HTP_OP_ARGMAX, HTP_REDUCE_ARGMAX },
+                 { GGML_OP_SUM, HTP_OP_SUM, HTP_REDUCE_SUM_ALL } };
+    desc.opcode = kOps[0].opcode;
+    p.kind      = kOps[0].kind;
+    for (const auto & k : kOps) {
+        if (k.op == op->op) {
+            desc.opcode = k.opcode;
+            p.kind      = k.kind;
+        }
     }
     plan_rows(caps, reduce_need(caps, op, w), p.split);
     if (op->op == GGML_OP_SUM) {  // one accumulator: one thread walks every row
@@ -126,8 +119,4 @@ void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_
 
 }  // namespace
 
-extern const htp_op_encoder htp_sum_rows_encoder = { reduce_supports, reduce_encode };
-extern const htp_op_encoder htp_mean_encoder     = { reduce_supports, reduce_encode };
-extern const htp_op_encoder htp_cumsum_encoder   = { reduce_supports, reduce_encode };
-extern const htp_op_encoder htp_argmax_encoder   = { reduce_supports, reduce_encode };
-extern const htp_op_encoder htp_sum_encoder      = { reduce_supports, reduce_encode };
+extern const htp_op_encoder htp_reduce_encoder = { reduce_supports, reduce_encode };

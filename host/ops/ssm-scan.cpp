@@ -18,11 +18,6 @@ struct scan_layout {
     uint32_t total;                  // VTCM bytes per thread
 };
 
-static uint32_t vtcm_budget(const htp_device_caps & caps) {
-    const uint32_t n_hvx = std::max(1u, std::min(caps.n_hvx, 8u));
-    return caps.vtcm_size / n_hvx / 128 * 128;
-}
-
 static scan_layout layout_for(const ggml_tensor * op, uint32_t tb) {
     const uint32_t nc = (uint32_t) op->src[0]->ne[0];
     const uint32_t na = (uint32_t) op->src[3]->ne[0];
@@ -39,16 +34,8 @@ static scan_layout layout_for(const ggml_tensor * op, uint32_t tb) {
 }
 
 static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, scan_layout & l) {
-    uint32_t tb = (uint32_t) std::min<int64_t>(op->src[1]->ne[2], 256);
-    for (;; tb /= 2) {
-        l = layout_for(op, tb);
-        if (l.total <= vtcm_budget(caps)) {
-            return true;
-        }
-        if (tb <= 1) {
-            return false;
-        }
-    }
+    const uint32_t tb0 = (uint32_t) std::min<int64_t>(op->src[1]->ne[2], 256);
+    return fit_token_block(caps, tb0, [op](uint32_t tb) { return layout_for(op, tb); }, l);
 }
 
 static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
@@ -121,18 +108,12 @@ static void scan_encode(const htp_device_caps & caps, const ggml_tensor * op, ht
     const uint32_t pairs = p.n_lanes * ns;
     split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
 
-    uint32_t off = 0;
-    p.v_state[0] = off; off += l.state_size;
-    p.v_state[1] = off; off += l.state_size;
-    p.v_a[0]     = off; off += l.a_size;
-    p.v_a[1]     = off; off += l.a_size;
-    p.lane_size  = l.lane_size;
-    p.bc_size    = l.bc_size;
-    p.v_x        = off; off += kBufs * l.lane_size;
-    p.v_dt       = off; off += kBufs * l.lane_size;
-    p.v_y        = off; off += kBufs * l.lane_size;
-    p.v_b        = off; off += kBufs * l.bc_size;
-    p.v_c        = off; off += kBufs * l.bc_size;
+    const uint32_t off = place_regions(0, 1, { { &p.v_state[0], l.state_size }, { &p.v_state[1], l.state_size },
+                                               { &p.v_a[0], l.a_size }, { &p.v_a[1], l.a_size } });
+    p.lane_size        = l.lane_size;
+    p.bc_size          = l.bc_size;
+    place_regions(off, kBufs, { { &p.v_x, l.lane_size }, { &p.v_dt, l.lane_size }, { &p.v_y, l.lane_size },
+                                { &p.v_b, l.bc_size }, { &p.v_c, l.bc_size } });
 }
 
 }  // namespace

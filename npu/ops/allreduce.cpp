@@ -11,12 +11,7 @@ using namespace htp_ops;
 
 namespace {
 
-struct allreduce_op {
-    const htp_op_context *        octx;
-    const htp_allreduce_params *  p;
-    uint32_t                      ith;
-    dma_queue *                   q;
-
+struct allreduce_op : row_op<htp_allreduce_params> {
     dma_addr_t part_slot(uint32_t slot, uint32_t k) const {
         return vtcm_slot(octx->ctx, p->split, ith, p->vparts, slot) + k * p->part_size;
     }

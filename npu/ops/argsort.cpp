@@ -24,16 +24,7 @@ static inline HVX_Vector select(HVX_Vector m, HVX_Vector a, HVX_Vector b) {
     return Q6_V_vxor_VV(b, Q6_V_vand_VV(Q6_V_vxor_VV(a, b), m));
 }
 
-struct argsort_op {
-    const htp_op_context *     octx;
-    const htp_argsort_params * p;
-    uint32_t                   ith;
-    dma_queue *                q;
-
-    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
-    }
-
+struct argsort_op : row_op<htp_argsort_params> {
     // lane = 0, 1, ..., 31: an inclusive scan of ones, minus one (a few instructions; each
     // pass makes its own, so no vector lives across the row loop's calls).
     static HVX_Vector lane_index() {
@@ -150,9 +141,5 @@ struct argsort_op {
 }  // namespace
 
 int htp_op_argsort(struct htp_op_context * octx) {
-    return run_rows<argsort_op>(octx, octx->params->argsort);
-}
-
-int htp_op_top_k(struct htp_op_context * octx) {
     return run_rows<argsort_op>(octx, octx->params->argsort);
 }

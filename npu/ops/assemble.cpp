@@ -145,14 +145,6 @@ static int run_assemble(htp_op_context * octx) {
 
 }  // namespace
 
-int htp_op_concat(struct htp_op_context * octx) {
-    return run_assemble(octx);
-}
-
-int htp_op_repeat(struct htp_op_context * octx) {
-    return run_assemble(octx);
-}
-
-int htp_op_pad(struct htp_op_context * octx) {
+int htp_op_assemble(struct htp_op_context * octx) {
     return run_assemble(octx);
 }

@@ -56,12 +56,7 @@ inline void expand_row(HVX_Vector * out, const HVX_Vector * row, uint32_t ne10, 
     }
 }
 
-struct binary_op {
-    const htp_op_context *    octx;
-    const htp_binary_params * p;
-    uint32_t                  ith;
-    dma_queue *               q;
-
+struct binary_op : row_op<htp_binary_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos    c   = row_coords(p->shape, r);
         const dma_addr_t s0  = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
@@ -185,10 +180,7 @@ int htp_op_binary(struct htp_op_context * octx) {
         const uint32_t   rpc  = p.split.rows_per_chunk;
         const uint32_t   per  = (rows.nrows + p.split.n_threads - 1) / p.split.n_threads;
         rows.rows_per_thread  = (per + rpc - 1) / rpc * rpc;
-        return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
-            binary_op op = { octx, &p, ith, ctx->dma[ith] };
-            return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
-        });
+        return run_rows_of<binary_op>(octx, p, rows);
     }
     return run_rows<binary_op>(octx, p);
 }

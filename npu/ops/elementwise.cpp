@@ -399,29 +399,19 @@ HTP_COMPUTE void compute_bf16_narrow(HVX_Vector * dst, uint32_t dst_pitch, const
 
 typedef void (*compute_fn)(HVX_Vector *, const HVX_Vector *, const HVX_Vector *, uint32_t, const ew_consts &);
 
-constexpr compute_fn kCompute[] = {
-    compute_rows<HTP_EW_ABS>,         compute_rows<HTP_EW_NEG>,        compute_rows<HTP_EW_SQR>,
-    compute_rows<HTP_EW_SQRT>,        compute_rows<HTP_EW_LOG>,        compute_rows<HTP_EW_EXP>,
-    compute_rows<HTP_EW_TANH>,        compute_rows<HTP_EW_SIGMOID>,    compute_rows<HTP_EW_SILU>,
-    compute_rows<HTP_EW_GELU>,        compute_rows<HTP_EW_GELU_ERF>,   compute_rows<HTP_EW_GELU_QUICK>,
-    compute_rows<HTP_EW_SOFTPLUS>,    compute_rows<HTP_EW_RELU>,       compute_rows<HTP_EW_CLAMP>,
-    compute_rows<HTP_EW_REGLU>,       compute_rows<HTP_EW_GEGLU>,      compute_rows<HTP_EW_GEGLU_ERF>,
-    compute_rows<HTP_EW_GEGLU_QUICK>, compute_rows<HTP_EW_SWIGLU>,     compute_rows<HTP_EW_SWIGLU_OAI>,
-    compute_rows<HTP_EW_SWIGLU_CLAMP>, compute_rows<HTP_EW_SGN>,      compute_rows<HTP_EW_STEP>,
-    compute_rows<HTP_EW_ELU>,         compute_rows<HTP_EW_HARDSWISH>,  compute_rows<HTP_EW_HARDSIGMOID>,
-    compute_rows<HTP_EW_EXPM1>,       compute_rows<HTP_EW_ADD_ID>,     compute_rows<HTP_EW_XIELU>,
-    compute_rows<HTP_EW_SIN>,         compute_rows<HTP_EW_COS>,        compute_rows<HTP_EW_FLOOR>,
-    compute_rows<HTP_EW_CEIL>,        compute_rows<HTP_EW_ROUND>,      compute_rows<HTP_EW_TRUNC>,
-    compute_rows<HTP_EW_LEAKY_RELU>,
+// kCompute[k] = compute_rows<k> for every htp_ew_kind k (the kinds run 0 .. HTP_EW_KIND_COUNT - 1),
+// generated so that a new kind needs no row here.
+template <int... K> struct compute_table {
+    static constexpr compute_fn fn[] = { compute_rows<K>... };
 };
-static_assert(sizeof(kCompute) / sizeof(kCompute[0]) == HTP_EW_KIND_COUNT, "one compute per htp_ew_kind");
+template <int N, int... K> struct make_compute_table : make_compute_table<N - 1, N - 1, K...> {};
+template <int... K> struct make_compute_table<0, K...> : compute_table<K...> {};
 
-struct elementwise_op {
-    const htp_op_context *         octx;
-    const htp_elementwise_params * p;
-    uint32_t                       ith;
-    dma_queue *                    q;
+constexpr const compute_fn * kCompute = make_compute_table<HTP_EW_KIND_COUNT>::fn;
+static_assert(sizeof(make_compute_table<HTP_EW_KIND_COUNT>::fn) / sizeof(compute_fn) == HTP_EW_KIND_COUNT,
+              "one compute per htp_ew_kind");
 
+struct elementwise_op : row_op<htp_elementwise_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const htp_context * ctx = octx->ctx;
         const row_pos       c   = row_coords(p->shape, r);
@@ -494,48 +484,8 @@ struct elementwise_op {
     }
 };
 
-int run_elementwise(htp_op_context * octx) {
-    return run_rows<elementwise_op>(octx, octx->params->elementwise);
-}
-
 }  // namespace
 
-int htp_op_unary(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_glu(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_add_id(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_clamp(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_sqr(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_sqrt(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_log(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_sin(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_cos(struct htp_op_context * octx) {
-    return run_elementwise(octx);
-}
-
-int htp_op_leaky_relu(struct htp_op_context * octx) {
-    return run_elementwise(octx);
+int htp_op_elementwise(struct htp_op_context * octx) {
+    return run_rows<elementwise_op>(octx, octx->params->elementwise);
 }

@@ -34,12 +34,7 @@ HTP_COMPUTE void compute_arange(HVX_Vector * y, uint32_t i0, uint32_t n_vec, flo
     }
 }
 
-struct fill_op {
-    const htp_op_context *  octx;
-    const htp_fill_params * p;
-    uint32_t                ith;
-    dma_queue *             q;
-
+struct fill_op : row_op<htp_fill_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         if (p->kind == HTP_FILL_CONST || p->kind == HTP_FILL_ARANGE) {
             return 0;
@@ -95,17 +90,5 @@ struct fill_op {
 }  // namespace
 
 int htp_op_fill(struct htp_op_context * octx) {
-    return run_rows<fill_op>(octx, octx->params->fill);
-}
-
-int htp_op_tri(struct htp_op_context * octx) {
-    return run_rows<fill_op>(octx, octx->params->fill);
-}
-
-int htp_op_diag(struct htp_op_context * octx) {
-    return run_rows<fill_op>(octx, octx->params->fill);
-}
-
-int htp_op_arange(struct htp_op_context * octx) {
     return run_rows<fill_op>(octx, octx->params->fill);
 }

@@ -51,10 +51,12 @@ struct fa_thread {
         int            k   = 0;
         const dma_addr_t ka = octx->src[1].data + ic0 * p->k.nb1 + ik2 * p->k.nb2 + ik3 * p->k.nb3;
         const dma_addr_t va = octx->src[2].data + ic0 * p->v.nb1 + ik2 * p->v.nb2 + ik3 * p->v.nb3;
-        if (!fetch_kv(at(p->vk + s * p->k_slot), ka, p->k_type, p->k_pitch, p->k.nb1, p->k_row_bytes, p->k_blocks,
-                      p->k_scales, p->k_mins, p->k_qh, p->k_quants, n, k) ||
-            !fetch_kv(at(p->vv + s * p->v_slot), va, p->v_type, p->v_pitch, p->v.nb1, p->v_row_bytes, p->v_blocks,
-                      p->v_scales, p->v_mins, p->v_qh, p->v_quants, n, k)) {
+        const htp_fa_kv_layout & kl = p->k_vtcm;
+        const htp_fa_kv_layout & vl = p->v_vtcm;
+        if (!fetch_kv(at(kl.at + s * kl.slot), ka, p->k_type, kl.pitch, p->k.nb1, p->k_row_bytes, p->k_blocks, kl.scales,
+                      kl.mins, kl.qh, kl.quants, n, k) ||
+            !fetch_kv(at(vl.at + s * vl.slot), va, p->v_type, vl.pitch, p->v.nb1, p->v_row_bytes, p->v_blocks, vl.scales,
+                      vl.mins, vl.qh, vl.quants, n, k)) {
             return -1;
         }
         if (p->has_mask) {
@@ -232,11 +234,12 @@ struct fa_thread {
         const uint32_t ic0 = c * rpc;
         const uint32_t n   = p->n_kv - ic0 < rpc ? p->n_kv - ic0 : rpc;
         uint32_t       kp, vp;
-        const HVX_Vector * kf = compute_kv_f32(at(p->vk + s * p->k_slot), at(p->vkf), p->k_type, p->dk, p->k_pitch,
-                                       p->kf_pitch, p->k_blocks, p->k_scales, p->k_mins, p->k_qh, p->k_quants, n,
-                                       true, kp);
-        vf_rows = compute_kv_f32(at(p->vv + s * p->v_slot), at(p->vvf), p->v_type, p->dv, p->v_pitch, p->vf_pitch,
-                         p->v_blocks, p->v_scales, p->v_mins, p->v_qh, p->v_quants, n, false, vp);
+        const htp_fa_kv_layout & kl = p->k_vtcm;
+        const htp_fa_kv_layout & vl = p->v_vtcm;
+        const HVX_Vector * kf = compute_kv_f32(at(kl.at + s * kl.slot), at(kl.f_at), p->k_type, p->dk, kl.pitch, kl.f_pitch,
+                                               p->k_blocks, kl.scales, kl.mins, kl.qh, kl.quants, n, true, kp);
+        vf_rows = compute_kv_f32(at(vl.at + s * vl.slot), at(vl.f_at), p->v_type, p->dv, vl.pitch, vl.f_pitch, p->v_blocks,
+                                 vl.scales, vl.mins, vl.qh, vl.quants, n, false, vp);
         vf_step = vp;
         HTP_NO_UNROLL
         for (uint32_t r = 0; r < nr; r++) {
@@ -529,7 +532,7 @@ int htp_op_flash_attn_ext(struct htp_op_context * octx) {
         return HTP_STATUS_BAD_PARAMS;
     }
     // DMA in flight at most: 2 tiles' rows (write-back, Q) + n_bufs chunks of K, V and mask rows.
-    const uint32_t kv_d = kv_descs(p.k_blocks, p.k_mins, p.k_qh) + kv_descs(p.v_blocks, p.v_mins, p.v_qh);
+    const uint32_t kv_d = kv_descs(p.k_blocks, p.k_vtcm.mins, p.k_vtcm.qh) + kv_descs(p.v_blocks, p.v_vtcm.mins, p.v_vtcm.qh);
     if ((2 + p.split.n_bufs) * p.tile_rows + p.split.n_bufs * kv_d > dma_queue_capacity(octx->ctx->dma[0])) {
         return HTP_STATUS_BAD_PARAMS;
     }

@@ -29,39 +29,27 @@ struct gdn_thread {
 
     dma_addr_t at(uint32_t off) const { return vtcm_at(octx->ctx, p->split, ith, off); }
 
-    struct unit {
-        uint32_t pair, iv1, iv3, block, t0, nt, state;
-    };
+    using unit = head_seq_unit;
 
-    unit make_unit(uint32_t pair_idx, uint32_t pair, uint32_t block) const {
-        unit u;
-        u.pair  = pair;
-        u.iv3   = htp_fastdiv(pair, &p->div_H);
-        u.iv1   = pair - u.iv3 * p->H;
-        u.block = block;
-        u.t0    = block * p->tok_block;
-        u.nt    = p->T - u.t0 < p->tok_block ? p->T - u.t0 : p->tok_block;
-        u.state = pair_idx & 1;
-        return u;
-    }
+    unit make_unit(uint32_t pair, const pair_block & b) const { return head_seq_at(pair, b, &p->div_H, p->H); }
 
     uint32_t fetch(const unit & u, uint32_t slot) {
         const uint32_t S   = p->S_v;
         uint32_t       last = t.pushed;
         if (u.block == 0) {  // S[i][j] = M[j][i]: column i of the stored matrix into row i
-            const dma_addr_t src = octx->src[5].data + u.iv3 * p->state_nb3 + u.iv1 * S * S * 4;
+            const dma_addr_t src = octx->src[5].data + u.s * p->state_nb3 + u.h * S * S * 4;
             const dma_addr_t dst = at(p->v_state[u.state]);
             for (uint32_t i = 0; i < S; i++) {
                 last = t.push(dst + i * p->pitch, src + i * 4, 4, S * 4, 4, S);
             }
         }
-        const uint32_t   iq1 = htp_fastmod(u.iv1, &p->mod_neq1), ik1 = htp_fastmod(u.iv1, &p->mod_nek1);
-        const uint32_t   iq3 = htp_fastdiv(u.iv3, &p->div_rq3), ik3 = htp_fastdiv(u.iv3, &p->div_rk3);
+        const uint32_t   iq1 = htp_fastmod(u.h, &p->mod_neq1), ik1 = htp_fastmod(u.h, &p->mod_nek1);
+        const uint32_t   iq3 = htp_fastdiv(u.s, &p->div_rq3), ik3 = htp_fastdiv(u.s, &p->div_rk3);
         const dma_addr_t qs  = octx->src[0].data + iq3 * p->q.nb3 + u.t0 * p->q.nb2 + iq1 * p->q.nb1;
         const dma_addr_t ks  = octx->src[1].data + ik3 * p->k.nb3 + u.t0 * p->k.nb2 + ik1 * p->k.nb1;
-        const dma_addr_t vs  = octx->src[2].data + u.iv3 * p->v.nb3 + u.t0 * p->v.nb2 + u.iv1 * p->v.nb1;
-        const dma_addr_t gs  = octx->src[3].data + u.iv3 * p->g.nb3 + u.t0 * p->g.nb2 + u.iv1 * p->g.nb1;
-        const dma_addr_t bs  = octx->src[4].data + u.iv3 * p->beta.nb3 + u.t0 * p->beta.nb2 + u.iv1 * p->beta.nb1;
+        const dma_addr_t vs  = octx->src[2].data + u.s * p->v.nb3 + u.t0 * p->v.nb2 + u.h * p->v.nb1;
+        const dma_addr_t gs  = octx->src[3].data + u.s * p->g.nb3 + u.t0 * p->g.nb2 + u.h * p->g.nb1;
+        const dma_addr_t bs  = octx->src[4].data + u.s * p->beta.nb3 + u.t0 * p->beta.nb2 + u.h * p->beta.nb1;
         last = t.push(at(p->v_q + slot * p->q_size), qs, p->pitch, p->q.nb2, S * 4, u.nt);
         last = t.push(at(p->v_k + slot * p->k_size), ks, p->pitch, p->k.nb2, S * 4, u.nt);
         last = t.push(at(p->v_v + slot * p->v_size), vs, p->pitch, p->v.nb2, S * 4, u.nt);
@@ -74,16 +62,7 @@ struct gdn_thread {
     // call) is taken here, where no vector is live. NV = vectors per state row, a template
     // argument so that the per-row accumulators are registers, not a stack array.
     HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
-        switch (p->pitch / 128) {
-            case 1: compute_tokens<1>(u, slot); break;
-            case 2: compute_tokens<2>(u, slot); break;
-            case 3: compute_tokens<3>(u, slot); break;
-            case 4: compute_tokens<4>(u, slot); break;
-            case 5: compute_tokens<5>(u, slot); break;
-            case 6: compute_tokens<6>(u, slot); break;
-            case 7: compute_tokens<7>(u, slot); break;
-            default: compute_tokens<8>(u, slot); break;
-        }
+        compute_tokens_nv(*this, p->pitch / 128, u, slot);
     }
 
     template <uint32_t NV> HTP_COMPUTE void compute_tokens(const unit & u, uint32_t slot) {
@@ -169,7 +148,7 @@ struct gdn_thread {
 
     uint32_t store(const unit & u, uint32_t slot) {
         const uint32_t   S    = p->S_v;
-        const dma_addr_t attn = octx->dst.data + ((u.iv3 * p->T + u.t0) * p->H + u.iv1) * S * 4;
+        const dma_addr_t attn = octx->dst.data + ((u.s * p->T + u.t0) * p->H + u.h) * S * 4;
         uint32_t         last = t.push(attn, at(p->v_attn + slot * p->attn_size), p->H * S * 4, p->pitch, S * 4, u.nt);
         for (uint32_t tt = 0; tt < u.nt; tt++) {
             const uint32_t target = p->T - 1 - (u.t0 + tt);
@@ -177,7 +156,7 @@ struct gdn_thread {
                 continue;
             }
             const dma_addr_t d = octx->dst.data +
-                                 (p->attn_elems + target * p->snap_elems + (u.iv3 * p->H + u.iv1) * S * S) * 4;
+                                 (p->attn_elems + target * p->snap_elems + (u.s * p->H + u.h) * S * S) * 4;
             const dma_addr_t s = at(p->v_snap + slot * p->snap_size) + target * S * p->pitch;
             for (uint32_t i = 0; i < S; i++) {  // row i of VTCM -> column i of the stored matrix
                 last = t.push(d + i * 4, s + i * p->pitch, S * 4, 4, 4, S);
@@ -186,7 +165,7 @@ struct gdn_thread {
         return last;
     }
 
-    int run(row_range rr) { return run_pair_blocks(*this, rr, p->n_blocks); }
+    int run(row_range rr) { return run_pair_blocks(*this, rr, { p->n_blocks, p->tok_block, p->T }); }
 };
 
 }  // namespace

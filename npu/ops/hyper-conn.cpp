@@ -51,12 +51,7 @@ inline HVX_Vector splat_elem(const HVX_Vector * a, uint32_t i) {
     return Q6_V_vsplat_R(Q6_R_vextract_VR(a[i / 32], (int32_t) (4 * (i % 32))));
 }
 
-struct hc_op {
-    const htp_op_context * octx;
-    const htp_hc_params *  p;
-    uint32_t               ith;
-    dma_queue *            q;
-
+struct hc_op : row_op<htp_hc_params> {
     dma_addr_t slot(const htp_vtcm_stream & st, uint32_t s, uint32_t j) const {
         return vtcm_slot(octx->ctx, p->split, ith, st, s) + j * st.row_pitch;
     }
@@ -205,15 +200,11 @@ HTP_COMPUTE void compute_comb_norm(HVX_Vector * c, float eps_f, uint32_t step, u
     }
 }
 
-struct hc_comb_op {
-    const htp_op_context *     octx;
-    const htp_hc_comb_params * p;
-    uint32_t                   ith;
-    dma_queue *                q;
-
+struct hc_comb_op : row_op<htp_hc_comb_params> {
     // scale and base DMA-ed to vconst, then scale[2] and base[8 ..] splat into the 17 vectors
-    // after them (at vconst + 256), once per thread: the compute reads them from VTCM.
-    int load_consts() {
+    // after them (at vconst + 256), once per thread before its row stream (start_op,
+    // row-stream.h): the compute reads them from VTCM.
+    int start() {
         const dma_addr_t at = vtcm_at(octx->ctx, p->split, ith, p->vconst);
         if (!dma_queue_push_1d(q, at, octx->src[1].data, p->scale_bytes) ||
             !dma_queue_push_1d(q, at + 128, octx->src[2].data, p->base_bytes)) {
@@ -271,30 +262,12 @@ struct hc_comb_op {
     }
 };
 
-int run_hc(htp_op_context * octx) {
-    return run_rows<hc_op>(octx, octx->params->hc);
-}
-
 }  // namespace
 
-int htp_op_dsv4_hc_pre(struct htp_op_context * octx) {
-    return run_hc(octx);
-}
-
-int htp_op_dsv4_hc_post(struct htp_op_context * octx) {
-    return run_hc(octx);
-}
-
-// run_rows (row-stream.h), with scale and base loaded before each thread's stream.
 int htp_op_dsv4_hc_comb(struct htp_op_context * octx) {
-    const htp_hc_comb_params & p    = octx->params->hc_comb;
-    htp_context *              ctx  = octx->ctx;
-    const op_rows              rows = device_rows(ctx, p.split);
-    return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
-        hc_comb_op op = { octx, &p, ith, ctx->dma[ith] };
-        if (const int rc = op.load_consts()) {
-            return rc;
-        }
-        return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
-    });
+    return run_rows<hc_comb_op>(octx, octx->params->hc_comb);
+}
+
+int htp_op_dsv4_hc(struct htp_op_context * octx) {
+    return run_rows<hc_op>(octx, octx->params->hc);
 }

@@ -26,52 +26,46 @@ struct li_thread {
 
     dma_addr_t at(uint32_t off) const { return vtcm_at(octx->ctx, p->split, ith, off); }
 
-    struct unit {
-        uint32_t s, c, k0, nk, block, t0, nt, state;
+    struct unit : pair_block {
+        uint32_t s, c, k0, nk;  // sequence, key chunk, its first key, its keys
     };
 
-    unit make_unit(uint32_t pair_idx, uint32_t pair, uint32_t block) const {
-        unit u;
-        u.s     = htp_fastdiv(pair, &p->div_chunks);
-        u.c     = pair - u.s * p->n_chunks;
-        u.k0    = u.c * p->kv_chunk;
-        u.nk    = p->n_kv - u.k0 < p->kv_chunk ? p->n_kv - u.k0 : p->kv_chunk;
-        u.block = block;
-        u.t0    = block * p->tok_block;
-        u.nt    = p->n_tok - u.t0 < p->tok_block ? p->n_tok - u.t0 : p->tok_block;
-        u.state = pair_idx & 1;
-        return u;
+    unit make_unit(uint32_t pair, const pair_block & b) const {
+        const uint32_t s  = htp_fastdiv(pair, &p->div_chunks);
+        const uint32_t c  = pair - s * p->n_chunks;
+        const uint32_t k0 = c * p->kv_chunk;
+        return { b, s, c, k0, p->n_kv - k0 < p->kv_chunk ? p->n_kv - k0 : p->kv_chunk };
     }
 
     uint32_t fetch(const unit & u, uint32_t slot) {
         uint32_t last = t.pushed;
         if (u.block == 0) {  // K chunk, transposed: row e <- element e of keys k0 .. k0 + nk
             const uint32_t   esz = p->k_type == HTP_TYPE_F32 ? 4 : 2;
-            const dma_addr_t src = octx->src[1].data + u.s * p->k_nb3 + u.k0 * p->k_nb2;
+            const dma_addr_t src = octx->src[1].data + u.s * p->k.nb3 + u.k0 * p->k.nb2;
             const dma_addr_t dst = at(esz == 2 ? p->v_k16[u.state] : p->v_k[u.state]);
             const uint32_t   pit = esz == 2 ? p->k16_pitch : p->k_pitch;
             for (uint32_t e = 0; e < p->hsk; e++) {
-                last = t.push(dst + e * pit, src + e * esz, esz, p->k_nb2, esz, u.nk);
+                last = t.push(dst + e * pit, src + e * esz, esz, p->k.nb2, esz, u.nk);
             }
         }
         const uint32_t ms = htp_fastmod(u.s, &p->mod_nm);
         for (uint32_t tt = 0; tt < u.nt; tt++) {  // q: the token's nh head rows
-            const dma_addr_t qs = octx->src[0].data + u.s * p->q_nb3 + (u.t0 + tt) * p->q_nb2;
-            last = t.push(at(p->v_q + slot * p->q_size) + tt * p->nh * p->q_pitch, qs, p->q_pitch, p->q_nb1,
+            const dma_addr_t qs = octx->src[0].data + u.s * p->q.nb3 + (u.t0 + tt) * p->q.nb2;
+            last = t.push(at(p->v_q + slot * p->q_size) + tt * p->nh * p->q_pitch, qs, p->q_pitch, p->q.nb1,
                           p->hsk * 4, p->nh);
         }
-        const dma_addr_t ws = octx->src[2].data + u.s * p->w_nb3 + u.t0 * p->w_nb1;
-        const dma_addr_t mk = octx->src[3].data + ms * p->m_nb3 + u.t0 * p->m_nb1 + u.k0 * 2;
-        last = t.push(at(p->v_w + slot * p->w_size), ws, p->w_pitch, p->w_nb1, p->nh * 4, u.nt);
-        last = t.push(at(p->v_m + slot * p->m_size), mk, p->m_pitch, p->m_nb1, u.nk * 2, u.nt);
+        const dma_addr_t ws = octx->src[2].data + u.s * p->w.nb3 + u.t0 * p->w.nb1;
+        const dma_addr_t mk = octx->src[3].data + ms * p->m.nb3 + u.t0 * p->m.nb1 + u.k0 * 2;
+        last = t.push(at(p->v_w + slot * p->w_size), ws, p->w_pitch, p->w.nb1, p->nh * 4, u.nt);
+        last = t.push(at(p->v_m + slot * p->m_size), mk, p->m_pitch, p->m.nb1, u.nk * 2, u.nt);
         return last;
     }
 
     HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
         if (u.block == 0 && p->k_type == HTP_TYPE_F16) {
-            compute_k_f32(u.state);
+            compute_k<f16_to_f32_vectors>(u.state);
         } else if (u.block == 0 && p->k_type == HTP_TYPE_BF16) {
-            compute_k_bf16(u.state);
+            compute_k<bf16_to_f32_vectors>(u.state);
         }
         switch (p->kv_chunk / 64) {
             case 1: compute_tokens<2>(u, slot); break;
@@ -81,22 +75,13 @@ struct li_thread {
         }
     }
 
-    // The staged F16 chunk -> F32 rows (kv_chunk / 64 vectors in, twice as many out, per row).
-    HTP_COMPUTE void compute_k_f32(uint32_t state) {
+    // The staged F16 / BF16 chunk -> F32 rows (kv_chunk / 64 vectors in, twice as many out, per
+    // row), by TO_F32 (hvx-util.h).
+    template <void (*TO_F32)(HVX_Vector *, const HVX_Vector *, uint32_t)> HTP_COMPUTE void compute_k(uint32_t state) {
         const uint32_t nv16 = p->kv_chunk / 64;
         HTP_NO_UNROLL
         for (uint32_t e = 0; e < p->hsk; e++) {
-            f16_to_f32_vectors(vptr(at(p->v_k[state] + e * p->k_pitch)), vptr(at(p->v_k16[state] + e * p->k16_pitch)),
-                               nv16);
-        }
-    }
-
-    HTP_COMPUTE void compute_k_bf16(uint32_t state) {
-        const uint32_t nv16 = p->kv_chunk / 64;
-        HTP_NO_UNROLL
-        for (uint32_t e = 0; e < p->hsk; e++) {
-            bf16_to_f32_vectors(vptr(at(p->v_k[state] + e * p->k_pitch)), vptr(at(p->v_k16[state] + e * p->k16_pitch)),
-                                nv16);
+            TO_F32(vptr(at(p->v_k[state] + e * p->k_pitch)), vptr(at(p->v_k16[state] + e * p->k16_pitch)), nv16);
         }
     }
 
@@ -150,11 +135,11 @@ struct li_thread {
     }
 
     uint32_t store(const unit & u, uint32_t slot) {
-        const dma_addr_t d = octx->dst.data + u.s * p->d_nb3 + u.t0 * p->d_nb1 + u.k0 * 4;
-        return t.push(d, at(p->v_out + slot * p->out_size), p->d_nb1, p->k_pitch, u.nk * 4, u.nt);
+        const dma_addr_t d = octx->dst.data + u.s * p->d.nb3 + u.t0 * p->d.nb1 + u.k0 * 4;
+        return t.push(d, at(p->v_out + slot * p->out_size), p->d.nb1, p->k_pitch, u.nk * 4, u.nt);
     }
 
-    int run(row_range rr) { return run_pair_blocks(*this, rr, p->n_blocks); }
+    int run(row_range rr) { return run_pair_blocks(*this, rr, { p->n_blocks, p->tok_block, p->n_tok }); }
 };
 
 }  // namespace

@@ -50,20 +50,9 @@ template <int KIND> struct wkv_thread {
 
     dma_addr_t in_slot(uint32_t i, uint32_t slot) const { return at(p->v_in + (2 * i + slot) * p->blk_size); }
 
-    struct unit {
-        uint32_t h, s, block, t0, nt, state;
-    };
+    using unit = head_seq_unit;
 
-    unit make_unit(uint32_t pair_idx, uint32_t pair, uint32_t block) const {
-        unit u;
-        u.s     = htp_fastdiv(pair, &p->div_H);
-        u.h     = pair - u.s * p->H;
-        u.block = block;
-        u.t0    = block * p->tok_block;
-        u.nt    = p->T - u.t0 < p->tok_block ? p->T - u.t0 : p->tok_block;
-        u.state = pair_idx & 1;
-        return u;
-    }
+    unit make_unit(uint32_t pair, const pair_block & b) const { return head_seq_at(pair, b, &p->div_H, p->H); }
 
     uint32_t fetch(const unit & u, uint32_t slot) {
         const uint32_t S    = p->S;
@@ -91,27 +80,16 @@ template <int KIND> struct wkv_thread {
     }
 
     HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
-        switch (p->pitch / 128) {
-            case 1: compute_tokens<1>(u, slot); break;
-            case 2: compute_tokens<2>(u, slot); break;
-            case 3: compute_tokens<3>(u, slot); break;
-            case 4: compute_tokens<4>(u, slot); break;
-            case 5: compute_tokens<5>(u, slot); break;
-            case 6: compute_tokens<6>(u, slot); break;
-            case 7: compute_tokens<7>(u, slot); break;
-            default: compute_tokens<8>(u, slot); break;
-        }
+        compute_tokens_nv(*this, p->pitch / 128, u, slot);
     }
 
     template <uint32_t NV> HTP_COMPUTE void compute_tokens(const unit & u, uint32_t slot) {
         HTP_NO_UNROLL
         for (uint32_t tt = 0; tt < u.nt; tt++) {
-            if (KIND == WKV6) {
-                compute_token_wkv6<NV>(u, slot, tt);
-            } else if (KIND == GLA) {
-                compute_token_gla<NV>(slot, u.state, tt);
-            } else {
+            if (KIND == WKV7) {
                 compute_token_wkv7<NV>(slot, u.state, tt);
+            } else {
+                compute_token_rows<NV>(u, slot, tt);
             }
         }
     }
@@ -120,16 +98,21 @@ template <int KIND> struct wkv_thread {
         return vptr(in_slot(i, slot)) + tt * nv;
     }
 
-    HVX_Vector * out_row(uint32_t slot, uint32_t tt, uint32_t nv) const {
-        return vptr(at(p->v_out + slot * p->blk_size)) + tt * nv;
+    // The token's output row: its NV accumulators.
+    template <uint32_t NV> void put_out_row(uint32_t slot, uint32_t tt, const HVX_Vector (&acc)[NV]) const {
+        HVX_Vector * o = vptr(at(p->v_out + slot * p->blk_size)) + tt * NV;
+        for (uint32_t m = 0; m < NV; m++) {
+            o[m] = acc[m];
+        }
     }
 
-    // streams k, v, r, w (time_decay); u per state row.
-    template <uint32_t NV> HTP_COMPUTE void compute_token_wkv6(const unit & u, uint32_t slot, uint32_t tt) {
+    // WKV6 and GLA: state row i = S[i][:], streams k, v, then r, w (time_decay; u per state
+    // row) for WKV6, q, g for GLA.
+    template <uint32_t NV> HTP_COMPUTE void compute_token_rows(const unit & u, uint32_t slot, uint32_t tt) {
         const HVX_Vector * K  = in_row(0, slot, tt, NV);
         const HVX_Vector * V  = in_row(1, slot, tt, NV);
-        const HVX_Vector * R  = in_row(2, slot, tt, NV);
-        const HVX_Vector * W  = in_row(3, slot, tt, NV);
+        const HVX_Vector * X  = in_row(2, slot, tt, NV);  // r (WKV6), q (GLA)
+        const HVX_Vector * D  = in_row(3, slot, tt, NV);  // w (WKV6), g (GLA): the decay
         const HVX_Vector * U  = vptr(at(p->v_u[u.state]));
         HVX_Vector *       st = vptr(at(p->v_state[u.state]));
         HVX_Vector         acc[NV];
@@ -139,52 +122,28 @@ template <int KIND> struct wkv_thread {
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < p->S; i++) {
             const HVX_Vector ki = splat_f32(lane_f32(K[i / 32], i % 32));
-            const HVX_Vector ri = splat_f32(lane_f32(R[i / 32], i % 32));
-            const HVX_Vector ui = splat_f32(lane_f32(U[i / 32], i % 32));
-            const HVX_Vector wi = splat_f32(lane_f32(W[i / 32], i % 32));
-            for (uint32_t m = 0; m < NV; m++) {
-                const HVX_Vector kv = Q6_Vsf_vmpy_VsfVsf(V[m], ki);
-                const HVX_Vector s  = st[m];
-                const HVX_Vector tv = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(kv, ui), s);
-                acc[m]              = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(tv, ri));
-                st[m]               = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(s, wi), kv);
+            const HVX_Vector di = splat_f32(lane_f32(D[i / 32], i % 32));
+            if constexpr (KIND == WKV6) {
+                const HVX_Vector ri = splat_f32(lane_f32(X[i / 32], i % 32));
+                const HVX_Vector ui = splat_f32(lane_f32(U[i / 32], i % 32));
+                for (uint32_t m = 0; m < NV; m++) {
+                    const HVX_Vector kv = Q6_Vsf_vmpy_VsfVsf(V[m], ki);
+                    const HVX_Vector s  = st[m];
+                    const HVX_Vector tv = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(kv, ui), s);
+                    acc[m]              = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(tv, ri));
+                    st[m]               = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(s, di), kv);
+                }
+            } else {
+                const HVX_Vector qi = splat_f32(lane_f32(X[i / 32], i % 32) * p->scale);
+                for (uint32_t m = 0; m < NV; m++) {
+                    const HVX_Vector s = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(st[m], di), Q6_Vsf_vmpy_VsfVsf(V[m], ki));
+                    st[m]              = s;
+                    acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(s, qi));
+                }
             }
             st += NV;
         }
-        HVX_Vector * o = out_row(slot, tt, NV);
-        for (uint32_t m = 0; m < NV; m++) {
-            o[m] = acc[m];
-        }
-    }
-
-    // streams k, v, q, g.
-    template <uint32_t NV> HTP_COMPUTE void compute_token_gla(uint32_t slot, uint32_t state, uint32_t tt) {
-        const HVX_Vector * K     = in_row(0, slot, tt, NV);
-        const HVX_Vector * V     = in_row(1, slot, tt, NV);
-        const HVX_Vector * Q     = in_row(2, slot, tt, NV);
-        const HVX_Vector * G     = in_row(3, slot, tt, NV);
-        HVX_Vector *       st    = vptr(at(p->v_state[state]));
-        const float        scale = p->scale;
-        HVX_Vector         acc[NV];
-        for (uint32_t m = 0; m < NV; m++) {
-            acc[m] = Q6_V_vzero();
-        }
-        HTP_NO_UNROLL
-        for (uint32_t i = 0; i < p->S; i++) {
-            const HVX_Vector ki = splat_f32(lane_f32(K[i / 32], i % 32));
-            const HVX_Vector qi = splat_f32(lane_f32(Q[i / 32], i % 32) * scale);
-            const HVX_Vector gi = splat_f32(lane_f32(G[i / 32], i % 32));
-            for (uint32_t m = 0; m < NV; m++) {
-                const HVX_Vector s = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(st[m], gi), Q6_Vsf_vmpy_VsfVsf(V[m], ki));
-                st[m]              = s;
-                acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(s, qi));
-            }
-            st += NV;
-        }
-        HVX_Vector * o = out_row(slot, tt, NV);
-        for (uint32_t m = 0; m < NV; m++) {
-            o[m] = acc[m];
-        }
+        put_out_row<NV>(slot, tt, acc);
     }
 
     // streams r, w, k, v, a, b; state row j = S[:][j].
@@ -231,10 +190,7 @@ template <int KIND> struct wkv_thread {
             }
             sw += NV;
         }
-        HVX_Vector * o = out_row(slot, tt, NV);
-        for (uint32_t m = 0; m < NV; m++) {
-            o[m] = acc[m];
-        }
+        put_out_row<NV>(slot, tt, acc);
     }
 
     uint32_t store(const unit & u, uint32_t slot) {
@@ -255,7 +211,7 @@ template <int KIND> struct wkv_thread {
         return last;
     }
 
-    int run(row_range rr) { return run_pair_blocks(*this, rr, p->n_blocks); }
+    int run(row_range rr) { return run_pair_blocks(*this, rr, { p->n_blocks, p->tok_block, p->T }); }
 };
 
 template <int KIND> static int run_wkv(htp_op_context * octx) {

@@ -21,16 +21,7 @@ constexpr byte_perm make_word_reverse() {
 
 constexpr byte_perm kWordReverse = make_word_reverse();
 
-struct pad_reflect_op {
-    const htp_op_context *         octx;
-    const htp_pad_reflect_params * p;
-    uint32_t                       ith;
-    dma_queue *                    q;
-
-    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
-    }
-
+struct pad_reflect_op : row_op<htp_pad_reflect_params> {
     // rev from the reversed vectors: reversing vector n_vec - 1 - k gives rev shifted by the
     // pad lanes of the last vector, so rev vector k joins two of them (valign).
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {

@@ -9,26 +9,55 @@
 // is done, this unit's fetch is waited for, compute_chunk runs (traced as HVX_COMP), and its
 // store is queued; the epilogue drains the last stores. Every push has its pop
 // (dma-tickets.h). The op's thread struct T (run_ticket_threads) provides
-//   unit     make_unit(uint32_t pair_idx, uint32_t pair, uint32_t block) const
+//   unit     make_unit(uint32_t pair, const pair_block & b) const
 //   uint32_t fetch(const unit &, uint32_t slot)         -> ticket of its last descriptor
 //   void     compute_chunk(const unit &, uint32_t slot)  (HTP_COMPUTE)
 //   uint32_t store(const unit &, uint32_t slot)         -> ticket of its last descriptor
-// where pair_idx is the pair's index in the thread's range (its state region: pair_idx & 1)
-// and pair its row number. A fetch that sets t.failed (a refused index) ends the loop.
+// where pair is the pair's row number and b its block (pair_block below); a unit derives from
+// pair_block and adds the op's split of the pair. A fetch that sets t.failed (a refused index)
+// ends the loop.
 #pragma once
 #include "dma-tickets.h"
 #include "row-stream.h"
 
 namespace htp_ops {
 
-template <class T> static int run_pair_blocks(T & th, row_range rr, uint32_t nb) {
+// How a pair's tokens are cut: n_blocks blocks of tok_block tokens, n_tok in all.
+struct pair_tokens {
+    uint32_t n_blocks, tok_block, n_tok;
+};
+
+// A unit's place in its pair, the same for every pair op: block `block` covers tokens
+// [t0, t0 + nt); `state` is the pair's state region (its index in the thread's range & 1).
+struct pair_block {
+    uint32_t block, t0, nt, state;
+};
+
+static inline pair_block pair_block_at(const pair_tokens & pt, uint32_t pair_idx, uint32_t block) {
+    const uint32_t t0 = block * pt.tok_block;
+    return { block, t0, pt.n_tok - t0 < pt.tok_block ? pt.n_tok - t0 : pt.tok_block, pair_idx & 1 };
+}
+
+// The unit of the ops whose pairs are (head, sequence) pairs, pair = s * H + h
+// (GATED_DELTA_NET, the linear-attention ops).
+struct head_seq_unit : pair_block {
+    uint32_t h, s;
+};
+
+static inline head_seq_unit head_seq_at(uint32_t pair, const pair_block & b, const struct htp_fastdiv * div_H, uint32_t H) {
+    const uint32_t s = htp_fastdiv(pair, div_H);
+    return { b, pair - s * H, s };
+}
+
+template <class T> static int run_pair_blocks(T & th, row_range rr, const pair_tokens & pt) {
     if (rr.begin >= rr.end) {
         return HTP_STATUS_OK;
     }
     dma_tickets &  t          = th.t;
+    const uint32_t nb         = pt.n_blocks;
     const uint32_t n_units    = (rr.end - rr.begin) * nb;
     uint32_t       fetched[2] = { 0, 0 }, stored[2] = { 0, 0 };
-    fetched[0] = th.fetch(th.make_unit(0, rr.begin, 0), 0);
+    fetched[0] = th.fetch(th.make_unit(rr.begin, pair_block_at(pt, 0, 0)), 0);
     // Unit ui is block ui % nb of pair ui / nb: (pi, bi) now, (nx_pi, nx_bi) the next one,
     // both stepped instead of divided.
     uint32_t pi = 0, bi = 0;
@@ -38,9 +67,9 @@ template <class T> static int run_pair_blocks(T & th, row_range rr, uint32_t nb)
         const uint16_t info = (uint16_t) ui;
         if (ui + 1 < n_units) {  // next unit into the other slot, once its last store is done
             t.wait(stored[slot ^ 1], info);
-            fetched[slot ^ 1] = th.fetch(th.make_unit(nx_pi, rr.begin + nx_pi, nx_bi), slot ^ 1);
+            fetched[slot ^ 1] = th.fetch(th.make_unit(rr.begin + nx_pi, pair_block_at(pt, nx_pi, nx_bi)), slot ^ 1);
         }
-        const auto u = th.make_unit(pi, rr.begin + pi, bi);
+        const auto u = th.make_unit(rr.begin + pi, pair_block_at(pt, pi, bi));
         pi           = nx_pi;
         bi           = nx_bi;
         if (++nx_bi == nb) {
@@ -55,6 +84,21 @@ template <class T> static int run_pair_blocks(T & th, row_range rr, uint32_t nb)
     }
     t.drain((uint16_t) (n_units - 1));  // the last units' stores
     return t.failed ? HTP_STATUS_DMA_ERROR : HTP_STATUS_OK;
+}
+
+// th.compute_tokens<NV>(u, slot) for NV = nv vectors a state row (1 to 8; any other: 8), so
+// that each NV's per-row accumulators are registers.
+template <class T, class U> static inline void compute_tokens_nv(T & th, uint32_t nv, const U & u, uint32_t slot) {
+    switch (nv) {
+        case 1: th.template compute_tokens<1>(u, slot); break;
+        case 2: th.template compute_tokens<2>(u, slot); break;
+        case 3: th.template compute_tokens<3>(u, slot); break;
+        case 4: th.template compute_tokens<4>(u, slot); break;
+        case 5: th.template compute_tokens<5>(u, slot); break;
+        case 6: th.template compute_tokens<6>(u, slot); break;
+        case 7: th.template compute_tokens<7>(u, slot); break;
+        default: th.template compute_tokens<8>(u, slot); break;
+    }
 }
 
 }  // namespace htp_ops

@@ -12,12 +12,7 @@ namespace {
 
 constexpr float kNegMax = -3.40282346638528859811704183484516925e+38f;  // -FLT_MAX
 
-struct pool_op {
-    const htp_op_context *  octx;
-    const htp_pool_params * p;
-    uint32_t                ith;
-    dma_queue *             q;
-
+struct pool_op : row_op<htp_pool_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot);
         for (uint32_t j = 0; j < n; j++) {
@@ -78,10 +73,6 @@ struct pool_op {
         } else {
             compute_row<false>(y, w);
         }
-    }
-
-    int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 };
 

@@ -14,16 +14,8 @@ using namespace htp_ops;
 
 namespace {
 
-struct reduce_op {
-    const htp_op_context *    octx;
-    const htp_reduce_params * p;
-    uint32_t                  ith;
-    dma_queue *               q;
-    HVX_Vector                acc = Q6_V_vzero();  // SUM: lane sums of the rows so far
-
-    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
-    }
+struct reduce_op : row_op<htp_reduce_params> {
+    HVX_Vector acc = Q6_V_vzero();  // SUM: lane sums of the rows so far
 
     // Lane sums of the row (the partial last vector masked), added to a.
     HVX_Vector row_lanes(const HVX_Vector * x, HVX_Vector a) const {
@@ -158,22 +150,6 @@ struct reduce_op {
 
 }  // namespace
 
-int htp_op_sum_rows(struct htp_op_context * octx) {
-    return run_rows<reduce_op>(octx, octx->params->reduce);
-}
-
-int htp_op_mean(struct htp_op_context * octx) {
-    return run_rows<reduce_op>(octx, octx->params->reduce);
-}
-
-int htp_op_cumsum(struct htp_op_context * octx) {
-    return run_rows<reduce_op>(octx, octx->params->reduce);
-}
-
-int htp_op_argmax(struct htp_op_context * octx) {
-    return run_rows<reduce_op>(octx, octx->params->reduce);
-}
-
-int htp_op_sum(struct htp_op_context * octx) {
+int htp_op_reduce(struct htp_op_context * octx) {
     return run_rows<reduce_op>(octx, octx->params->reduce);
 }

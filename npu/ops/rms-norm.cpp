@@ -9,12 +9,8 @@ using namespace htp_ops;
 
 namespace {
 
-struct rms_norm_op {
-    const htp_op_context *      octx;
-    const htp_rms_norm_params * p;
-    uint32_t                    ith;
-    dma_queue *                 q;
-    bool                        w_fetched = false;
+struct rms_norm_op : row_op<htp_norm_params> {
+    bool w_fetched = false;
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         int k = 0;
@@ -63,14 +59,10 @@ struct rms_norm_op {
             }
         }
     }
-
-    int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
-    }
 };
 
 }  // namespace
 
 int htp_op_rms_norm(struct htp_op_context * octx) {
-    return run_rows<rms_norm_op>(octx, octx->params->rms_norm);
+    return run_rows<rms_norm_op>(octx, octx->params->norm);
 }

@@ -14,12 +14,7 @@ inline uint32_t wrap_back(uint32_t i, uint32_t s, uint32_t n) {
     return i >= s ? i - s : i + n - s;
 }
 
-struct roll_op {
-    const htp_op_context *  octx;
-    const htp_roll_params * p;
-    uint32_t                ith;
-    dma_queue *             q;
-
+struct roll_op : row_op<htp_roll_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos    c  = row_coords(p->shape, r);  // a chunk stays in one plane
         const uint32_t   j2 = wrap_back(c.i2, p->s2, p->shape.ne2);
@@ -48,10 +43,6 @@ struct roll_op {
         const HVX_Vector * x = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         copy_vectors(y, x, n * (p->vsrc.row_pitch / 128));
-    }
-
-    int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 };
 

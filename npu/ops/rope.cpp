@@ -20,26 +20,22 @@ union lanes_f32 {
     float      f[32];
 };
 
-struct rope_op {
-    const htp_op_context *  octx;
-    const htp_rope_params * p;
-    uint32_t                ith;
-    dma_queue *             q;
+struct rope_op : row_op<htp_rope_params> {
     // The plane whose cos / sin tables this thread's VTCM holds (a chunk never crosses a
     // plane, and the angles depend on the plane's position only): built once per plane, not
     // once per chunk.
-    uint32_t                tables_i2 = UINT32_MAX;
+    uint32_t tables_i2 = UINT32_MAX;
     // The frequency factors (src2, n_dims / 2 floats; null: none), copied to the stack once
-    // per thread by load_freq_factors: they are a model weight, which on a v81 with 64-bit DMA
+    // per thread by start: they are a model weight, which on a v81 with 64-bit DMA
     // bases lies above 4 GiB where only DMA reaches it (docs/vhtp.md "64-bit DMA bases").
-    const float *           ff        = nullptr;
-    lanes_f32               ff_copy[kMaxPairs / 32];
+    const float * ff = nullptr;
+    lanes_f32     ff_copy[kMaxPairs / 32];
 
-    // Before the row stream starts (the thread's DMA queue is empty): DMA the factors into
+    // Before the row stream starts (start_op, row-stream.h): DMA the factors into
     // this thread's sin table, which build_tables fills only later, and bring them to the
     // stack with HVX loads (the core reads neither DDR above 4 GiB nor VTCM).
     // Returns an htp_status.
-    int load_freq_factors() {
+    int start() {
         if (!octx->src[2].data) {
             return HTP_STATUS_OK;
         }
@@ -250,16 +246,6 @@ struct rope_op {
 
 }  // namespace
 
-// run_rows (row-stream.h), with the frequency factors loaded before each thread's stream.
 int htp_op_rope(struct htp_op_context * octx) {
-    const htp_rope_params & p    = octx->params->rope;
-    htp_context *           ctx  = octx->ctx;
-    const op_rows           rows = device_rows(ctx, p.split);
-    return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
-        rope_op op = { octx, &p, ith, ctx->dma[ith], UINT32_MAX, nullptr, {} };
-        if (const int rc = op.load_freq_factors()) {
-            return rc;
-        }
-        return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
-    });
+    return run_rows<rope_op>(octx, octx->params->rope);
 }

@@ -16,6 +16,8 @@
 // Hexagon builds have it as a function of its own: tools/ggml-hexagon-inspect.py --func
 // '^compute_' selects exactly these (the spills / promotions / divisions gate, docs/tools.md).
 #define HTP_COMPUTE __attribute__((noinline))
+// A piece of a compute function, always inlined into it (its values stay the caller's registers).
+#define HTP_INLINE inline __attribute__((always_inline))
 
 namespace htp_ops {
 
@@ -129,6 +131,20 @@ static inline int store_chunk(const htp_op_context * octx, const P * p, uint32_t
                           row_bytes, n) ? 1 : -1;
 }
 
+// The members every row op starts with (run_rows fills them), and the usual fetch and
+// write-back of a chunk of rows of ne0 floats, for ops whose params have ne0 (an op with other
+// rows defines its own fetch / store, which hide these).
+template <class P> struct row_op {
+    const htp_op_context * octx;
+    const P *              p;
+    uint32_t               ith;
+    dma_queue *            q;
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) { return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4); }
+
+    int store(uint32_t r, uint32_t n, uint32_t slot) { return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4); }
+};
+
 // Runs the pipeline over rows [rr.begin, rr.end) in chunks of sp.rows_per_chunk rows.
 // Op provides (r = first row, n = rows in the chunk, slot = buffer slot):
 //   int  fetch(r, n, slot)   push DDR -> VTCM descriptors; returns how many, or -1
@@ -206,16 +222,36 @@ template <class Op> static int stream_rows(dma_queue * q, htp_trace * tr, const 
     return HTP_STATUS_OK;
 }
 
-// An op struct starts with { octx, p, ith, q } and has fetch / compute_chunk / store (above).
-// Runs Op over this session's rows (device_rows) on p.split.n_threads HVX threads; returns the
-// first thread's failure.
-template <class Op, class Params> static int run_rows(htp_op_context * octx, const Params & p) {
-    htp_context * ctx  = octx->ctx;
-    const op_rows rows = device_rows(ctx, p.split);
+// op.start(), for an op that has one: its set-up before the thread's row stream (the DMA
+// queue is empty then), returning an htp_status; nothing for the others.
+template <class Op> static inline auto start_op(Op & op, int) -> decltype(op.start()) {
+    return op.start();
+}
+
+template <class Op> static inline int start_op(Op &, long) {
+    return HTP_STATUS_OK;
+}
+
+// An op struct has the members of row_op (most derive from it), fetch / compute_chunk / store
+// (above) and optionally start (start_op). Runs Op over `rows` (run_rows: this session's,
+// device_rows) on p.split.n_threads HVX threads; returns the first thread's failure.
+template <class Op, class Params> static int run_rows_of(htp_op_context * octx, const Params & p, const op_rows & rows) {
+    htp_context * ctx = octx->ctx;
     return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
-        Op op = { octx, &p, ith, ctx->dma[ith] };
+        Op op   = {};
+        op.octx = octx;
+        op.p    = &p;
+        op.ith  = ith;
+        op.q    = ctx->dma[ith];
+        if (const int rc = start_op(op, 0)) {
+            return rc;
+        }
         return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
     });
+}
+
+template <class Op, class Params> static int run_rows(htp_op_context * octx, const Params & p) {
+    return run_rows_of<Op>(octx, p, device_rows(octx->ctx, p.split));
 }
 
 }  // namespace htp_ops

@@ -8,16 +8,7 @@ using namespace htp_ops;
 
 namespace {
 
-struct scale_op {
-    const htp_op_context *   octx;
-    const htp_scale_params * p;
-    uint32_t                 ith;
-    dma_queue *              q;
-
-    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
-        return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
-    }
-
+struct scale_op : row_op<htp_scale_params> {
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -37,10 +28,6 @@ struct scale_op {
                 }
             }
         }
-    }
-
-    int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
     }
 };
 

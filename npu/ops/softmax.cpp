@@ -10,19 +10,15 @@ using namespace htp_ops;
 
 namespace {
 
-struct soft_max_op {
-    const htp_op_context *      octx;
-    const htp_soft_max_params * p;
-    uint32_t                    ith;
-    dma_queue *                 q;
+struct soft_max_op : row_op<htp_soft_max_params> {
     // The ALiBi slope of the head of the last chunk (powf once per head, not once per chunk).
-    uint32_t                    slope_head = UINT32_MAX;
-    float                       slope_value = 1.0f;
+    uint32_t       slope_head  = UINT32_MAX;
+    float          slope_value = 1.0f;
     // The heads' sinks, by DMA into this thread's VTCM scratch (hvx-util.h).
-    vtcm_f32_table              sinks;
+    vtcm_f32_table sinks;
 
-    // Before the row stream starts (the thread's DMA queue is empty). Returns an htp_status.
-    int load_sinks() {
+    // Before the row stream starts (start_op, row-stream.h): the sinks. Returns an htp_status.
+    int start() {
         return sinks.load(q, vtcm_at(octx->ctx, p->split, ith, p->vsinks), octx->src[2].data, p->sinks_bytes)
                    ? HTP_STATUS_OK
                    : HTP_STATUS_DMA_ERROR;
@@ -157,24 +153,10 @@ struct soft_max_op {
             y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], vinv);
         }
     }
-
-    int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
-    }
 };
 
 }  // namespace
 
-// run_rows (row-stream.h), with the sinks loaded before each thread's stream.
 int htp_op_soft_max(struct htp_op_context * octx) {
-    const htp_soft_max_params & p    = octx->params->soft_max;
-    htp_context *               ctx  = octx->ctx;
-    const op_rows               rows = device_rows(ctx, p.split);
-    return run_threads(ctx, p.split.n_threads, [&](uint32_t ith) {
-        soft_max_op op = { octx, &p, ith, ctx->dma[ith], UINT32_MAX, 1.0f, {} };
-        if (const int rc = op.load_sinks()) {
-            return rc;
-        }
-        return stream_rows(ctx->dma[ith], &ctx->trace[ith], p.split, thread_rows(rows, ith), op);
-    });
+    return run_rows<soft_max_op>(octx, octx->params->soft_max);
 }

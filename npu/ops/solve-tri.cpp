@@ -11,12 +11,7 @@ using namespace htp_ops;
 
 namespace {
 
-struct solve_tri_op {
-    const htp_op_context *       octx;
-    const htp_solve_tri_params * p;
-    uint32_t                     ith;
-    dma_queue *                  q;
-
+struct solve_tri_op : row_op<htp_solve_tri_params> {
     int fetch(uint32_t r, uint32_t, uint32_t slot) {
         const row_pos    c  = row_coords(p->shape, r);
         const dma_addr_t sa = octx->src[0].data + c.i1 * p->a.nb2 + c.i2 * p->a.nb3;

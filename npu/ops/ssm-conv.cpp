@@ -10,11 +10,23 @@ using namespace htp_ops;
 
 namespace {
 
-struct ssm_conv_op {
-    const htp_op_context *      octx;
-    const htp_ssm_conv_params * p;
-    uint32_t                    ith;
-    dma_queue *                 q;
+struct ssm_conv_op : row_op<htp_ssm_conv_params> {
+    // Before the row stream (start_op, row-stream.h): the taps, transposed (row k holds
+    // c[k, :]).
+    int start() {
+        const dma_addr_t vc = vtcm_at(octx->ctx, p->split, ith, p->vc_offset);
+        htp_trace *      tr = &octx->ctx->trace[ith];
+        uint32_t         n  = 0;
+        for (uint32_t k = 0; k < p->d_conv; k++) {
+            if (!dma_queue_push(q, vc + k * p->pitch, octx->src[1].data + k * 4, 4, p->nb_c1, 4, p->d_inner)) {
+                dma_pop_n(q, tr, n, (uint16_t) n);
+                return HTP_STATUS_DMA_ERROR;
+            }
+            n++;
+        }
+        dma_pop_n(q, tr, n, (uint16_t) n);  // info: tap rows gathered (d_conv)
+        return HTP_STATUS_OK;
+    }
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos    c    = row_coords(p->shape, r);
@@ -58,32 +70,8 @@ struct ssm_conv_op {
     }
 };
 
-int ssm_conv_thread(htp_op_context * octx, uint32_t ith) {
-    htp_context *               ctx = octx->ctx;
-    const htp_ssm_conv_params * p   = &octx->params->ssm_conv;
-    const row_range             rr  = thread_rows(device_rows(ctx, p->split), ith);
-    if (rr.begin >= rr.end) {
-        return HTP_STATUS_OK;
-    }
-    // The taps, transposed: row k holds c[k, :].
-    const dma_addr_t vc = vtcm_at(ctx, p->split, ith, p->vc_offset);
-    uint32_t         n  = 0;
-    for (uint32_t k = 0; k < p->d_conv; k++) {
-        if (!dma_queue_push(ctx->dma[ith], vc + k * p->pitch, octx->src[1].data + k * 4, 4, p->nb_c1, 4,
-                            p->d_inner)) {
-            dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, (uint16_t) n);
-            return HTP_STATUS_DMA_ERROR;
-        }
-        n++;
-    }
-    dma_pop_n(ctx->dma[ith], &ctx->trace[ith], n, (uint16_t) n);  // info: tap rows gathered (d_conv)
-    ssm_conv_op op = { octx, p, ith, ctx->dma[ith] };
-    return stream_rows(ctx->dma[ith], &ctx->trace[ith], p->split, rr, op);
-}
-
 }  // namespace
 
 int htp_op_ssm_conv(struct htp_op_context * octx) {
-    return run_threads(octx->ctx, octx->params->ssm_conv.split.n_threads,
-                       [octx](uint32_t ith) { return ssm_conv_thread(octx, ith); });
+    return run_rows<ssm_conv_op>(octx, octx->params->ssm_conv);
 }

@@ -30,19 +30,13 @@ struct scan_thread {
 
     dma_addr_t at(uint32_t off) const { return vtcm_at(octx->ctx, p->split, ith, off); }
 
-    struct unit {
-        uint32_t lv, i3, block, t0, nt, state;
+    struct unit : pair_block {
+        uint32_t lv, i3;  // lane vector, sequence
     };
 
-    unit make_unit(uint32_t pair_idx, uint32_t pair, uint32_t block) const {
-        unit u;
-        u.i3    = htp_fastdiv(pair, &p->div_lanes);
-        u.lv    = pair - u.i3 * p->n_lanes;
-        u.block = block;
-        u.t0    = block * p->tok_block;
-        u.nt    = p->nt - u.t0 < p->tok_block ? p->nt - u.t0 : p->tok_block;
-        u.state = pair_idx & 1;
-        return u;
+    unit make_unit(uint32_t pair, const pair_block & b) const {
+        const uint32_t i3 = htp_fastdiv(pair, &p->div_lanes);
+        return { b, pair - i3 * p->n_lanes, i3 };
     }
 
     // One value per head, for the 32 lanes from row ii0: row dst gets src[h * src_step] on the
@@ -191,7 +185,7 @@ struct scan_thread {
         return last;
     }
 
-    int run(row_range rr) { return run_pair_blocks(*this, rr, p->n_blocks); }
+    int run(row_range rr) { return run_pair_blocks(*this, rr, { p->n_blocks, p->tok_block, p->nt }); }
 };
 
 }  // namespace

@@ -11,12 +11,7 @@ using namespace htp_ops;
 
 namespace {
 
-struct timestep_op {
-    const htp_op_context *      octx;
-    const htp_timestep_params * p;
-    uint32_t                    ith;
-    dma_queue *                 q;
-
+struct timestep_op : row_op<htp_timestep_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const dma_addr_t s = octx->src[0].data + r * p->src_nb0;
         return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, 4, p->src_nb0, 4, n) ? 1 : -1;

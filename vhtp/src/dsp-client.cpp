@@ -244,14 +244,19 @@ class dsp_link {
         return true;
     }
 
-    void close_session(vhtp_session * s) {
-        std::lock_guard<std::mutex> lock(mu);
+    // Under mu: closes the session's queue and DSP-side session; false when the DSP is gone.
+    bool close_in_dsp(vhtp_session * s) {
         s->current_queue()->close();
         dsp_request req{};
         req.kind = DSP_CLOSE;
         req.slot = s->remote->slot;
         dsp_reply rep;
-        request(req, nullptr, 0, rep);  // a dead DSP has closed it anyway
+        return request(req, nullptr, 0, rep);
+    }
+
+    void close_session(vhtp_session * s) {
+        std::lock_guard<std::mutex> lock(mu);
+        close_in_dsp(s);  // a dead DSP has closed it anyway
         common().give_slot(s->remote->slot);
         for (size_t i = 0; i < sessions_.size(); i++) {
             if (sessions_[i] == s) {
@@ -266,12 +271,7 @@ class dsp_link {
 
     bool reset_session(vhtp_session * s, char * err, size_t err_len) {
         std::lock_guard<std::mutex> lock(mu);
-        s->current_queue()->close();
-        dsp_request req{};
-        req.kind = DSP_CLOSE;
-        req.slot = s->remote->slot;
-        dsp_reply rep;
-        if (!request(req, nullptr, 0, rep)) {
+        if (!close_in_dsp(s)) {
             restart(nullptr, "the DSP process died");
             return true;  // restart reopened it
         }

@@ -251,31 +251,26 @@ inline void rows3_side_by_side(const fp16_row & a0, const fp16_row & a1, const f
     const double * x1 = reinterpret_cast<const double *>(a1.v);
     const double * x2 = reinterpret_cast<const double *>(a2.v);
     for (int half = 0; half < 2; half++) {
-        __m256d s00 = _mm256_setzero_pd(), s01 = s00, s02 = s00, s03 = s00;
-        __m256d s10 = s00, s11 = s00, s12 = s00, s13 = s00;
-        __m256d s20 = s00, s21 = s00, s22 = s00, s23 = s00;
-        for (int k = 0; k < D; k++) {
-            const __m256d * wk = reinterpret_cast<const __m256d *>(&w.wt[k][4 * half]);
-            const __m256d   b0 = _mm256_broadcast_sd(x0 + k), b1 = _mm256_broadcast_sd(x1 + k);
-            const __m256d   b2 = _mm256_broadcast_sd(x2 + k);
-            s00 = _mm256_fmadd_pd(b0, wk[0], s00);
-            s10 = _mm256_fmadd_pd(b1, wk[0], s10);
-            s20 = _mm256_fmadd_pd(b2, wk[0], s20);
-            s01 = _mm256_fmadd_pd(b0, wk[1], s01);
-            s11 = _mm256_fmadd_pd(b1, wk[1], s11);
-            s21 = _mm256_fmadd_pd(b2, wk[1], s21);
-            s02 = _mm256_fmadd_pd(b0, wk[2], s02);
-            s12 = _mm256_fmadd_pd(b1, wk[2], s12);
-            s22 = _mm256_fmadd_pd(b2, wk[2], s22);
-            s03 = _mm256_fmadd_pd(b0, wk[3], s03);
-            s13 = _mm256_fmadd_pd(b1, wk[3], s13);
-            s23 = _mm256_fmadd_pd(b2, wk[3], s23);
+        __m256d s[3][4];  // row r, columns 4 j .. 4 j + 3 of the half (constant indices: registers)
+        for (int r = 0; r < 3; r++) {
+            for (int j = 0; j < 4; j++) {
+                s[r][j] = _mm256_setzero_pd();
+            }
         }
-        const __m256d sums[3][4] = { { s00, s01, s02, s03 }, { s10, s11, s12, s13 }, { s20, s21, s22, s23 } };
+        for (int k = 0; k < D; k++) {
+            const __m256d * wk   = reinterpret_cast<const __m256d *>(&w.wt[k][4 * half]);
+            const __m256d   b[3] = { _mm256_broadcast_sd(x0 + k), _mm256_broadcast_sd(x1 + k),
+                                     _mm256_broadcast_sd(x2 + k) };
+            for (int j = 0; j < 4; j++) {
+                for (int r = 0; r < 3; r++) {
+                    s[r][j] = _mm256_fmadd_pd(b[r], wk[j], s[r][j]);
+                }
+            }
+        }
         float * const accs[3]    = { acc0 + 16 * half, acc1 + 16 * half, acc2 + 16 * half };
         for (int r = 0; r < 3; r++) {
             for (int j = 0; j < 4; j++) {
-                const __m128 f = _mm256_cvtpd_ps(sums[r][j]);
+                const __m128 f = _mm256_cvtpd_ps(s[r][j]);
                 _mm_storeu_ps(accs[r] + 4 * j, _mm_add_ps(_mm_loadu_ps(accs[r] + 4 * j), f));
             }
         }

@@ -28,25 +28,13 @@ using lib_open_fn   = int (*)(const htp_session_info *, void **);
 using lib_handle_fn = int (*)(void *, const void *, uint32_t, void *, uint32_t, uint32_t *);
 using lib_close_fn  = void (*)(void *);
 
-// Calls htp_lib_handle under a recovery point; returns false if it took an MMU fault.
-__attribute__((noinline)) bool guarded_handle(lib_handle_fn handle, void * ctx, const void * msg, uint32_t len,
-                                              void * resp, uint32_t cap, uint32_t * resp_len, int * ret) {
+// *ret = call() (htp_lib_open, htp_lib_handle) under a recovery point; returns false if it took
+// an MMU fault.
+template <class F> __attribute__((noinline)) bool guarded(F call, int * ret) {
     recovery_point rp(HTP_STATUS_MMU_FAULT);
     if (sigsetjmp(rp.jb, 0) == 0) {
         arm(&rp);
-        *ret = handle(ctx, msg, len, resp, cap, resp_len);
-        disarm();
-        return true;
-    }
-    disarm();
-    return false;
-}
-
-__attribute__((noinline)) bool guarded_open(lib_open_fn open, const htp_session_info * info, void ** ctx, int * ret) {
-    recovery_point rp(HTP_STATUS_MMU_FAULT);
-    if (sigsetjmp(rp.jb, 0) == 0) {
-        arm(&rp);
-        *ret = open(info, ctx);
+        *ret = call();
         disarm();
         return true;
     }
@@ -121,7 +109,7 @@ void local_session::handle_one(void * msg, uint32_t len) {
     uint32_t       resp_len = 0;
     int            ret      = 0;
     uint32_t       out      = 0;
-    if (!guarded_handle(lib_handle, lib_ctx, msg, len, resp, cap, &resp_len, &ret)) {
+    if (!guarded([&] { return lib_handle(lib_ctx, msg, len, resp, cap, &resp_len); }, &ret)) {
         // The library faulted mid-message: the runtime answers for it, so the host never hangs,
         // naming the op it was in.
         htp_fault_take();
@@ -156,7 +144,7 @@ void local_session::handle_one(void * msg, uint32_t len) {
 void local_session::serve() {
     bind_thread(core_);
     int ret = 0;
-    if (!guarded_open(lib_open, &core_->sinfo, &lib_ctx, &ret)) {
+    if (!guarded([&] { return lib_open(&core_->sinfo, &lib_ctx); }, &ret)) {
         ret = HTP_STATUS_MMU_FAULT;
     }
     htp_fault_take();

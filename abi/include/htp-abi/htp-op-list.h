@@ -15,7 +15,8 @@
 //            op and the others skip it (the one place that says which ops cannot split)
 //   params   the member of union htp_kernel_params (its family's params/*.h) the kernel reads
 //   kernel   the NPU entry point, int kernel(struct htp_op_context *), in npu/ops/
-//   encoder  the host's const htp_op_encoder (op-encoders.h) in host/ops/
+//   encoder  the host's const htp_op_encoder (op-encoders.h) in host/ops/; the ops of a family that
+//            share supports and encode name one (htp_elementwise_encoder, htp_reduce_encoder, ...)
 #pragma once
 
 #define HTP_OP_LIST(X)                                                                                          \
@@ -23,34 +24,34 @@
     X(SUB,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)             \
     X(MUL,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)             \
     X(DIV,              GGML, SPLIT, binary,           htp_op_binary,           htp_binary_encoder)             \
-    X(RMS_NORM,         GGML, SPLIT, rms_norm,         htp_op_rms_norm,         htp_rms_norm_encoder)           \
+    X(RMS_NORM,         GGML, SPLIT, norm,             htp_op_rms_norm,         htp_rms_norm_encoder)           \
     X(SCALE,            GGML, SPLIT, scale,            htp_op_scale,            htp_scale_encoder)              \
     X(CPY,              GGML, SPLIT, cpy,              htp_op_cpy,              htp_cpy_encoder)                \
     X(GET_ROWS,         GGML, SPLIT, get_rows,         htp_op_get_rows,         htp_get_rows_encoder)           \
     X(SET_ROWS,         GGML, SPLIT, set_rows,         htp_op_set_rows,         htp_set_rows_encoder)           \
     X(MUL_MAT,          GGML, SPLIT, mul_mat,          htp_op_mul_mat,          htp_mul_mat_encoder)            \
     X(MUL_MAT_ID,       GGML, SPLIT, mul_mat_id,       htp_op_mul_mat_id,       htp_mul_mat_id_encoder)         \
-    X(UNARY,            GGML, SPLIT, elementwise,      htp_op_unary,            htp_unary_encoder)              \
-    X(GLU,              GGML, SPLIT, elementwise,      htp_op_glu,              htp_glu_encoder)                \
-    X(ADD_ID,           GGML, SPLIT, elementwise,      htp_op_add_id,           htp_add_id_encoder)             \
-    X(CLAMP,            GGML, SPLIT, elementwise,      htp_op_clamp,            htp_clamp_encoder)              \
-    X(SQR,              GGML, SPLIT, elementwise,      htp_op_sqr,              htp_sqr_encoder)                \
-    X(SQRT,             GGML, SPLIT, elementwise,      htp_op_sqrt,             htp_sqrt_encoder)               \
-    X(LOG,              GGML, SPLIT, elementwise,      htp_op_log,              htp_log_encoder)                \
+    X(UNARY,            GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(GLU,              GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(ADD_ID,           GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(CLAMP,            GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(SQR,              GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(SQRT,             GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(LOG,              GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
     X(NORM,             GGML, SPLIT, norm,             htp_op_norm,             htp_norm_encoder)               \
-    X(L2_NORM,          GGML, SPLIT, norm,             htp_op_l2_norm,          htp_l2_norm_encoder)            \
+    X(L2_NORM,          GGML, SPLIT, norm,             htp_op_norm,             htp_l2_norm_encoder)            \
     X(ROPE,             GGML, SPLIT, rope,             htp_op_rope,             htp_rope_encoder)               \
     X(SOFT_MAX,         GGML, SPLIT, soft_max,         htp_op_soft_max,         htp_soft_max_encoder)           \
     X(FLASH_ATTN_EXT,   GGML, SPLIT, flash_attn,       htp_op_flash_attn_ext,   htp_flash_attn_ext_encoder)     \
-    X(CONCAT,           GGML, SPLIT, assemble,         htp_op_concat,           htp_concat_encoder)             \
-    X(REPEAT,           GGML, SPLIT, assemble,         htp_op_repeat,           htp_repeat_encoder)             \
-    X(PAD,              GGML, SPLIT, assemble,         htp_op_pad,              htp_pad_encoder)                \
+    X(CONCAT,           GGML, SPLIT, assemble,         htp_op_assemble,         htp_assemble_encoder)           \
+    X(REPEAT,           GGML, SPLIT, assemble,         htp_op_assemble,         htp_assemble_encoder)           \
+    X(PAD,              GGML, SPLIT, assemble,         htp_op_assemble,         htp_assemble_encoder)           \
     X(FILL,             GGML, SPLIT, fill,             htp_op_fill,             htp_fill_encoder)               \
-    X(DIAG,             GGML, SPLIT, fill,             htp_op_diag,             htp_diag_encoder)               \
-    X(TRI,              GGML, SPLIT, fill,             htp_op_tri,              htp_tri_encoder)                \
-    X(SUM_ROWS,         GGML, SPLIT, reduce,           htp_op_sum_rows,         htp_sum_rows_encoder)           \
-    X(MEAN,             GGML, SPLIT, reduce,           htp_op_mean,             htp_mean_encoder)               \
-    X(CUMSUM,           GGML, SPLIT, reduce,           htp_op_cumsum,           htp_cumsum_encoder)             \
+    X(DIAG,             GGML, SPLIT, fill,             htp_op_fill,             htp_fill_encoder)               \
+    X(TRI,              GGML, SPLIT, fill,             htp_op_fill,             htp_fill_encoder)               \
+    X(SUM_ROWS,         GGML, SPLIT, reduce,           htp_op_reduce,           htp_reduce_encoder)             \
+    X(MEAN,             GGML, SPLIT, reduce,           htp_op_reduce,           htp_reduce_encoder)             \
+    X(CUMSUM,           GGML, SPLIT, reduce,           htp_op_reduce,           htp_reduce_encoder)             \
     X(ARGSORT,          GGML, SPLIT, argsort,          htp_op_argsort,          htp_argsort_encoder)            \
     X(SOLVE_TRI,        GGML, SPLIT, solve_tri,        htp_op_solve_tri,        htp_solve_tri_encoder)          \
     X(SSM_CONV,         GGML, SPLIT, ssm_conv,         htp_op_ssm_conv,         htp_ssm_conv_encoder)           \
@@ -62,21 +63,21 @@
     X(MUL_MAT_ID_HMX,   PATH, SPLIT, mul_mat_id_hmx,   htp_op_mul_mat_id_hmx,   htp_mul_mat_id_encoder)         \
     X(ALLREDUCE,        HOST, SPLIT, allreduce,        htp_op_allreduce,        htp_allreduce_encoder)          \
     X(SSM_SCAN,         GGML, SPLIT, ssm_scan,         htp_op_ssm_scan,         htp_ssm_scan_encoder)           \
-    X(TOP_K,            GGML, SPLIT, argsort,          htp_op_top_k,            htp_top_k_encoder)              \
+    X(TOP_K,            GGML, SPLIT, argsort,          htp_op_argsort,          htp_argsort_encoder)            \
     X(RWKV_WKV6,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv6,        htp_rwkv_wkv6_encoder)          \
     X(RWKV_WKV7,        GGML, SPLIT, wkv,              htp_op_rwkv_wkv7,        htp_rwkv_wkv7_encoder)          \
     X(GATED_LINEAR_ATTN, GGML, SPLIT, wkv,             htp_op_gated_linear_attn, htp_gated_linear_attn_encoder) \
     X(LIGHTNING_INDEXER, GGML, SPLIT, lightning,       htp_op_lightning_indexer, htp_lightning_indexer_encoder) \
-    X(DSV4_HC_PRE,      GGML, SPLIT, hc,               htp_op_dsv4_hc_pre,      htp_dsv4_hc_pre_encoder)        \
-    X(DSV4_HC_POST,     GGML, SPLIT, hc,               htp_op_dsv4_hc_post,     htp_dsv4_hc_post_encoder)       \
+    X(DSV4_HC_PRE,      GGML, SPLIT, hc,               htp_op_dsv4_hc,          htp_hc_encoder)                 \
+    X(DSV4_HC_POST,     GGML, SPLIT, hc,               htp_op_dsv4_hc,          htp_hc_encoder)                 \
     X(DSV4_HC_COMB,     GGML, SPLIT, hc_comb,          htp_op_dsv4_hc_comb,     htp_dsv4_hc_comb_encoder)       \
-    X(ARANGE,           GGML, SPLIT, fill,             htp_op_arange,           htp_arange_encoder)             \
+    X(ARANGE,           GGML, SPLIT, fill,             htp_op_fill,             htp_fill_encoder)               \
     X(POOL_2D,          GGML, SPLIT, pool,             htp_op_pool_2d,          htp_pool_2d_encoder)            \
-    X(SIN,              GGML, SPLIT, elementwise,      htp_op_sin,              htp_sin_encoder)                \
-    X(COS,              GGML, SPLIT, elementwise,      htp_op_cos,              htp_cos_encoder)                \
-    X(LEAKY_RELU,       GGML, SPLIT, elementwise,      htp_op_leaky_relu,       htp_leaky_relu_encoder)         \
-    X(ARGMAX,           GGML, SPLIT, reduce,           htp_op_argmax,           htp_argmax_encoder)             \
-    X(SUM,              GGML, DEV0,  reduce,           htp_op_sum,              htp_sum_encoder)                \
+    X(SIN,              GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(COS,              GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(LEAKY_RELU,       GGML, SPLIT, elementwise,      htp_op_elementwise,      htp_elementwise_encoder)        \
+    X(ARGMAX,           GGML, SPLIT, reduce,           htp_op_reduce,           htp_reduce_encoder)             \
+    X(SUM,              GGML, DEV0,  reduce,           htp_op_reduce,           htp_reduce_encoder)             \
     X(ROLL,             GGML, SPLIT, roll,             htp_op_roll,             htp_roll_encoder)               \
     X(PAD_REFLECT_1D,   GGML, SPLIT, pad_reflect,      htp_op_pad_reflect_1d,   htp_pad_reflect_1d_encoder)     \
     X(TIMESTEP_EMBEDDING, GGML, SPLIT, timestep,       htp_op_timestep_embedding, htp_timestep_embedding_encoder)

@@ -3,29 +3,12 @@
 #pragma once
 #include "hvx-emu/types.h"
 
-// Vd.w = vadd(Vu.w, Vv.w)  (wraps; done in unsigned lanes so overflow is defined)
-HVX_EMU_INLINE HVX_Vector Q6_Vw_vadd_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return (HVX_Vector) ((hvx_vuw) Vu + (hvx_vuw) Vv);
-}
-
-// Vd.w = vsub(Vu.w, Vv.w)  (wraps)
-HVX_EMU_INLINE HVX_Vector Q6_Vw_vsub_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return (HVX_Vector) ((hvx_vuw) Vu - (hvx_vuw) Vv);
-}
-
-// Vd.h = vadd(Vu.h, Vv.h)  (wraps)
-HVX_EMU_INLINE HVX_Vector Q6_Vh_vadd_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return (HVX_Vector) ((hvx_vuh) Vu + (hvx_vuh) Vv);
-}
-
-// Vd.h = vsub(Vu.h, Vv.h)  (wraps)
-HVX_EMU_INLINE HVX_Vector Q6_Vh_vsub_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return (HVX_Vector) ((hvx_vuh) Vu - (hvx_vuh) Vv);
-}
+// Vd.w / Vd.h = vadd / vsub(Vu, Vv)  (wraps; done in unsigned lanes so overflow is defined)
+#define HVX_EMU_VWRAP(NAME, UVIEW, OP) HVX_EMU_VV(HVX_Vector, NAME, ALU, (HVX_Vector) ((UVIEW) Vu OP (UVIEW) Vv))
+HVX_EMU_VWRAP(Q6_Vw_vadd_VwVw, hvx_vuw, +)
+HVX_EMU_VWRAP(Q6_Vw_vsub_VwVw, hvx_vuw, -)
+HVX_EMU_VWRAP(Q6_Vh_vadd_VhVh, hvx_vuh, +)
+HVX_EMU_VWRAP(Q6_Vh_vsub_VhVh, hvx_vuh, -)
 
 // Vd.w = vadd(Vu.w, Vv.w):sat  (signed saturation to [INT32_MIN, INT32_MAX])
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vadd_VwVw_sat(HVX_Vector Vu, HVX_Vector Vv) {
@@ -48,12 +31,5 @@ HVX_EMU_INLINE HVX_Vector Q6_Vw_vsub_VwVw_sat(HVX_Vector Vu, HVX_Vector Vv) {
 }
 
 // Vd.w = vmax(Vu.w, Vv.w) / vmin
-HVX_EMU_INLINE HVX_Vector Q6_Vw_vmax_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return (HVX_Vector) (Vu > Vv ? Vu : Vv);
-}
-
-HVX_EMU_INLINE HVX_Vector Q6_Vw_vmin_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return (HVX_Vector) (Vu < Vv ? Vu : Vv);
-}
+HVX_EMU_VV(HVX_Vector, Q6_Vw_vmax_VwVw, ALU, (HVX_Vector) (Vu > Vv ? Vu : Vv))
+HVX_EMU_VV(HVX_Vector, Q6_Vw_vmin_VwVw, ALU, (HVX_Vector) (Vu < Vv ? Vu : Vv))

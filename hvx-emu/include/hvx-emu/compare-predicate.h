@@ -4,41 +4,17 @@
 #pragma once
 #include "hvx-emu/types.h"
 
-// Qd = vcmp.eq / vcmp.gt on signed words, halfwords, bytes and unsigned words.
-HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_eq_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return hvx_emu_mask_to_pred((hvx_vub) (Vu == Vv));
-}
-
-HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VwVw(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return hvx_emu_mask_to_pred((hvx_vub) (Vu > Vv));
-}
-
-HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VuwVuw(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vuw) Vu > (hvx_vuw) Vv));
-}
-
-HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_eq_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vh) Vu == (hvx_vh) Vv));
-}
-
-HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VhVh(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vh) Vu > (hvx_vh) Vv));
-}
-
-HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_eq_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vb) Vu == (hvx_vb) Vv));
-}
-
-HVX_EMU_INLINE HVX_VectorPred Q6_Q_vcmp_gt_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
-    HVX_EMU_COUNT(ALU);
-    return hvx_emu_mask_to_pred((hvx_vub) ((hvx_vb) Vu > (hvx_vb) Vv));
-}
+// Qd = vcmp.eq / vcmp.gt on signed words, halfwords, bytes and unsigned words: the lane
+// compare's mask as a predicate.
+#define HVX_EMU_VCMP(NAME, VIEW, OP) \
+    HVX_EMU_VV(HVX_VectorPred, NAME, ALU, hvx_emu_mask_to_pred((hvx_vub) ((VIEW) Vu OP (VIEW) Vv)))
+HVX_EMU_VCMP(Q6_Q_vcmp_eq_VwVw, hvx_vw, ==)
+HVX_EMU_VCMP(Q6_Q_vcmp_gt_VwVw, hvx_vw, >)
+HVX_EMU_VCMP(Q6_Q_vcmp_gt_VuwVuw, hvx_vuw, >)
+HVX_EMU_VCMP(Q6_Q_vcmp_eq_VhVh, hvx_vh, ==)
+HVX_EMU_VCMP(Q6_Q_vcmp_gt_VhVh, hvx_vh, >)
+HVX_EMU_VCMP(Q6_Q_vcmp_eq_VbVb, hvx_vb, ==)
+HVX_EMU_VCMP(Q6_Q_vcmp_gt_VbVb, hvx_vb, >)
 
 // Vd.ub[i] = Q[i] ? Vu.ub[i] : Vv.ub[i]
 HVX_EMU_INLINE HVX_Vector Q6_V_vmux_QVV(HVX_VectorPred Qt, HVX_Vector Vu, HVX_Vector Vv) {

@@ -10,29 +10,15 @@ typedef uint16_t hvx_emu_wuh __attribute__((vector_size(2 * HVX_EMU_VLEN)));
 typedef int32_t  hvx_emu_ww __attribute__((vector_size(2 * HVX_EMU_VLEN)));
 typedef uint32_t hvx_emu_wuw __attribute__((vector_size(2 * HVX_EMU_VLEN)));
 
-// Vdd.h = vunpack(Vu.b): sign-extend 128 bytes to 128 halfwords
-HVX_EMU_INLINE HVX_VectorPair Q6_Wh_vunpack_Vb(HVX_Vector Vu) {
-    HVX_EMU_COUNT(PERMUTE);
-    return (HVX_VectorPair) __builtin_convertvector((hvx_vb) Vu, hvx_emu_wh);
-}
-
-// Vdd.uh = vunpack(Vu.ub): zero-extend
-HVX_EMU_INLINE HVX_VectorPair Q6_Wuh_vunpack_Vub(HVX_Vector Vu) {
-    HVX_EMU_COUNT(PERMUTE);
-    return (HVX_VectorPair) __builtin_convertvector((hvx_vub) Vu, hvx_emu_wuh);
-}
-
-// Vdd.w = vunpack(Vu.h): sign-extend 64 halfwords to 64 words
-HVX_EMU_INLINE HVX_VectorPair Q6_Ww_vunpack_Vh(HVX_Vector Vu) {
-    HVX_EMU_COUNT(PERMUTE);
-    return (HVX_VectorPair) __builtin_convertvector((hvx_vh) Vu, hvx_emu_ww);
-}
-
-// Vdd.uw = vunpack(Vu.uh): zero-extend
-HVX_EMU_INLINE HVX_VectorPair Q6_Wuw_vunpack_Vuh(HVX_Vector Vu) {
-    HVX_EMU_COUNT(PERMUTE);
-    return (HVX_VectorPair) __builtin_convertvector((hvx_vuh) Vu, hvx_emu_wuw);
-}
+// Vdd = vunpack(Vu): every lane of VIEW widened to WIDE (signed views sign-extend, unsigned
+// ones zero-extend): Vdd.h = vunpack(Vu.b), Vdd.uh = vunpack(Vu.ub), Vdd.w = vunpack(Vu.h),
+// Vdd.uw = vunpack(Vu.uh).
+#define HVX_EMU_VUNPACK(NAME, VIEW, WIDE) \
+    HVX_EMU_V(HVX_VectorPair, NAME, PERMUTE, (HVX_VectorPair) __builtin_convertvector((VIEW) Vu, WIDE))
+HVX_EMU_VUNPACK(Q6_Wh_vunpack_Vb, hvx_vb, hvx_emu_wh)
+HVX_EMU_VUNPACK(Q6_Wuh_vunpack_Vub, hvx_vub, hvx_emu_wuh)
+HVX_EMU_VUNPACK(Q6_Ww_vunpack_Vh, hvx_vh, hvx_emu_ww)
+HVX_EMU_VUNPACK(Q6_Wuw_vunpack_Vuh, hvx_vuh, hvx_emu_wuw)
 
 // Vd.h = vpacke(Vu.w, Vv.w): the low halfword of every word (truncation); Vv's in lanes
 // [0, 32), Vu's in [32, 64).

@@ -46,10 +46,7 @@ HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
 #if defined(__AVX2__)
     // In registers (a doubled buffer costs store-forwarding stalls): 16-byte chunk i of the
     // result joins chunks i + q and i + q + 1 (Rt = 16 q + s) with two byte shuffles.
-    union {
-        HVX_Vector v;
-        __m128i    x[8];
-    } U, D;
+    hvx_emu_simd U, D;
     U.v                = Vu;
     const uint32_t r   = (uint32_t) Rt & (HVX_EMU_VLEN - 1), q = r >> 4;
     if ((r & 15) == 0) {  // whole 16-byte chunks (the first steps of every reduction tree): moves only
@@ -87,11 +84,7 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vlut32_VbVbR(HVX_Vector Vu, HVX_Vector Vv, int32
 #if defined(__AVX2__)
     // The 32 table bytes a match can read (idx % 64 has bit 5 = matchval & 1), then two
     // 16-entry vpshufb lookups per 32 lanes, picked by index bit 4, zeroed where bits 5-7 miss.
-    union {
-        HVX_Vector v;
-        uint8_t    b[HVX_EMU_VLEN];
-        __m256i    y[4];
-    } U, V, D;
+    hvx_emu_simd U, V, D;
     U.v = Vu;
     V.v = Vv;
     uint8_t         t[32];
@@ -180,10 +173,7 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_shuffle_lanes(HVX_Vector Vu, int bytes, int de
 // element 2i = low[i], 2i + 1 = high[i] (vshuff.b / vshuff.h); with SSE unpacks on AVX2 hosts.
 HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
 #if defined(__AVX2__)
-    union {
-        HVX_Vector v;
-        __m128i    x[8];
-    } U, D;
+    hvx_emu_simd U, D;
     U.v = Vu;
     for (int k = 0; k < 4; k++) {
         const __m128i lo = U.x[k], hi = U.x[4 + k];
@@ -210,10 +200,7 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_vdeal_h(HVX_Vector Vu) {
 #if defined(__AVX2__)
     // Each 16-byte chunk to its 4 even halfwords (low 8 bytes) and 4 odd ones (high 8 bytes);
     // chunk pairs then join by 64-bit unpacks: evens to bytes [0,64), odds to [64,128).
-    union {
-        HVX_Vector v;
-        __m128i    x[8];
-    } U, D;
+    hvx_emu_simd U, D;
     U.v = Vu;
     const __m128i eo = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
     for (int j = 0; j < 4; j++) {

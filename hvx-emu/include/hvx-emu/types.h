@@ -40,6 +40,31 @@ typedef int64_t  hvx_vw64 __attribute__((vector_size(2 * HVX_EMU_VLEN)));
 
 #define HVX_EMU_INLINE static inline __attribute__((always_inline))
 
+// Defines the intrinsic NAME(Vu, Vv) (HVX_EMU_VV) or NAME(Vu) (HVX_EMU_V) returning EXPR of
+// type RET, counted as class CLS: one line per SDK name for the instruction families whose
+// members differ only in their lane view and operator (compares, wrapping add / sub, unpacks).
+#define HVX_EMU_VV(RET, NAME, CLS, EXPR)                    \
+    HVX_EMU_INLINE RET NAME(HVX_Vector Vu, HVX_Vector Vv) { \
+        HVX_EMU_COUNT(CLS);                                 \
+        return EXPR;                                        \
+    }
+#define HVX_EMU_V(RET, NAME, CLS, EXPR)      \
+    HVX_EMU_INLINE RET NAME(HVX_Vector Vu) { \
+        HVX_EMU_COUNT(CLS);                  \
+        return EXPR;                         \
+    }
+
+#if defined(__AVX2__)
+// One vector as SSE / AVX2 registers, for the AVX2 forms of the intrinsics: x its eight
+// 16-byte chunks, y its four 32-byte ones, b its bytes.
+typedef union {
+    HVX_Vector v;
+    uint8_t    b[HVX_EMU_VLEN];
+    __m128i    x[8];
+    __m256i    y[4];
+} hvx_emu_simd;
+#endif
+
 // HVX_EMU_COUNT(ALU | MPY | PERMUTE | OTHER): an intrinsic's instruction class, for whoever
 // includes these headers with HVX_EMU_COUNT_HOOK(cls) defined (the device API's level-2
 // counters, device-api/include/htp/hvx.h); nothing otherwise.

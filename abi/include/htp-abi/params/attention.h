@@ -16,6 +16,16 @@
 // rows, then streams the group's K / V / mask chunks through split.n_bufs slots (the host
 // plans 2 and lays out that many; the kernel runs what split says)
 // with an online softmax per row (running max M and sum S), and writes the rows out.
+// FLASH_ATTN_EXT: one K or V stream's VTCM, filled once on the host for both. split.n_bufs
+// slots of `slot` bytes from `at`, each split.rows_per_chunk rows of `pitch` raw bytes
+// (quantized: a dense copy of the rows plus the scales, mins, high bits and quants split out by
+// VTCM -> VTCM DMA at those offsets in the slot; mins / qh 0 when the type has none); the chunk
+// as F32 rows of f_pitch bytes at f_at (F32 K / V use the raw slot directly).
+struct htp_fa_kv_layout {
+    uint32_t at, slot, pitch, scales, mins, qh, quants;
+    uint32_t f_at, f_pitch;
+};
+
 struct htp_flash_attn_params {
     struct htp_split_params split;
     uint32_t k_type, v_type;         // HTP_TYPE_F32 / F16 / Q8_0
@@ -45,18 +55,12 @@ struct htp_flash_attn_params {
     uint32_t k_row_bytes, v_row_bytes;            // bytes of one K / V row in DDR
     uint32_t k_blocks, v_blocks;                  // Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 blocks per row (else 0)
     // VTCM (offsets from the thread's base). Q tile rows and accumulators: tile_rows rows
-    // of q_pitch / acc_pitch bytes. Mask: per slot tile_rows rows of 128 bytes. K / V: per
-    // slot split.rows_per_chunk rows of k_pitch / v_pitch raw bytes (quantized: a dense copy of the rows
-    // plus the scales, mins, high bits and quants split out by VTCM -> VTCM DMA at k_scales,
-    // k_mins, k_qh, k_quants in the slot; k_mins / k_qh 0 when the type has none); kf / vf: the chunk as F32 rows of kf_pitch / vf_pitch bytes (F32 K / V use the
-    // raw slot directly).
+    // of q_pitch / acc_pitch bytes. Mask: per slot tile_rows rows of 128 bytes. K / V:
+    // htp_fa_kv_layout.
     uint32_t vq, q_pitch;
     uint32_t vacc, acc_pitch;
     uint32_t vmask, mask_slot;
-    uint32_t vk, k_slot, k_pitch, k_scales, k_mins, k_qh, k_quants;
-    uint32_t vv, v_slot, v_pitch, v_scales, v_mins, v_qh, v_quants;
-    uint32_t vkf, kf_pitch;
-    uint32_t vvf, vf_pitch;
+    struct htp_fa_kv_layout k_vtcm, v_vtcm;
     uint32_t vscores;                // HTP_FA_SCORE_VECS vectors: the current q row's chunk scores (2)
                                      // between its passes, then the score fold tree's 5 pending
                                      // operands and its 5 masks (npu/ops/hvx-util.h, fold_pair_sf)
@@ -82,11 +86,9 @@ struct htp_lightning_params {
     struct htp_fastdiv div_chunks;   // pair -> (c = pair % n_chunks, s = pair / n_chunks)
     uint32_t n_chunks;
     struct htp_fastdiv mod_nm;       // mask stream: s % nm
-    uint32_t q_nb1, q_nb2, q_nb3;    // q strides: head, token, stream
-    uint32_t k_nb2, k_nb3;           // k strides: key, stream
-    uint32_t w_nb1, w_nb3;           // weights strides: token, stream
-    uint32_t m_nb1, m_nb3;           // mask strides: token, stream
-    uint32_t d_nb1, d_nb3;           // dst strides: token, stream
+    struct htp_rows_strides q, k, w, m, d;  // nb1, nb2, nb3 of each; the kernel reads q's
+                                            // (head, token, stream), k's nb2 (key) and nb3, the
+                                            // others' nb1 (token) and nb3 (stream)
     uint32_t tok_block, n_blocks;    // tokens per block (per slot), ceil(n_tok / tok_block)
     uint32_t k_pitch;                // kv_chunk * 4: a row of the F32 K chunk
     uint32_t k16_pitch;              // align(kv_chunk * 2, 128): a row of the F16 / BF16 staging

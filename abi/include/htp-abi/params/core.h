@@ -30,22 +30,6 @@ struct htp_binary_params {
     uint32_t vconv, conv_pitch;      // F16 only: F32 scratch rows (conv_pitch = 256 * ceil(ne0 / 64))
 };
 
-// RMS_NORM F32: dst = x * 1 / sqrt(mean(x^2) + eps), per row.
-// Fused RMS_NORM+MUL (has_mul): dst = that * w, w = src[1], one F32 row of ne0 (the norm
-// weight), DMA'd once per thread with the first chunk into the thread's VTCM at vmul.
-struct htp_rms_norm_params {
-    struct htp_split_params split;
-    uint32_t ne0;
-    float eps;
-    float inv_ne0;                   // 1.0f / ne0
-    uint32_t tail_bytes;             // ne0 * 4 % 128: bytes used in the last vector (0: all full)
-    struct htp_rows_shape shape;
-    struct htp_rows_strides src0, dst;
-    struct htp_vtcm_stream vsrc, vdst;
-    uint32_t has_mul;
-    uint32_t vmul;                   // per-thread VTCM offset of w (row padded to 128 bytes)
-};
-
 // SCALE F32: dst = x * scale + bias.
 struct htp_scale_params {
     struct htp_split_params split;
@@ -132,7 +116,6 @@ struct htp_set_rows_params {
 
 #define HTP_KERNEL_PARAMS_MEMBERS_CORE           \
     struct htp_binary_params   binary;           \
-    struct htp_rms_norm_params rms_norm;         \
     struct htp_scale_params    scale;            \
     struct htp_cpy_params      cpy;              \
     struct htp_get_rows_params get_rows;         \

@@ -1,5 +1,5 @@
-// kernel_params of NORM, L2_NORM, ROPE and SOFT_MAX. (RMS_NORM and the fused RMS_NORM+MUL:
-// htp_rms_norm_params in htp-kernel-params.h; FLASH_ATTN_EXT: attention.h.)
+// kernel_params of NORM, L2_NORM, RMS_NORM (and the fused RMS_NORM+MUL), ROPE and SOFT_MAX.
+// (FLASH_ATTN_EXT: attention.h.)
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_NORM_ROPE_SOFTMAX so it joins union htp_kernel_params.
 // Rows follow the row-streaming conventions of htp-kernel-params.h.
@@ -9,9 +9,12 @@
 enum htp_norm_kind {
     HTP_NORM_MEAN_VAR = 0,  // NORM:    (x - mean) / sqrt(var + eps)
     HTP_NORM_L2       = 1,  // L2_NORM: x / max(sqrt(sum(x^2)), eps)
+    HTP_NORM_RMS      = 2,  // RMS_NORM: x / sqrt(mean(x^2) + eps)
 };
 
-// NORM / L2_NORM F32, one row in, one row out.
+// NORM / L2_NORM / RMS_NORM F32, one row in, one row out. Fused RMS_NORM+MUL (has_mul): dst =
+// the RMS norm times w = src[1], one F32 row of ne0 (the norm weight), DMA'd once per thread
+// with the first chunk into the thread's VTCM at vmul (row padded to 128 bytes).
 struct htp_norm_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_norm_kind
@@ -22,6 +25,8 @@ struct htp_norm_params {
     struct htp_rows_shape shape;
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;
+    uint32_t has_mul;                // RMS_NORM only
+    uint32_t vmul;
 };
 
 enum htp_rope_mode { HTP_ROPE_NORMAL = 0, HTP_ROPE_NEOX = 1 };  // rotation pattern

@@ -76,7 +76,7 @@ struct htp_gdn_params {
     uint32_t K;                      // snapshot slots
     uint32_t kda;                    // 1: g has S_v gates per token, 0: one
     float scale;                     // 1 / sqrt(S_v)
-    struct htp_fastdiv div_H;        // pair -> (iv1 = pair % H, iv3 = pair / H)
+    struct htp_fastdiv div_H;        // pair -> (h = pair % H, s = pair / H)
     struct htp_fastdiv mod_neq1, mod_nek1;  // iq1 = iv1 % neq1, ik1 = iv1 % nek1
     struct htp_fastdiv div_rq3, div_rk3;    // iq3 = iv3 / rq3, ik3 = iv3 / rk3
     struct htp_rows_strides q, k, v; // nb1 (head), nb2 (token), nb3 (sequence)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GGML_HEXAGON_PROFILE=2 counts a kernel's vector loads and stores (hvx_ldst, npu/ops/hvx-vmem.h):
+# GGML_HEXAGON_PROFILE=2 counts a kernel's vector loads and stores (hvx_ldst, of them stores:
+# hvx_st; npu/ops/hvx-vmem.h):
 # MUL_MAT Q4_0 on the tiled HVX path (npu/ops/mul-mat/mul-mat-tiled.h, .cpp), m=16 (one column tile),
 # k=256 (8 tiles of 32 columns), n = 1 and 3 activation rows, one K chunk. What its code must
 # execute, worked out from the shapes:
@@ -34,12 +35,15 @@ for l in os.environ["LINES"].strip().splitlines():
     dot_ld = n_kt * sum(5 + 10 * nr for nr in pairs)
     out_st = n
     want_ldst = quant_ld + quant_st + dot_ld + out_st
+    want_st = quant_st + out_st
     want_mpy = n * n_kt * (8 + 2) + n * (blocks + (blocks + 3) // 4)
     assert c["hvx_ldst"] == want_ldst, (f"n={n}: hvx_ldst {c['hvx_ldst']}, the kernel must execute {want_ldst} "
                                         f"(quantizer {quant_ld} + {quant_st}, dots {dot_ld}, output {out_st})")
+    assert c["hvx_st"] == want_st, (f"n={n}: hvx_st {c['hvx_st']}, the kernel must execute {want_st} "
+                                    f"(quantizer {quant_st}, output {out_st})")
     assert c["hvx_mpy"] == want_mpy, f"n={n}: hvx_mpy {c['hvx_mpy']}, the kernel must execute {want_mpy}"
     seen.add(n)
-    print(f"ok: MUL_MAT_TILED q4_0 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']}, hvx_mpy {c['hvx_mpy']}")
+    print(f"ok: MUL_MAT_TILED q4_0 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_mpy {c['hvx_mpy']}")
 assert seen == {1, 3}, f"rows seen: {sorted(seen)}"
 PY
 echo "PASS"

@@ -14,7 +14,9 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL); get_rows takes Q4_0, Q4_1,
+/* 17: htp_counter HTP_CNT_HVX_ST (the stores among HTP_CNT_HVX_LDST): the counters after
+ *    HTP_CNT_HVX_LDST moved by one and htp_op_timing grew by 8 bytes;
+ * 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL); get_rows takes Q4_0, Q4_1,
  *    Q5_0, Q5_1, IQ4_NL, MXFP4 rows: a field list of DMAs (q8_quant_offset gone); op codes ROLL
  *    (roll), PAD_REFLECT_1D (pad_reflect), TIMESTEP_EMBEDDING (timestep); elementwise.vwide and
  *    wide_pitch (BF16 rows of UNARY and GLU);
@@ -42,7 +44,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   16u
+#define HTP_ABI_VERSION   17u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */
@@ -137,6 +139,7 @@ enum htp_counter {
     HTP_CNT_HVX_PERMUTE,     // HVX permutes: shuffle, deal, rotate, align, pack, unpack, combine
     HTP_CNT_HVX_LDST,        // HVX vector loads and stores made through npu/ops/hvx-vmem.h (a
                              // plain dereference elsewhere, which the vHTP cannot see)
+    HTP_CNT_HVX_ST,          // of HTP_CNT_HVX_LDST, the stores (a packet has a load and a store slot)
     HTP_CNT_HVX_OTHER,       // HVX lookups (vlut), splats, extracts, predicate ops
     HTP_CNT_HMX_TILES,       // HMX 32x32 tile multiply-accumulates (n_k of every htp_hmx_mma)
     HTP_CNT_HMX_STORES,      // HMX accumulator stores (one output tile each)

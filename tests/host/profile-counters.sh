@@ -41,9 +41,10 @@ for l in lines:
     # The estimate of docs/profiling.md's v79 row (the tests' arch): 4 HVX instructions, 2
     # multiplies, 1 permute, 1 vector load, 1 vector store per packet, ISSUE packets per cycle
     # per context (the fitted issue rate), over the 6 contexts (1 for an op the host ran on one
-    # thread; a group's two members on NPU 0 share them: 3 each) at 1250 MHz; 32 GB/s of DMA and
-    # DESC us per descriptor on each thread's queue; 5 us per op; the slowest unit counts.
-    ctx = 3 if mode == "group" else 6
+    # thread; HTP0[0-1]'s members are on NPUs 0 and 1, 6 each: only members on one NPU share
+    # them) at 1250 MHz; 32 GB/s of DMA and DESC us per descriptor on each thread's queue
+    # (the same threads); 5 us per op; the slowest unit counts.
+    ctx = 6
     thr = ctx if int(re.search(r"thr=(\d+)", m.group(6)).group(1)) > 1 else 1
     hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
     loads = c["hvx_ldst"] - c["hvx_st"]

@@ -11,6 +11,13 @@
 #   output: one store per row (a single K chunk keeps no partial sums).
 # and its multiplies: per row and tile 8 vrmpy + 2 float multiplies; per row K/32 float
 # multiplies (the quantizer's scaling) and one vrmpy per 4 blocks (block sums).
+# Then the flat HVX path (npu/ops/mul-mat/mul-mat-flat.h, GGML_HEXAGON_MM_SELECT=flat), F32 weights,
+# m=16, k=256 (kv = 8 vectors of 32 floats per row), n = 1 and 3, one chunk of each:
+#   activation rows, once each (mm_copy_f32_row): kv loads and kv stores;
+#   weight rows, once each (prep_weight, the same copy): kv loads and kv stores;
+#   per weight row and activation row (dot_fp): 2 kv loads, and the result muxed into its
+#     output vector: 1 load, 1 store;
+# and 1 float multiply per weight vector and activation vector pair: m n kv.
 #   profile-ldst.sh BIN
 set -uo pipefail
 bin=$1
@@ -44,6 +51,32 @@ for l in os.environ["LINES"].strip().splitlines():
     assert c["hvx_mpy"] == want_mpy, f"n={n}: hvx_mpy {c['hvx_mpy']}, the kernel must execute {want_mpy}"
     seen.add(n)
     print(f"ok: MUL_MAT_TILED q4_0 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_mpy {c['hvx_mpy']}")
+assert seen == {1, 3}, f"rows seen: {sorted(seen)}"
+PY
+out=$(env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_MM_SELECT=flat GGML_HEXAGON_PROFILE=2 \
+      "$bin/test-backend-ops" test -b HTP0 -o MUL_MAT \
+      -p '^type_a=f32,type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' 2>&1)
+echo "$out" | grep -qE '^ *([1-9][0-9]*)/\1 tests passed' || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass (flat)"; exit 1; }
+lines=$(grep -E '^ggml-hex: HTP0 profile-op MUL_MAT\|' <<<"$out")
+[ -n "$lines" ] || { echo "FAIL: no flat MUL_MAT profile-op line"; exit 1; }
+LINES=$lines python3 - <<'PY' || exit 1
+import os, re
+seen = set()
+for l in os.environ["LINES"].strip().splitlines():
+    assert "kernel=" not in l, "not the flat path: " + l
+    f = l.split("|")
+    w, a = [[int(x) for x in d.split("x")] for d in f[2].split(":")[1:3]]
+    k, m, n = w[0], w[1], a[1]
+    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
+    kv = k // 32
+    want_ld = n * kv + m * kv + m * n * (2 * kv + 1)
+    want_st = n * kv + m * kv + m * n
+    assert c["hvx_ldst"] == want_ld + want_st, (f"n={n}: hvx_ldst {c['hvx_ldst']}, the flat path must execute "
+                                                f"{want_ld} loads + {want_st} stores")
+    assert c["hvx_st"] == want_st, f"n={n}: hvx_st {c['hvx_st']}, the flat path must execute {want_st}"
+    assert c["hvx_mpy"] == m * n * kv, f"n={n}: hvx_mpy {c['hvx_mpy']}, the flat path must execute {m * n * kv}"
+    seen.add(n)
+    print(f"ok: MUL_MAT flat f32 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_mpy {c['hvx_mpy']}")
 assert seen == {1, 3}, f"rows seen: {sorted(seen)}"
 PY
 echo "PASS"

@@ -168,15 +168,15 @@ struct mm_dot_op {
             case HTP_TYPE_BF16:
                 bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
                 if (p->ne00 % 32) {
-                    w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
-                                                     Q6_V_vzero());
+                    hvx_vmem_store(w + p->k_vecs - 1, Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))),
+                                                                    hvx_vmem_load(w + p->k_vecs - 1), Q6_V_vzero()));
                 }
                 break;
             case HTP_TYPE_F16: {
                 f16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
                 if (p->ne00 % 32) {
-                    w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
-                                                     Q6_V_vzero());
+                    hvx_vmem_store(w + p->k_vecs - 1, Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))),
+                                                                    hvx_vmem_load(w + p->k_vecs - 1), Q6_V_vzero()));
                 }
                 break;
             }

@@ -45,3 +45,9 @@ static inline HVX_Vector hvx_vmemu_load(const void * p) {
     HVX_VMEM_COUNT();
     return *(const HVX_UVector *) p;
 }
+
+// Unaligned vector store (vmemu): *(HVX_UVector *) p = v.
+static inline void hvx_vmemu_store(void * p, HVX_Vector v) {
+    HVX_VMEM_COUNT_STORE();
+    *(HVX_UVector *) p = v;
+}

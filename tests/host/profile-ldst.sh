@@ -18,6 +18,10 @@
 #   per weight row and activation row (dot_fp): 2 kv loads, and the result muxed into its
 #     output vector: 1 load, 1 store;
 # and 1 float multiply per weight vector and activation vector pair: m n kv.
+# Then ADD f32 (npu/ops/binary.cpp), per dst row of nv = ceil(ne0/32) vectors: 2 nv loads, nv
+# stores, nv adds; with a dim-0 broadcast (nr0 = ne0 / ne10 > 1) the src1 row of n1 =
+# ceil(ne10/32) vectors is first expanded nr0 times into a scratch row (expand_row): nr0 n1
+# loads and as many (unaligned) stores more per row.
 #   profile-ldst.sh BIN
 set -uo pipefail
 bin=$1
@@ -78,5 +82,29 @@ for l in os.environ["LINES"].strip().splitlines():
     seen.add(n)
     print(f"ok: MUL_MAT flat f32 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_mpy {c['hvx_mpy']}")
 assert seen == {1, 3}, f"rows seen: {sorted(seen)}"
+PY
+out=$(env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o ADD \
+      -p '^type=f32,ne=\[(1280,16,16,1\],nr=\[1,1,1,1|1,1,1,1\],nr=\[32,1,1,1)\],nf=1,perm1=0,src_overlap=0' 2>&1)
+echo "$out" | grep -qE '^ *2/2 tests passed' || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass 2 ADD cases"; exit 1; }
+lines=$(grep -E '^ggml-hex: HTP0 profile-op ADD\|' <<<"$out")
+[ -n "$lines" ] || { echo "FAIL: no ADD profile-op line"; exit 1; }
+LINES=$lines python3 - <<'PY' || exit 1
+import os, re
+seen = set()
+for l in os.environ["LINES"].strip().splitlines():
+    f = l.split("|")
+    d, s0, s1 = [[int(x) for x in t.split("x")] for t in f[2].split(":")[:3]]
+    rows, nv = d[1] * d[2] * d[3], (d[0] + 31) // 32
+    nr0, n1 = d[0] // s1[0], (s1[0] + 31) // 32
+    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
+    bc = rows * nr0 * n1 if nr0 > 1 else 0
+    want_ld, want_st = rows * 2 * nv + bc, rows * nv + bc
+    assert c["hvx_ldst"] == want_ld + want_st, (f"{f[2]}: hvx_ldst {c['hvx_ldst']}, ADD must execute {want_ld} loads + "
+                                                f"{want_st} stores")
+    assert c["hvx_st"] == want_st, f"{f[2]}: hvx_st {c['hvx_st']}, ADD must execute {want_st}"
+    assert c["hvx_alu"] == rows * nv, f"{f[2]}: hvx_alu {c['hvx_alu']}, ADD must execute {rows * nv}"
+    seen.add(nr0 > 1)
+    print(f"ok: ADD f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_alu {c['hvx_alu']}")
+assert seen == {False, True}, f"broadcast cases seen: {sorted(seen)}"
 PY
 echo "PASS"

@@ -22,6 +22,12 @@
 # stores, nv adds; with a dim-0 broadcast (nr0 = ne0 / ne10 > 1) the src1 row of n1 =
 # ceil(ne10/32) vectors is first expanded nr0 times into a scratch row (expand_row): nr0 n1
 # loads and as many (unaligned) stores more per row.
+# Then RMS_NORM f32 (npu/ops/rms-norm.cpp), per row of nf = floor(ne0/32) full vectors and t = 1
+# if a tail is left: the sum of squares loads nf + t vectors, the scaling nf + t more and
+# stores nf + t. And SOFT_MAX f32 without mask or sinks (npu/ops/softmax.cpp), per row of
+# nv = ceil(ne0/32) vectors: x * scale (nv loads, nv stores; the tail's -inf padding 1 load, 1
+# store more), the max (nv loads), e^(y - max) (nv loads, nv stores), the 1/sum scaling (nv
+# loads, nv stores).
 #   profile-ldst.sh BIN
 set -uo pipefail
 bin=$1
@@ -106,5 +112,34 @@ for l in os.environ["LINES"].strip().splitlines():
     seen.add(nr0 > 1)
     print(f"ok: ADD f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_alu {c['hvx_alu']}")
 assert seen == {False, True}, f"broadcast cases seen: {sorted(seen)}"
+PY
+out=$( (env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o RMS_NORM \
+        -p '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000001,inplace=0'
+       env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o SOFT_MAX \
+        -p '^type=f32,ne=\[1023,15,1,1\],mask=0,sinks=0,m_prec=f32,nr23=\[1,1\],scale=1.000000,max_bias=0.000000,inplace=0') 2>&1)
+[ "$(grep -cE '^ *1/1 tests passed' <<<"$out")" = 2 ] || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass RMS_NORM and SOFT_MAX"; exit 1; }
+lines=$(grep -E '^ggml-hex: HTP0 profile-op (RMS_NORM|SOFT_MAX)\|' <<<"$out")
+LINES=$lines python3 - <<'PY' || exit 1
+import os, re
+seen = set()
+for l in os.environ["LINES"].strip().splitlines():
+    op = l.split(" profile-op ")[1].split("|")[0]
+    f = l.split("|")
+    d = [int(x) for x in f[2].split(":")[0].split("x")]
+    rows = d[1] * d[2] * d[3]
+    t = 1 if d[0] % 32 else 0
+    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
+    if op == "RMS_NORM":
+        nf = d[0] // 32
+        want_ld, want_st = rows * 2 * (nf + t), rows * (nf + t)
+    else:
+        nv = (d[0] + 31) // 32
+        want_ld, want_st = rows * (4 * nv + t), rows * (3 * nv + t)
+    assert c["hvx_ldst"] == want_ld + want_st, (f"{op} {f[2]}: hvx_ldst {c['hvx_ldst']}, it must execute {want_ld} "
+                                                f"loads + {want_st} stores")
+    assert c["hvx_st"] == want_st, f"{op} {f[2]}: hvx_st {c['hvx_st']}, it must execute {want_st}"
+    seen.add(op)
+    print(f"ok: {op} f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})")
+assert seen == {"RMS_NORM", "SOFT_MAX"}, f"ops seen: {sorted(seen)}"
 PY
 echo "PASS"

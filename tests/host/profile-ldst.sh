@@ -28,6 +28,9 @@
 # nv = ceil(ne0/32) vectors: x * scale (nv loads, nv stores; the tail's -inf padding 1 load, 1
 # store more), the max (nv loads), e^(y - max) (nv loads, nv stores), the 1/sum scaling (nv
 # loads, nv stores).
+# Then the element-wise kernel (npu/ops/elementwise.cpp), f32, per dst row of nv = ceil(ne0/32)
+# vectors: SWIGLU (one pass, two operands) 2 nv loads, nv stores; GELU (two passes: the first
+# leaves its exp part in y, the second reads x and y) 3 nv loads, 2 nv stores.
 #   profile-ldst.sh BIN
 set -uo pipefail
 bin=$1
@@ -141,5 +144,30 @@ for l in os.environ["LINES"].strip().splitlines():
     seen.add(op)
     print(f"ok: {op} f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})")
 assert seen == {"RMS_NORM", "SOFT_MAX"}, f"ops seen: {sorted(seen)}"
+PY
+out=$( (env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o SWIGLU \
+        -p '^type=f32,ne_a=\[128,2,2,2\],v=0,(split|swapped=0)$'
+       env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o GELU \
+        -p '^type=f32,ne_a=\[(128,2,2,2|5,7,11,13)\],v=0$') 2>&1)
+[ "$(grep -cE '^ *2/2 tests passed' <<<"$out")" = 2 ] || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass SWIGLU and GELU"; exit 1; }
+lines=$(grep -E '^ggml-hex: HTP0 profile-op (GLU|UNARY|SWIGLU|GELU)\|' <<<"$out")
+[ -n "$lines" ] || { echo "$out" | grep profile-op | head -3; echo "FAIL: no element-wise profile-op line"; exit 1; }
+LINES=$lines python3 - <<'PY' || exit 1
+import os, re
+seen = set()
+for l in os.environ["LINES"].strip().splitlines():
+    f = l.split("|")
+    glu = "swiglu" in f[1].lower() or f[0].endswith("GLU")
+    d = [int(x) for x in f[2].split(":")[0].split("x")]
+    rows, nv = d[1] * d[2] * d[3], (d[0] + 31) // 32
+    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
+    want_ld, want_st = (rows * 2 * nv, rows * nv) if glu else (rows * 3 * nv, rows * 2 * nv)
+    what = "SWIGLU" if glu else "GELU"
+    assert c["hvx_ldst"] == want_ld + want_st, (f"{what} {f[2]}: hvx_ldst {c['hvx_ldst']}, it must execute {want_ld} "
+                                                f"loads + {want_st} stores")
+    assert c["hvx_st"] == want_st, f"{what} {f[2]}: hvx_st {c['hvx_st']}, it must execute {want_st}"
+    seen.add(what)
+    print(f"ok: {what} f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})")
+assert seen == {"SWIGLU", "GELU"}, f"ops seen: {sorted(seen)}"
 PY
 echo "PASS"

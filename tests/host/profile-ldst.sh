@@ -34,140 +34,103 @@
 #   profile-ldst.sh BIN
 set -uo pipefail
 bin=$1
-out=$(env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_REPACK=all GGML_HEXAGON_MM_SELECT=hvx GGML_HEXAGON_PROFILE=2 \
-      "$bin/test-backend-ops" test -b HTP0 -o MUL_MAT \
-      -p '^type_a=q4_0,type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' 2>&1)
-echo "$out" | grep -qE '^ *([1-9][0-9]*)/\1 tests passed' || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass"; exit 1; }
-lines=$(grep -E '^ggml-hex: HTP0 profile-op MUL_MAT\|.*kernel=MUL_MAT_TILED' <<<"$out")
-[ -n "$lines" ] || { echo "$out" | grep profile-op | head -5; echo "FAIL: no MUL_MAT_TILED profile-op line"; exit 1; }
-LINES=$lines python3 - <<'PY' || exit 1
+all=""
+# case TAG OP LINE-REGEX PATTERN [ENV=VALUE ...]: runs test-backend-ops on the op's cases matching
+# PATTERN at level 2 (every case must pass) and keeps the profile-op lines matching LINE-REGEX,
+# tagged TAG.
+case_lines() {
+    local tag=$1 op=$2 line=$3 pat=$4 out lines
+    shift 4
+    out=$(env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$@" "$bin/test-backend-ops" test -b HTP0 -o "$op" -p "$pat" 2>&1)
+    grep -qE '^ *([1-9][0-9]*)/\1 tests passed' <<<"$out" || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass ($tag)"; exit 1; }
+    lines=$(grep -E "^ggml-hex: HTP0 profile-op ($line)" <<<"$out")
+    [ -n "$lines" ] || { echo "$out" | grep profile-op | head -5; echo "FAIL: no $tag profile-op line"; exit 1; }
+    all+=$(sed "s/^/$tag /" <<<"$lines")$'\n'
+}
+case_lines tiled MUL_MAT 'MUL_MAT\|.*kernel=MUL_MAT_TILED' \
+    '^type_a=q4_0,type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    GGML_HEXAGON_REPACK=all GGML_HEXAGON_MM_SELECT=hvx
+case_lines flat MUL_MAT 'MUL_MAT\|' \
+    '^type_a=f32,type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    GGML_HEXAGON_MM_SELECT=flat
+case_lines add ADD 'ADD\|' '^type=f32,ne=\[(1280,16,16,1\],nr=\[1,1,1,1|1,1,1,1\],nr=\[32,1,1,1)\],nf=1,perm1=0,src_overlap=0'
+case_lines rms_norm RMS_NORM 'RMS_NORM\|' '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000001,inplace=0'
+case_lines soft_max SOFT_MAX 'SOFT_MAX\|' \
+    '^type=f32,ne=\[1023,15,1,1\],mask=0,sinks=0,m_prec=f32,nr23=\[1,1\],scale=1.000000,max_bias=0.000000,inplace=0'
+case_lines swiglu SWIGLU '(GLU|SWIGLU)\|' '^type=f32,ne_a=\[128,2,2,2\],v=0,(split|swapped=0)$'
+case_lines gelu GELU '(UNARY|GELU)\|' '^type=f32,ne_a=\[(128,2,2,2|5,7,11,13)\],v=0$'
+LINES=$all python3 - <<'PY' || exit 1
 import os, re
-seen = set()
-for l in os.environ["LINES"].strip().splitlines():
-    f = l.split("|")
-    w, a = [[int(x) for x in d.split("x")] for d in f[2].split(":")[1:3]]
-    k, m, n = w[0], w[1], a[1]
-    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
-    n_kt, blocks = k // 32, k // 32
+
+
+def tiled(d):  # d: dst, src0, src1 dims of the line
+    k, m, n = d[1][0], d[1][1], d[2][1]
+    n_kt = blocks = k // 32
     pairs = [2] * (n // 2) + [1] * (n % 2)
     assert m <= 32, f"one column tile expected, m={m}"
     quant_ld, quant_st = n * (1 + blocks), n * 12 * blocks
-    dot_ld = n_kt * sum(5 + 10 * nr for nr in pairs)
-    out_st = n
-    want_ldst = quant_ld + quant_st + dot_ld + out_st
-    want_st = quant_st + out_st
-    want_mpy = n * n_kt * (8 + 2) + n * (blocks + (blocks + 3) // 4)
-    assert c["hvx_ldst"] == want_ldst, (f"n={n}: hvx_ldst {c['hvx_ldst']}, the kernel must execute {want_ldst} "
-                                        f"(quantizer {quant_ld} + {quant_st}, dots {dot_ld}, output {out_st})")
-    assert c["hvx_st"] == want_st, (f"n={n}: hvx_st {c['hvx_st']}, the kernel must execute {want_st} "
-                                    f"(quantizer {quant_st}, output {out_st})")
-    assert c["hvx_mpy"] == want_mpy, f"n={n}: hvx_mpy {c['hvx_mpy']}, the kernel must execute {want_mpy}"
-    seen.add(n)
-    print(f"ok: MUL_MAT_TILED q4_0 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_mpy {c['hvx_mpy']}")
-assert seen == {1, 3}, f"rows seen: {sorted(seen)}"
-PY
-out=$(env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_MM_SELECT=flat GGML_HEXAGON_PROFILE=2 \
-      "$bin/test-backend-ops" test -b HTP0 -o MUL_MAT \
-      -p '^type_a=f32,type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' 2>&1)
-echo "$out" | grep -qE '^ *([1-9][0-9]*)/\1 tests passed' || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass (flat)"; exit 1; }
-lines=$(grep -E '^ggml-hex: HTP0 profile-op MUL_MAT\|' <<<"$out")
-[ -n "$lines" ] || { echo "FAIL: no flat MUL_MAT profile-op line"; exit 1; }
-LINES=$lines python3 - <<'PY' || exit 1
-import os, re
-seen = set()
-for l in os.environ["LINES"].strip().splitlines():
-    assert "kernel=" not in l, "not the flat path: " + l
-    f = l.split("|")
-    w, a = [[int(x) for x in d.split("x")] for d in f[2].split(":")[1:3]]
-    k, m, n = w[0], w[1], a[1]
-    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
+    dot_ld, out_st = n_kt * sum(5 + 10 * nr for nr in pairs), n
+    mpy = n * n_kt * (8 + 2) + n * (blocks + (blocks + 3) // 4)
+    return n, quant_ld + dot_ld, quant_st + out_st, {"hvx_mpy": mpy}
+
+
+def flat(d):
+    k, m, n = d[1][0], d[1][1], d[2][1]
     kv = k // 32
-    want_ld = n * kv + m * kv + m * n * (2 * kv + 1)
-    want_st = n * kv + m * kv + m * n
-    assert c["hvx_ldst"] == want_ld + want_st, (f"n={n}: hvx_ldst {c['hvx_ldst']}, the flat path must execute "
-                                                f"{want_ld} loads + {want_st} stores")
-    assert c["hvx_st"] == want_st, f"n={n}: hvx_st {c['hvx_st']}, the flat path must execute {want_st}"
-    assert c["hvx_mpy"] == m * n * kv, f"n={n}: hvx_mpy {c['hvx_mpy']}, the flat path must execute {m * n * kv}"
-    seen.add(n)
-    print(f"ok: MUL_MAT flat f32 k={k} m={m} n={n}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_mpy {c['hvx_mpy']}")
-assert seen == {1, 3}, f"rows seen: {sorted(seen)}"
-PY
-out=$(env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o ADD \
-      -p '^type=f32,ne=\[(1280,16,16,1\],nr=\[1,1,1,1|1,1,1,1\],nr=\[32,1,1,1)\],nf=1,perm1=0,src_overlap=0' 2>&1)
-echo "$out" | grep -qE '^ *2/2 tests passed' || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass 2 ADD cases"; exit 1; }
-lines=$(grep -E '^ggml-hex: HTP0 profile-op ADD\|' <<<"$out")
-[ -n "$lines" ] || { echo "FAIL: no ADD profile-op line"; exit 1; }
-LINES=$lines python3 - <<'PY' || exit 1
-import os, re
-seen = set()
-for l in os.environ["LINES"].strip().splitlines():
-    f = l.split("|")
-    d, s0, s1 = [[int(x) for x in t.split("x")] for t in f[2].split(":")[:3]]
-    rows, nv = d[1] * d[2] * d[3], (d[0] + 31) // 32
-    nr0, n1 = d[0] // s1[0], (s1[0] + 31) // 32
-    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
+    return n, n * kv + m * kv + m * n * (2 * kv + 1), n * kv + m * kv + m * n, {"hvx_mpy": m * n * kv}
+
+
+def add(d):
+    rows, nv = d[0][1] * d[0][2] * d[0][3], (d[0][0] + 31) // 32
+    nr0, n1 = d[0][0] // d[2][0], (d[2][0] + 31) // 32
     bc = rows * nr0 * n1 if nr0 > 1 else 0
-    want_ld, want_st = rows * 2 * nv + bc, rows * nv + bc
-    assert c["hvx_ldst"] == want_ld + want_st, (f"{f[2]}: hvx_ldst {c['hvx_ldst']}, ADD must execute {want_ld} loads + "
-                                                f"{want_st} stores")
-    assert c["hvx_st"] == want_st, f"{f[2]}: hvx_st {c['hvx_st']}, ADD must execute {want_st}"
-    assert c["hvx_alu"] == rows * nv, f"{f[2]}: hvx_alu {c['hvx_alu']}, ADD must execute {rows * nv}"
-    seen.add(nr0 > 1)
-    print(f"ok: ADD f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']}), hvx_alu {c['hvx_alu']}")
-assert seen == {False, True}, f"broadcast cases seen: {sorted(seen)}"
-PY
-out=$( (env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o RMS_NORM \
-        -p '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000001,inplace=0'
-       env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o SOFT_MAX \
-        -p '^type=f32,ne=\[1023,15,1,1\],mask=0,sinks=0,m_prec=f32,nr23=\[1,1\],scale=1.000000,max_bias=0.000000,inplace=0') 2>&1)
-[ "$(grep -cE '^ *1/1 tests passed' <<<"$out")" = 2 ] || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass RMS_NORM and SOFT_MAX"; exit 1; }
-lines=$(grep -E '^ggml-hex: HTP0 profile-op (RMS_NORM|SOFT_MAX)\|' <<<"$out")
-LINES=$lines python3 - <<'PY' || exit 1
-import os, re
-seen = set()
+    return nr0 > 1, rows * 2 * nv + bc, rows * nv + bc, {"hvx_alu": rows * nv}
+
+
+def rows_of(d):
+    return d[0][1] * d[0][2] * d[0][3], (d[0][0] + 31) // 32, 1 if d[0][0] % 32 else 0
+
+
+def rms_norm(d):
+    rows, _, t = rows_of(d)
+    nf = d[0][0] // 32
+    return "rms", rows * 2 * (nf + t), rows * (nf + t), {}
+
+
+def soft_max(d):
+    rows, nv, t = rows_of(d)
+    return "soft", rows * (4 * nv + t), rows * (3 * nv + t), {}
+
+
+def swiglu(d):
+    rows, nv, _ = rows_of(d)
+    return len(d), rows * 2 * nv, rows * nv, {}
+
+
+def gelu(d):
+    rows, nv, _ = rows_of(d)
+    return d[0][0], rows * 3 * nv, rows * 2 * nv, {}
+
+
+# tag -> (what the code must execute, the cases each must cover)
+want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
+        "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5})}
+seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
-    op = l.split(" profile-op ")[1].split("|")[0]
+    tag, l = l.split(" ", 1)
+    assert tag != "flat" or "kernel=" not in l, "not the flat path: " + l
     f = l.split("|")
-    d = [int(x) for x in f[2].split(":")[0].split("x")]
-    rows = d[1] * d[2] * d[3]
-    t = 1 if d[0] % 32 else 0
+    dims = [[int(x) for x in t.split("x")] for t in f[2].split(":")]
     c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
-    if op == "RMS_NORM":
-        nf = d[0] // 32
-        want_ld, want_st = rows * 2 * (nf + t), rows * (nf + t)
-    else:
-        nv = (d[0] + 31) // 32
-        want_ld, want_st = rows * (4 * nv + t), rows * (3 * nv + t)
-    assert c["hvx_ldst"] == want_ld + want_st, (f"{op} {f[2]}: hvx_ldst {c['hvx_ldst']}, it must execute {want_ld} "
-                                                f"loads + {want_st} stores")
-    assert c["hvx_st"] == want_st, f"{op} {f[2]}: hvx_st {c['hvx_st']}, it must execute {want_st}"
-    seen.add(op)
-    print(f"ok: {op} f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})")
-assert seen == {"RMS_NORM", "SOFT_MAX"}, f"ops seen: {sorted(seen)}"
-PY
-out=$( (env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o SWIGLU \
-        -p '^type=f32,ne_a=\[128,2,2,2\],v=0,(split|swapped=0)$'
-       env GGML_HEXAGON_ARCH=v79 GGML_HEXAGON_PROFILE=2 "$bin/test-backend-ops" test -b HTP0 -o GELU \
-        -p '^type=f32,ne_a=\[(128,2,2,2|5,7,11,13)\],v=0$') 2>&1)
-[ "$(grep -cE '^ *2/2 tests passed' <<<"$out")" = 2 ] || { echo "$out" | tail -20; echo "FAIL: test-backend-ops did not pass SWIGLU and GELU"; exit 1; }
-lines=$(grep -E '^ggml-hex: HTP0 profile-op (GLU|UNARY|SWIGLU|GELU)\|' <<<"$out")
-[ -n "$lines" ] || { echo "$out" | grep profile-op | head -3; echo "FAIL: no element-wise profile-op line"; exit 1; }
-LINES=$lines python3 - <<'PY' || exit 1
-import os, re
-seen = set()
-for l in os.environ["LINES"].strip().splitlines():
-    f = l.split("|")
-    glu = "swiglu" in f[1].lower() or f[0].endswith("GLU")
-    d = [int(x) for x in f[2].split(":")[0].split("x")]
-    rows, nv = d[1] * d[2] * d[3], (d[0] + 31) // 32
-    c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
-    want_ld, want_st = (rows * 2 * nv, rows * nv) if glu else (rows * 3 * nv, rows * 2 * nv)
-    what = "SWIGLU" if glu else "GELU"
-    assert c["hvx_ldst"] == want_ld + want_st, (f"{what} {f[2]}: hvx_ldst {c['hvx_ldst']}, it must execute {want_ld} "
-                                                f"loads + {want_st} stores")
-    assert c["hvx_st"] == want_st, f"{what} {f[2]}: hvx_st {c['hvx_st']}, it must execute {want_st}"
-    seen.add(what)
-    print(f"ok: {what} f32 {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})")
-assert seen == {"SWIGLU", "GELU"}, f"ops seen: {sorted(seen)}"
+    key, ld, st, more = want[tag][0](dims)
+    assert c["hvx_ldst"] == ld + st, f"{tag} {f[2]}: hvx_ldst {c['hvx_ldst']}, the code must execute {ld} loads + {st} stores"
+    assert c["hvx_st"] == st, f"{tag} {f[2]}: hvx_st {c['hvx_st']}, the code must execute {st}"
+    for k, v in more.items():
+        assert c[k] == v, f"{tag} {f[2]}: {k} {c[k]}, the code must execute {v}"
+    seen[tag].add(key)
+    print(f"ok: {tag} {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})" +
+          "".join(f", {k} {v}" for k, v in more.items()))
+for tag, (_, cases) in want.items():
+    assert seen[tag] == cases, f"{tag}: cases seen {sorted(seen[tag], key=str)}, want {sorted(cases, key=str)}"
 PY
 echo "PASS"

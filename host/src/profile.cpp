@@ -32,9 +32,9 @@ uint64_t hvx_instructions(const htp_op_timing & t) {
 
 const char * htp_counter_name(uint32_t c) {
     static const char * const names[HTP_CNT_COUNT] = {
-        "hvx_alu",   "hvx_mpy",    "hvx_permute", "hvx_ldst",  "hvx_other", "hmx_tiles",
-        "hmx_stores", "dma_desc",  "dma_in",      "dma_out",   "dma_wait_us", "fence_wait_us",
-        "vtcm_hwm",  "l2_ops",     "l2_bytes",    "hvx_packets",
+        "hvx_alu",    "hvx_mpy",  "hvx_permute", "hvx_ldst", "hvx_st",      "hvx_other",
+        "hmx_tiles",  "hmx_stores", "dma_desc", "dma_in",      "dma_out",  "dma_wait_us", "fence_wait_us",
+        "vtcm_hwm",   "l2_ops",   "l2_bytes",    "hvx_packets",
     };
     return c < HTP_CNT_COUNT ? names[c] : "?";
 }
@@ -95,11 +95,11 @@ uint64_t htp_pmu_value(uint32_t event, const htp_op_timing & t, uint32_t mhz, bo
 // docs/profiling.md "Estimated device time" gives each number's source or says it is our assumption.
 static const htp_cost_model kCostModels[] = {
     // Issue rate: fit to Llama-3.1-8B pp on v81 (docs/profiling.md), the same for every arch.
-    // arch MHz  HVX  pkt  mpy  perm  ldst  issue  HMX tile  DDR GB/s  op us
-    { 73, 1100, 4, 4, 2, 1, 1, 0.55, 16, 32, 5 },
-    { 75, 1150, 4, 4, 2, 1, 1, 0.55, 16, 32, 5 },
-    { 79, 1250, 6, 4, 2, 1, 1, 0.55, 16, 32, 5 },
-    { 81, 1400, 8, 4, 2, 1, 1, 0.55, 16, 32, 5 },
+    // arch MHz  HVX  pkt  mpy  perm  ld  st  issue  HMX tile  DDR GB/s  desc us  op us
+    { 73, 1100, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
+    { 75, 1150, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
+    { 79, 1250, 6, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
+    { 81, 1400, 8, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
 };
 
 const htp_cost_model * htp_cost_model_of(uint32_t arch) {
@@ -112,22 +112,27 @@ const htp_cost_model * htp_cost_model_of(uint32_t arch) {
 }
 
 // The op's HVX packets (at least its busiest slot class's count: instructions / 4, multiplies / 2,
-// permutes, vector loads and stores) at the fitted issue rate per context, spread over the NPU's
+// permutes, vector loads, vector stores) at the fitted issue rate per context, spread over the NPU's
 // HVX contexts (an op the host split over more than
 // one thread splits over all of them on the phone, where GGML_HEXAGON_NHVX defaults to the
 // arch's count; one the host kept on one thread stays on one), its HMX tiles and its DMA bytes
 // each take their own unit; the units overlap perfectly (double buffering), so the slowest one
-// is the op's time, plus the fixed per-op cost. A group's members on one NPU share its contexts.
+// is the op's time, plus the fixed per-op cost. A DMA descriptor waits one DDR round trip before
+// its bytes move, and a thread's queue runs its descriptors one after the other while the
+// threads' queues overlap: the DMA unit takes bytes / bandwidth + descriptors x round trip /
+// threads. A group's members on one NPU share its contexts.
 double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint32_t sharing) {
     const double all   = (double) hvx_instructions(t);
+    const double loads = (double) (t.counters[HTP_CNT_HVX_LDST] - std::min(t.counters[HTP_CNT_HVX_LDST], t.counters[HTP_CNT_HVX_ST]));
     const double pkts  = std::max({ all / m.hvx_per_packet, (double) t.counters[HTP_CNT_HVX_MPY] / m.mpy_per_packet,
                                     (double) t.counters[HTP_CNT_HVX_PERMUTE] / m.perm_per_packet,
-                                    (double) t.counters[HTP_CNT_HVX_LDST] / m.ldst_per_packet });
+                                    loads / m.ld_per_packet, (double) t.counters[HTP_CNT_HVX_ST] / m.st_per_packet });
     const double thr   = t.n_threads > 1 ? std::max(1u, m.hvx_contexts / std::max(1u, sharing)) : 1;
     const double hvx   = pkts / thr / (m.clock_mhz * m.issue_rate);                // us
     const double hmx   = t.counters[HTP_CNT_HMX_TILES] * m.hmx_tile_cycles / m.clock_mhz;
     const double bytes = (double) t.counters[HTP_CNT_DMA_IN_BYTES] + (double) t.counters[HTP_CNT_DMA_OUT_BYTES];
-    const double dma   = bytes / (m.ddr_gbps * 1e3);                               // GB/s = 1e3 bytes/us
+    const double dma   = bytes / (m.ddr_gbps * 1e3)                                // GB/s = 1e3 bytes/us
+                       + t.counters[HTP_CNT_DMA_DESC] * m.dma_desc_us / thr;
     return m.op_overhead_us + std::max({ hvx, hmx, dma });
 }
 

@@ -30,11 +30,13 @@ struct htp_cost_model {
     double   hvx_per_packet;   // HVX instructions one packet issues at most
     double   mpy_per_packet;   // of them multiplies
     double   perm_per_packet;  // of them permutes
-    double   ldst_per_packet;  // of them vector loads / stores (hvx_ldst: npu/ops/hvx-vmem.h)
+    double   ld_per_packet;    // of them vector loads (hvx_ldst - hvx_st: npu/ops/hvx-vmem.h)
+    double   st_per_packet;    // of them vector stores (hvx_st)
     double   issue_rate;       // HVX packets one context issues per cycle, on average (a fit)
     double   hmx_tile_cycles;  // cycles of one 32x32x32 fp16 tile multiply-accumulate
     double   ddr_gbps;         // effective DDR <-> VTCM DMA bandwidth, GB/s
-    double   op_overhead_us;   // fixed cost of one op (dispatch, DMA descriptor set-up)
+    double   dma_desc_us;      // what one DMA descriptor waits before its bytes move (a DDR round trip)
+    double   op_overhead_us;   // fixed cost of one op (dispatch)
 };
 const htp_cost_model * htp_cost_model_of(uint32_t arch);
 // sharing: sessions that run the op at once on the same NPU (a group's members), which share

@@ -32,7 +32,7 @@ HTP_COMPUTE void compute_binary_rows(HVX_Vector * dst, uint32_t dst_pitch_vec, c
                                      uint32_t n_rows, uint32_t n_vec) {
     for (uint32_t j = 0; j < n_rows; j++) {
         for (uint32_t i = 0; i < n_vec; i++) {
-            dst[i] = apply<kKind>(s0[i], s1[i]);
+            hvx_vmem_store(dst + i, apply<kKind>(hvx_vmem_load(s0 + i), hvx_vmem_load(s1 + i)));
         }
         dst += dst_pitch_vec;
         s0 += s0_pitch_vec;
@@ -47,10 +47,9 @@ inline void expand_row(HVX_Vector * out, const HVX_Vector * row, uint32_t ne10, 
     uint8_t *      o     = (uint8_t *) out;
     HTP_NO_UNROLL
     for (uint32_t r = 0; r < nr0; r++) {
-        HVX_UVector * u = (HVX_UVector *) o;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < n_vec; i++) {
-            u[i] = row[i];
+            hvx_vmemu_store(o + 128 * i, hvx_vmem_load(row + i));
         }
         o += ne10 * 4;
     }
@@ -149,7 +148,7 @@ struct binary_op : row_op<htp_binary_params> {
                 rb = e;
             }
             for (uint32_t i = 0; i < nvec; i++) {
-                ry[i] = apply<kKind>(ra[i], rb[i]);
+                hvx_vmem_store(ry + i, apply<kKind>(hvx_vmem_load(ra + i), hvx_vmem_load(rb + i)));
             }
             if (kF16) {
                 f32_to_f16_vectors(y, cy, nh0);

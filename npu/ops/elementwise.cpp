@@ -242,12 +242,24 @@ template <int K> inline HVX_Vector second_pass(HVX_Vector x, HVX_Vector a, HVX_V
     }
 }
 
+// The kinds with a second operand row (GLU's gate, ADD_ID's bias): only they need the F16
+// two-operand row loop, which for XIELU kept one scalar more than the registers hold.
+template <int K> struct ew_two_operand {
+    static constexpr bool on = (K >= HTP_EW_REGLU && K <= HTP_EW_SWIGLU_CLAMP) || K == HTP_EW_ADD_ID;
+};
+
+// Operand g's vector i for the kinds that read it (a counted load, npu/ops/hvx-vmem.h); the
+// others get x's vector, which they ignore, and load nothing.
+template <int K> inline HVX_Vector ew_operand(const HVX_Vector * g, uint32_t i, HVX_Vector x) {
+    return ew_two_operand<K>::on ? hvx_vmem_load(g + i) : x;
+}
+
 // Out of line, one pass each: inlined into the row loop, both passes' constants were hoisted
 // above it together.
 template <int K> HTP_COMPUTE void compute_pass_a(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        y[i] = first_pass<K>(x[i]);
+        hvx_vmem_store(y + i, first_pass<K>(hvx_vmem_load(x + i)));
     }
 }
 
@@ -256,7 +268,8 @@ HTP_COMPUTE void compute_pass_b(HVX_Vector * y, const HVX_Vector * x, const HVX_
                                 const ew_consts & c) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        y[i] = second_pass<K>(x[i], y[i], g[i], c);
+        const HVX_Vector xv = hvx_vmem_load(x + i);
+        hvx_vmem_store(y + i, second_pass<K>(xv, hvx_vmem_load(y + i), ew_operand<K>(g, i, xv), c));
     }
 }
 
@@ -264,7 +277,7 @@ HTP_COMPUTE void compute_pass_b(HVX_Vector * y, const HVX_Vector * x, const HVX_
 HTP_COMPUTE void compute_pass_softplus_c(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        y[i] = softplus_c(x[i], y[i]);
+        hvx_vmem_store(y + i, softplus_c(hvx_vmem_load(x + i), hvx_vmem_load(y + i)));
     }
 }
 
@@ -279,15 +292,11 @@ template <int K> inline void apply_row(HVX_Vector * y, const HVX_Vector * x, con
         return;
     }
     for (uint32_t i = 0; i < n_vec; i++) {
-        y[i] = apply<K>(x[i], g[i], c);
+        const HVX_Vector xv = hvx_vmem_load(x + i);
+        hvx_vmem_store(y + i, apply<K>(xv, ew_operand<K>(g, i, xv), c));
     }
 }
 
-// The kinds with a second operand row (GLU's gate, ADD_ID's bias): only they need the F16
-// two-operand row loop, which for XIELU kept one scalar more than the registers hold.
-template <int K> struct ew_two_operand {
-    static constexpr bool on = (K >= HTP_EW_REGLU && K <= HTP_EW_SWIGLU_CLAMP) || K == HTP_EW_ADD_ID;
-};
 
 // One F16 row widened to fp32 scratch, and back (out of line: the F16 row loops call them).
 HTP_COMPUTE void compute_widen_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_half) {

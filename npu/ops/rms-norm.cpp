@@ -36,10 +36,11 @@ struct rms_norm_op : row_op<htp_norm_params> {
             HVX_Vector         acc = Q6_V_vzero();
             HTP_NO_UNROLL
             for (uint32_t i = 0; i < n_full; i++) {
-                acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(x[i], x[i]));
+                const HVX_Vector v = hvx_vmem_load(x + i);
+                acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(v, v));
             }
             if (p->tail_bytes) {
-                const HVX_Vector t = Q6_V_vand_QV(tail, x[n_full]);
+                const HVX_Vector t = Q6_V_vand_QV(tail, hvx_vmem_load(x + n_full));
                 acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(t, t));
             }
             const float      mean  = lane0_f32(reduce_sum_sf(acc)) * p->inv_ne0;
@@ -49,12 +50,13 @@ struct rms_norm_op : row_op<htp_norm_params> {
                 const HVX_Vector * w = vptr(vtcm_at(octx->ctx, p->split, ith, p->vmul));
                 HTP_NO_UNROLL
                 for (uint32_t i = 0; i < n_vec; i++) {
-                    y[i] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], scale), w[i]);
+                    hvx_vmem_store(y + i, Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + i), scale),
+                                                             hvx_vmem_load(w + i)));
                 }
             } else {
                 HTP_NO_UNROLL
                 for (uint32_t i = 0; i < n_vec; i++) {
-                    y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
+                    hvx_vmem_store(y + i, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + i), scale));
                 }
             }
         }

@@ -113,21 +113,22 @@ struct soft_max_op : row_op<htp_soft_max_params> {
             }
             HTP_NO_UNROLL
             for (uint32_t i = 0; i < nv; i++) {
-                y[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], vscale), Q6_Vsf_vmpy_VsfVsf(m[i], vslope));
+                hvx_vmem_store(y + i, Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + i), vscale),
+                                                         Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(m + i), vslope)));
             }
         } else {
             HTP_NO_UNROLL
             for (uint32_t i = 0; i < nv; i++) {
-                y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], vscale);
+                hvx_vmem_store(y + i, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + i), vscale));
             }
         }
         if (p->tail_bytes) {  // padding lanes never win the max and add 0 to the sum
-            y[nv - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), y[nv - 1], ninf);
+            hvx_vmem_store(y + nv - 1, Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), hvx_vmem_load(y + nv - 1), ninf));
         }
         HVX_Vector mx = ninf;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < nv; i++) {
-            mx = sf_max(mx, y[i]);
+            mx = sf_max(mx, hvx_vmem_load(y + i));
         }
         return lane0_f32(reduce_max_sf(mx));
     }
@@ -139,8 +140,9 @@ struct soft_max_op : row_op<htp_soft_max_params> {
         HVX_Vector       acc  = Q6_V_vzero();
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < nv; i++) {
-            y[i] = exp_sf(Q6_Vsf_vsub_VsfVsf(y[i], vmax));
-            acc  = Q6_Vsf_vadd_VsfVsf(acc, y[i]);
+            const HVX_Vector e = exp_sf(Q6_Vsf_vsub_VsfVsf(hvx_vmem_load(y + i), vmax));
+            hvx_vmem_store(y + i, e);
+            acc = Q6_Vsf_vadd_VsfVsf(acc, e);
         }
         return lane0_f32(reduce_sum_sf(acc));
     }
@@ -150,7 +152,7 @@ struct soft_max_op : row_op<htp_soft_max_params> {
         const uint32_t   nv   = p->n_vec;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < nv; i++) {
-            y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], vinv);
+            hvx_vmem_store(y + i, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(y + i), vinv));
         }
     }
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GGML_HEXAGON_PROFILE=2 on one known kernel: SCALE f32 with a bias (npu/ops/scale.cpp) must
 # execute, per row of ne0 floats, ceil(ne0/32) vector multiplies and as many adds, as many
-# vector loads and as many vector stores (hvx_ldst counts both: npu/ops/hvx-vmem.h), and move
+# vector loads and as many vector stores (hvx_ldst counts both, hvx_st the stores:
+# npu/ops/hvx-vmem.h), and move
 # the row into VTCM and back by DMA (4 * ne0 bytes each way). The counters on upstream's profile-op
 # lines must say exactly that, the line must have upstream's fields, and the report tool must
 # read it.
@@ -23,6 +24,7 @@ echo "$lines" | head -3
 PROF_LINES=$lines ALL_LINES=$(grep -E '^ggml-hex: ' <<<"$out") python3 - "$mode" <<'PY' || exit 1
 import os, re, sys
 mode = sys.argv[1]
+ISSUE, DESC = 0.55, 0.2  # host/src/profile.cpp kCostModels (docs/profiling.md)
 lines = os.environ["PROF_LINES"].strip().splitlines()
 pat = re.compile(r"^ggml-hex: (HTP0(?:/m\d)?) profile-op SCALE\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|"
                  r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+) pmu \[((?:\d+,){7}\d+)\] counters (\S+) est-usec ([0-9.]+)$")
@@ -37,15 +39,18 @@ for l in lines:
     c = dict(kv.split("=") for kv in m.group(12).split(","))
     c = {k: int(v) for k, v in c.items()}
     # The estimate of docs/profiling.md's v79 row (the tests' arch): 4 HVX instructions, 2
-    # multiplies, 1 permute, 1 vector load or store per packet, 0.55 packets per cycle per context
-    # (the fitted issue rate), over the 6 contexts (1 for an op the host ran on one
-    # thread; a group's two members on NPU 0 share them: 3 each) at 1250 MHz; 32 GB/s of DMA;
-    # 5 us per op; the slowest unit counts.
-    ctx = 3 if mode == "group" else 6
+    # multiplies, 1 permute, 1 vector load, 1 vector store per packet, ISSUE packets per cycle
+    # per context (the fitted issue rate), over the 6 contexts (1 for an op the host ran on one
+    # thread; HTP0[0-1]'s members are on NPUs 0 and 1, 6 each: only members on one NPU share
+    # them) at 1250 MHz; 32 GB/s of DMA and DESC us per descriptor on each thread's queue
+    # (the same threads); 5 us per op; the slowest unit counts.
+    ctx = 6
     thr = ctx if int(re.search(r"thr=(\d+)", m.group(6)).group(1)) > 1 else 1
     hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
-    pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"] / 1, c["hvx_ldst"] / 1) / thr / (1250 * 0.55)
-    est = 5 + max(pk, c["hmx_tiles"] * 16 / 1250, (c["dma_in"] + c["dma_out"]) / 32e3)
+    loads = c["hvx_ldst"] - c["hvx_st"]
+    pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"] / 1, loads / 1, c["hvx_st"] / 1) / thr / (1250 * ISSUE)
+    dma = (c["dma_in"] + c["dma_out"]) / 32e3 + c["dma_desc"] * DESC / thr
+    est = 5 + max(pk, c["hmx_tiles"] * 16 / 1250, dma)
     assert abs(float(m.group(13)) - est) <= 0.051, f"est-usec {m.group(13)}, the cost model gives {est:.2f}"
     ops.setdefault(names, []).append((sess, dims, c))
     ests.append((sess, est))
@@ -72,7 +77,7 @@ for names, members in ops.items():
     rows, n_vec = ne[1] * ne[2] * ne[3], (ne[0] + 31) // 32
     tot = {k: sum(c[k] for _, _, c in members) // runs for k in members[0][2]}
     tot["vtcm_hwm"] = max(c["vtcm_hwm"] for _, _, c in members)  # a maximum, not a sum
-    want_c = {"hvx_mpy": rows * n_vec, "hvx_alu": rows * n_vec, "hvx_ldst": 2 * rows * n_vec,
+    want_c = {"hvx_mpy": rows * n_vec, "hvx_alu": rows * n_vec, "hvx_ldst": 2 * rows * n_vec, "hvx_st": rows * n_vec,
               "dma_in": rows * ne[0] * 4, "dma_out": rows * ne[0] * 4, "hmx_tiles": 0}
     for k, v in want_c.items():
         assert tot[k] == v, f"{names}: {k} = {tot[k]}, the kernel must execute {v} ({rows} rows of {ne[0]} floats)"

@@ -18,6 +18,8 @@
  *    k_slot, ... kf_pitch and the same for V); lightning's strides are htp_rows_strides q, k,
  *    w, m, d (was q_nb1 ... d_nb3); RMS_NORM's params are htp_norm_params (kind HTP_NORM_RMS,
  *    has_mul and vmul after the NORM fields; htp_rms_norm_params is gone);
+ *    htp_counter HTP_CNT_HVX_ST (the stores among HTP_CNT_HVX_LDST): the counters after
+ *    HTP_CNT_HVX_LDST moved by one and htp_op_timing grew by 8 bytes;
  * 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL); get_rows takes Q4_0, Q4_1,
  *    Q5_0, Q5_1, IQ4_NL, MXFP4 rows: a field list of DMAs (q8_quant_offset gone); op codes ROLL
  *    (roll), PAD_REFLECT_1D (pad_reflect), TIMESTEP_EMBEDDING (timestep); elementwise.vwide and
@@ -141,6 +143,7 @@ enum htp_counter {
     HTP_CNT_HVX_PERMUTE,     // HVX permutes: shuffle, deal, rotate, align, pack, unpack, combine
     HTP_CNT_HVX_LDST,        // HVX vector loads and stores made through npu/ops/hvx-vmem.h (a
                              // plain dereference elsewhere, which the vHTP cannot see)
+    HTP_CNT_HVX_ST,          // of HTP_CNT_HVX_LDST, the stores (a packet has a load and a store slot)
     HTP_CNT_HVX_OTHER,       // HVX lookups (vlut), splats, extracts, predicate ops
     HTP_CNT_HMX_TILES,       // HMX 32x32 tile multiply-accumulates (n_k of every htp_hmx_mma)
     HTP_CNT_HMX_STORES,      // HMX accumulator stores (one output tile each)

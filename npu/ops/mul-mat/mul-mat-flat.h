@@ -46,11 +46,12 @@ struct mm_act_prep_op {
     // Zeroes staging bytes [from, to) (from a multiple of 4): what the DMA did not write.
     static void zero_bytes(HVX_Vector * v, uint32_t from, uint32_t to) {
         if (from % 128) {
-            v[from / 128] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (from % 128)), v[from / 128], Q6_V_vzero());
+            hvx_vmem_store(v + from / 128,
+                           Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (from % 128)), hvx_vmem_load(v + from / 128), Q6_V_vzero()));
             from          = (from / 128 + 1) * 128;
         }
         for (; from < to; from += 128) {
-            v[from / 128] = Q6_V_vzero();
+            hvx_vmem_store(v + from / 128, Q6_V_vzero());
         }
     }
 
@@ -167,15 +168,15 @@ struct mm_dot_op {
             case HTP_TYPE_BF16:
                 bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
                 if (p->ne00 % 32) {
-                    w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
-                                                     Q6_V_vzero());
+                    hvx_vmem_store(w + p->k_vecs - 1, Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))),
+                                                                    hvx_vmem_load(w + p->k_vecs - 1), Q6_V_vzero()));
                 }
                 break;
             case HTP_TYPE_F16: {
                 f16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);
                 if (p->ne00 % 32) {
-                    w[p->k_vecs - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))), w[p->k_vecs - 1],
-                                                     Q6_V_vzero());
+                    hvx_vmem_store(w + p->k_vecs - 1, Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * (p->ne00 % 32))),
+                                                                    hvx_vmem_load(w + p->k_vecs - 1), Q6_V_vzero()));
                 }
                 break;
             }
@@ -194,9 +195,10 @@ struct mm_dot_op {
         HVX_Vector         acc   = Q6_V_vzero();
         HTP_NO_UNROLL
         for (uint32_t g = 0; g < p->k_vecs; g++) {
-            const HVX_Vector f = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(w[g], aq[g])), as[g]);
-            acc                = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(f, w[parts + g]));
-            acc                = Q6_Vsf_vsub_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[2 * parts + g], ax[g]));
+            const HVX_Vector f = Q6_Vsf_vmpy_VsfVsf(
+                mm_int_to_sf(Q6_Vw_vrmpy_VbVb(hvx_vmem_load(w + g), hvx_vmem_load(aq + g))), hvx_vmem_load(as + g));
+            acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(f, hvx_vmem_load(w + parts + g)));
+            acc = Q6_Vsf_vsub_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(w + 2 * parts + g), hvx_vmem_load(ax + g)));
         }
         return reduce_sum_sf(acc);
     }
@@ -206,7 +208,7 @@ struct mm_dot_op {
         HVX_Vector         acc = Q6_V_vzero();
         HTP_NO_UNROLL
         for (uint32_t v = 0; v < p->k_vecs; v++) {
-            acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(w[v], a[v]));
+            acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(w + v), hvx_vmem_load(a + v)));
         }
         return reduce_sum_sf(acc);
     }
@@ -227,12 +229,12 @@ struct mm_dot_op {
         if (p->path == HTP_MM_PATH_HVX_Q8) {
             HTP_NO_UNROLL
             for (uint32_t j = 0; j < c.n; j++, o += step) {
-                *o = Q6_V_vmux_QVV(lane, dot_q(w, j), *o);
+                hvx_vmem_store(o, Q6_V_vmux_QVV(lane, dot_q(w, j), hvx_vmem_load(o)));
             }
         } else {
             HTP_NO_UNROLL
             for (uint32_t j = 0; j < c.n; j++, o += step) {
-                *o = Q6_V_vmux_QVV(lane, dot_fp(w, j), *o);
+                hvx_vmem_store(o, Q6_V_vmux_QVV(lane, dot_fp(w, j), hvx_vmem_load(o)));
             }
         }
     }
@@ -247,12 +249,12 @@ struct mm_dot_op {
             compute_weight_row(raw + i * p->vw.row_pitch, w, out, i, r + i);
         }
         if (p->has_bias) {  // MUL_MAT+ADD: the chunk's bias slice on every result row
-            const HVX_Vector b    = *vptr(vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot));
+            const HVX_Vector b    = hvx_vmem_load(vptr(vtcm_slot(octx->ctx, p->split, ith, p->vbias, slot)));
             const uint32_t   step = p->vout.row_pitch / 128;
             HVX_Vector *     o    = out;
             HTP_NO_UNROLL
             for (uint32_t j = 0; j < c.n; j++, o += step) {
-                *o = Q6_Vsf_vadd_VsfVsf(*o, b);
+                hvx_vmem_store(o, Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(o), b));
             }
         }
     }

@@ -32,7 +32,7 @@ static inline HVX_Vector mm_lanes_from_blocks32(const float * d4) {
     for (int l = 0; l < 32; l++) {
         e[l] = d4[l >> 3];
     }
-    return *(const HVX_Vector *) e;
+    return hvx_vmem_load_at(e);
 }
 
 // vlut32 index: byte p <- byte 4 (p % 32), the low bytes of the 32 int32 lanes in every
@@ -61,6 +61,9 @@ alignas(128) static constexpr mm_byte_idx kMmLowBytes = mm_make_low_bytes_idx();
 // unrolled, each muxed into place as it is made: no stack array, and no block's scalars live
 // while the next is made (the callers' row loops keep no stack traffic).
 static inline HVX_Vector mm_quantize_q8_blocks4(const HVX_Vector * src, uint32_t n_blocks, HVX_Vector & dl) {
+    // Not counted (hvx_ldst, hvx-vmem.h), as the code a compiler makes would not load them
+    // here: lowb is a constant the callers' loops keep in a register, and src[b] the vector
+    // max_abs_sf has just loaded (counted there).
     const HVX_Vector lowb = *(const HVX_Vector *) kMmLowBytes.v;
     HVX_Vector       q = Q6_V_vzero(), d = Q6_V_vzero();
     HTP_NO_UNROLL
@@ -87,9 +90,9 @@ static inline void mm_quantize_act_row(HVX_Vector * q, HVX_Vector * s, HVX_Vecto
     for (uint32_t g = 0; g < k_vecs; g++) {
         HVX_Vector       dl;
         const HVX_Vector qg = mm_quantize_q8_blocks4(src + 4 * g, 4, dl);
-        q[g]                = qg;
-        s[g]                = dl;
-        x[g]                = Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(qg, ones)), dl);
+        hvx_vmem_store(q + g, qg);
+        hvx_vmem_store(s + g, dl);
+        hvx_vmem_store(x + g, Q6_Vsf_vmpy_VsfVsf(mm_int_to_sf(Q6_Vw_vrmpy_VbVb(qg, ones)), dl));
     }
 }
 
@@ -97,7 +100,8 @@ static inline void mm_quantize_act_row(HVX_Vector * q, HVX_Vector * s, HVX_Vecto
 static inline void mm_copy_f32_row(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_vec, uint32_t tail_lanes) {
     copy_vectors(dst, src, n_vec);
     if (tail_lanes) {
-        dst[n_vec - 1] = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * tail_lanes)), dst[n_vec - 1], Q6_V_vzero());
+        hvx_vmem_store(dst + n_vec - 1,
+                       Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (4 * tail_lanes)), hvx_vmem_load(dst + n_vec - 1), Q6_V_vzero()));
     }
 }
 
@@ -116,9 +120,9 @@ static inline void mm_prep_q8_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         }
         // Quants past the row's last block are stale VTCM bytes: their scale lanes are 0 and
         // the activation's quants there are 0, so they add 0.
-        q[g] = quants[g];
-        s[g] = mm_lanes_from_blocks32(d4);
-        o[g] = Q6_V_vzero();
+        hvx_vmem_store(q + g, hvx_vmem_load(quants + g));
+        hvx_vmem_store(s + g, mm_lanes_from_blocks32(d4));
+        hvx_vmem_store(o + g, Q6_V_vzero());
     }
 }
 
@@ -129,7 +133,7 @@ static inline void mm_prep_q8_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 // scales come from a register-file copy of the block headers.
 
 static inline HVX_Vector mm_lanes(const float * e32) {
-    return *(const HVX_Vector *) e32;
+    return hvx_vmem_load_at(e32);
 }
 
 // Q4_0: fields d (FP16, dense) and qs (16 B per block, dense). w = d*q - 8d, q = 0..15.
@@ -155,11 +159,14 @@ static inline void mm_prep_q4_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             es[l]            = b < n_blocks ? d[b & 63] : 0.0f;
             eo[l]            = mins ? (b < n_blocks ? -mn[b & 63] : 0.0f) : 8.0f * es[l];
         }
-        const HVX_Vector v = quants[m];
-        q[m]               = Q6_V_vand_VV(v, m4);
-        q[n_lo + m]        = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4);
-        s[m] = s[n_lo + m] = mm_lanes(es);
-        o[m] = o[n_lo + m] = mm_lanes(eo);
+        const HVX_Vector v = hvx_vmem_load(quants + m);
+        hvx_vmem_store(q + m, Q6_V_vand_VV(v, m4));
+        hvx_vmem_store(q + n_lo + m, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4));
+        const HVX_Vector sv = mm_lanes(es), ov = mm_lanes(eo);
+        hvx_vmem_store(s + m, sv);
+        hvx_vmem_store(s + n_lo + m, sv);
+        hvx_vmem_store(o + m, ov);
+        hvx_vmem_store(o + n_lo + m, ov);
     }
 }
 

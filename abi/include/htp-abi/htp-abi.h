@@ -14,7 +14,8 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL); get_rows takes Q4_0, Q4_1,
+/* 17: get_rows takes the K-quant rows Q2_K .. Q6_K (n_blocks: super-blocks);
+ * 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL); get_rows takes Q4_0, Q4_1,
  *    Q5_0, Q5_1, IQ4_NL, MXFP4 rows: a field list of DMAs (q8_quant_offset gone); op codes ROLL
  *    (roll), PAD_REFLECT_1D (pad_reflect), TIMESTEP_EMBEDDING (timestep); elementwise.vwide and
  *    wide_pitch (BF16 rows of UNARY and GLU);
@@ -42,7 +43,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   16u
+#define HTP_ABI_VERSION   17u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */

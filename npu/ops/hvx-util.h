@@ -128,13 +128,31 @@ static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, 
 
 // bf16 -> fp32 for 64 * n_in elements: reads n_in vectors, writes 2 * n_in (zero-extended in
 // order, then shifted up: a bf16 is the top half of its fp32).
+static inline HVX_VectorPair bf16_to_f32_pair(HVX_Vector v) {
+    const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(v);
+    return Q6_W_vcombine_VV(Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16), Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16));
+}
+
 static inline void bf16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_in; i++) {
-        const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(hvx_vmem_load(&src[i]));
-        hvx_vmem_store(&dst[2 * i], Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16));
-        hvx_vmem_store(&dst[2 * i + 1], Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16));
+        const HVX_VectorPair w = bf16_to_f32_pair(hvx_vmem_load(&src[i]));
+        hvx_vmem_store(&dst[2 * i], Q6_V_lo_W(w));
+        hvx_vmem_store(&dst[2 * i + 1], Q6_V_hi_W(w));
     }
+}
+
+// fp32 -> bf16 as ggml's GGML_FP32_TO_BF16: round to nearest even; a NaN stays a quiet NaN.
+static inline HVX_Vector f32_to_bf16_bits(HVX_Vector u) {
+    const HVX_Vector     odd = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(u, 16), Q6_V_vsplat_R(1));
+    const HVX_Vector     rnd = Q6_Vw_vadd_VwVw(u, Q6_Vw_vadd_VwVw(Q6_V_vsplat_R(0x7fff), odd));
+    const HVX_VectorPred nan = Q6_Q_vcmp_gt_VwVw(Q6_V_vand_VV(u, Q6_V_vsplat_R(0x7fffffff)), Q6_V_vsplat_R(0x7f800000));
+    return Q6_Vuw_vlsr_VuwR(Q6_V_vmux_QVV(nan, Q6_V_vor_VV(u, Q6_V_vsplat_R(0x00400000)), rnd), 16);
+}
+
+// Two fp32 vectors (elements in order: lo's 32, then hi's) -> one vector of 64 bf16.
+static inline HVX_Vector f32_to_bf16_vector(HVX_Vector lo, HVX_Vector hi) {
+    return Q6_Vh_vpacke_VwVw(f32_to_bf16_bits(hi), f32_to_bf16_bits(lo));
 }
 
 // Scale d[b & 63] of a block from the fp32 scales of its 64-block group (lo: blocks 0..31,

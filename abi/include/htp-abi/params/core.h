@@ -53,6 +53,7 @@ struct htp_scale_params {
     float scale;
     float bias;
     uint32_t has_bias;               // 0: dst = x * scale exactly (keeps -0.0 as ggml does)
+    uint32_t bf16;                   // 1: BF16 rows (src0 and dst), else F32
     struct htp_rows_shape shape;
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;

@@ -1,5 +1,5 @@
 // Host side of GET_ROWS: F32 / F16 / BF16 rows, the blocks-of-32 quantized rows (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and the K-quant rows (Q2_K .. Q6_K) picked by I32 indices, to F32; I32 rows to I32 (a copy, as
+// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and the K-quant rows (Q2_K .. Q6_K, IQ4_XS) picked by I32 indices, to F32; I32 rows to I32 (a copy, as
 // ggml_get_rows keeps I32). The VTCM layout of a quantized row: htp_get_rows_params.
 #include "encode-util.h"
 
@@ -17,6 +17,7 @@ struct block_layout {
 bool is_kquant(ggml_type t) {
     switch (t) {
         case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K:
+        case GGML_TYPE_IQ4_XS:  // super-blocks of 256 too (block_iq4_xs)
             return true;
         default:
             return false;
@@ -57,6 +58,7 @@ block_layout kquant_layout(ggml_type t, uint32_t nb) {
         case GGML_TYPE_Q3_K: sc = { 96, 12 }; d = { 108, 2 }; hi = { 0, 32 };   lo = { 32, 64 }; break;
         case GGML_TYPE_Q4_K: sc = { 4, 12 };  d = { 0, 4 };   lo = { 16, 128 }; break;
         case GGML_TYPE_Q5_K: sc = { 4, 12 };  d = { 0, 4 };   hi = { 16, 32 };  lo = { 48, 128 }; break;
+        case GGML_TYPE_IQ4_XS: sc = { 2, 6 }; d = { 0, 2 };   lo = { 8, 128 }; break;  // sc: scales_h, scales_l
         default:             sc = { 192, 16 }; d = { 208, 2 }; hi = { 128, 64 }; lo = { 0, 128 }; break;  // Q6_K
     }
     block_layout L;

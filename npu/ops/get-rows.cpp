@@ -1,6 +1,6 @@
 // GET_ROWS to F32 from F32 / F16 / BF16 rows, from the blocks-of-32 quantized rows (Q8_0,
 // Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and from the K-quant rows (Q2_K .. Q6_K, super-blocks
-// of 256: compute_kquant_row), picked by I32 indices (I32 rows: copied). The index
+// of 256: compute_kquant_row, which also takes IQ4_XS), picked by I32 indices (I32 rows: copied). The index
 // is a scalar load from DDR (it forms the DMA address). A quantized row is split by 2-D DMAs
 // into dense arrays in VTCM (htp_get_rows_params: scales, mins, fifth bits, quants), laid out
 // so that HVX sees each block's 32 values in element order: the 4-bit types' 16 quant bytes
@@ -30,6 +30,9 @@ constexpr byte_perm make_table(int kind) {
             case 2:  // Q5_*: the bit of that byte element l % 32 takes
                 t.v[l] = (uint8_t) (1 << (l % 8));
                 break;
+            case 4:  // IQ4_XS: byte l <- quant byte 16 (l / 32) + l % 16 (sub-block l / 32's 16 bytes twice)
+                t.v[l] = vlut32_perm_index(16 * (l / 32) + l % 16);
+                break;
             default:  // word 0 into every word; word j: + 2j in every byte (lane_bcast)
                 t.v[l] = vlut32_perm_index(l % 4);
                 break;
@@ -42,6 +45,7 @@ constexpr byte_perm kLowHalf  = make_table(0);
 constexpr byte_perm kHighIdx  = make_table(1);
 constexpr byte_perm kHighBit  = make_table(2);
 constexpr byte_perm kBcast0   = make_table(3);
+constexpr byte_perm kIq4xsIdx = make_table(4);
 
 // Word j (0..31) of v in every lane: a byte permutation whose index is kBcast0's plus 2j in
 // every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
@@ -171,7 +175,7 @@ struct get_rows_op {
 
     // K-quant super-block m's 256 codes in element order, c[0] elements 0..127, c[1]
     // 128..255, as int8 with value = scale * code (- min): Q2_K 0..3, Q3_K -4..3, Q4_K 0..15,
-    // Q5_K 0..31, Q6_K -32..31 (dequantize_row_q*_K's element numbering; the bit fields of a
+    // Q5_K 0..31, Q6_K -32..31, IQ4_XS its kLutIq4nl values (dequantize_row_q*_K's element numbering; the bit fields of a
     // group of 32 elements sit in one 32-byte quarter, made by rep_quarter / quarter_lsr; the
     // biased codes go through kLutQ3_K / kLutQ6_K). qs: the low bits, hs: the high bits.
     template <uint32_t T>
@@ -192,6 +196,15 @@ struct get_rows_op {
                     const HVX_Vector bit = Q6_V_vand_VV(quarter_lsr(hm, (int32_t) (4 * h), 1), one);
                     c[h] = Q6_Vb_vlut32_VbVbR(Q6_V_vor_VV(c[h], Q6_Vh_vasl_VhR(bit, 2)), lut, 0);
                 }
+            }
+        } else if (T == HTP_TYPE_IQ4_XS) {  // qs: 128 bytes, 16 per 32-element sub-block (IQ4_NL's order)
+            const HVX_Vector q   = hvx_vmem_load(&qs[m]);
+            const HVX_Vector idx = hvx_vmem_load((const HVX_Vector *) kIq4xsIdx.v);
+            const HVX_Vector low = hvx_vmem_load((const HVX_Vector *) kLowHalf.v);
+            const HVX_Vector lut = hvx_vmem_load_at(kLutIq4nl);
+            for (uint32_t h = 0; h < 2; h++) {  // sources 64h + ...: index + 32 in every byte (vlut32_perm_index)
+                const HVX_Vector ih = Q6_Vh_vadd_VhVh(idx, Q6_V_vsplat_R((int32_t) (0x20202020u * h)));
+                c[h] = Q6_Vb_vlut32_VbVbR(nibbles(permute_bytes(q, ih), low), lut, 0);
             }
         } else if (T == HTP_TYPE_Q6_K) {  // ql: 128 bytes; element 128h + b: ql[64h + b % 64], low nibble for b < 64
             const HVX_Vector ql = hvx_vmem_load(&qs[m]);
@@ -283,6 +296,10 @@ struct get_rows_op {
                         if (kMin) {
                             mn = Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), splat_f32(m0), splat_f32(m1));
                         }
+                    } else if (T == HTP_TYPE_IQ4_XS) {  // scales_h (bytes 0, 1), scales_l (2..5)
+                        const uint32_t sh = (uint32_t) byte(0) | (uint32_t) byte(1) << 8;
+                        const int32_t  ls = (int32_t) (((byte(2 + v / 2) >> (4 * (v % 2))) & 0xF) | ((sh >> (2 * v)) & 3) << 4);
+                        scale = splat_f32(d * (float) (ls - 32));
                     } else {
                         uint32_t scv, mnv;
                         k4_scale_min(byte, (int) v, scv, mnv);
@@ -345,6 +362,9 @@ struct get_rows_op {
                     break;
                 case HTP_TYPE_Q6_K:
                     compute_kquant_row<HTP_TYPE_Q6_K>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ4_XS:
+                    compute_kquant_row<HTP_TYPE_IQ4_XS>(y, (const uint8_t *) x);
                     break;
                 default:  // Q4_0, IQ4_NL
                     compute_nibble_row<false, false>(y, (const uint8_t *) x);

@@ -134,6 +134,11 @@ printf '%s\0%s\0%s\0' "${jobs_list[@]}" |
         lang=(); case "$src" in *.cpp) lang=(-x c++ -std=c++17 -fno-exceptions -fno-rtti) ;; *) lang=(-x c -std=c11) ;; esac
         base="$out/obj-v$arch/$(basename "$src")"
         log="$base.log"
+        # From the checkout, by relative path: the names the debug info and diagnostics carry
+        # (and the depfile lists, so the check below must run there too: from ctest, whose
+        # working directory is the build tree, no relative dependency resolved and every
+        # object counted as up to date).
+        cd "$ROOT" || exit 1
         # Up to date: the object is newer than the source and every header of its depfile.
         if [ -f "$base.o" ] && [ -f "$base.d" ]; then
             stale=0
@@ -143,8 +148,6 @@ printf '%s\0%s\0%s\0' "${jobs_list[@]}" |
             [ "$stale" = 0 ] && exit 0
         fi
         rm -f "$base.o" "$log.warn" "$log.fail"
-        # From the checkout, by relative path: the names the debug info and diagnostics carry.
-        cd "$ROOT" || exit 1
         # shellcheck disable=SC2086
         if $LAUNCH "$CC" $tflags "$@" "${lang[@]}" -DHTP_ARCH="$arch" -MMD -MF "$base.d" "${src#"$ROOT"/}" -o "$base.o" >"$log" 2>&1; then
             [ -s "$log" ] && mv "$log" "$log.warn" || rm -f "$log"

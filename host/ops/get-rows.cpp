@@ -1,5 +1,5 @@
-// Host side of GET_ROWS: F32 / F16 / BF16 rows and the blocks-of-32 quantized rows (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) picked by I32 indices, to F32; I32 rows to I32 (a copy, as
+// Host side of GET_ROWS: F32 / F16 / BF16 rows, the blocks-of-32 quantized rows (Q8_0, Q4_0,
+// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and the K-quant rows (Q2_K .. Q6_K, IQ4_XS) picked by I32 indices, to F32; I32 rows to I32 (a copy, as
 // ggml_get_rows keeps I32). The VTCM layout of a quantized row: htp_get_rows_params.
 #include "encode-util.h"
 
@@ -14,7 +14,25 @@ struct block_layout {
     uint32_t v_scales = 0, v_mins = 0, v_high = 0, v_quants = 0, bytes = 0;
 };
 
+bool is_kquant(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K:
+        case GGML_TYPE_IQ4_XS:  // super-blocks of 256 too (block_iq4_xs)
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Elements per block: 32, or 256 for a K-quant super-block.
+uint32_t block_elems(ggml_type t) {
+    return is_kquant(t) ? 256 : 32;
+}
+
 bool is_block_type(ggml_type t) {
+    if (is_kquant(t)) {
+        return true;
+    }
     switch (t) {
         case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
         case GGML_TYPE_Q5_1: case GGML_TYPE_IQ4_NL: case GGML_TYPE_MXFP4:
@@ -26,7 +44,44 @@ bool is_block_type(ggml_type t) {
 
 // The arrays one after another, each 128-aligned and as long as the kernel reads: scales by
 // 64 (FP16) or 128 (E8M0) blocks, fifth bits by 32, quants by 4 blocks.
+// A K-quant super-block's fields (ggml-common.h block_q*_K), each dense in its array: the
+// packed sub-block scales at v_scales (16 bytes a super-block), the FP16 d (and dmin) at v_mins
+// (4 bytes), the high bits at v_high (Q3_K hmask, Q5_K qh: 32 bytes; Q6_K qh: 64), the low
+// bits at v_quants (Q2_K, Q3_K: 64 bytes; the others 128).
+block_layout kquant_layout(ggml_type t, uint32_t nb) {
+    struct fld {
+        uint32_t src, bytes;
+    };
+    fld sc{}, d{}, hi{}, lo{};
+    switch (t) {
+        case GGML_TYPE_Q2_K: sc = { 0, 16 };  d = { 80, 4 };  lo = { 16, 64 };  break;
+        case GGML_TYPE_Q3_K: sc = { 96, 12 }; d = { 108, 2 }; hi = { 0, 32 };   lo = { 32, 64 }; break;
+        case GGML_TYPE_Q4_K: sc = { 4, 12 };  d = { 0, 4 };   lo = { 16, 128 }; break;
+        case GGML_TYPE_Q5_K: sc = { 4, 12 };  d = { 0, 4 };   hi = { 16, 32 };  lo = { 48, 128 }; break;
+        case GGML_TYPE_IQ4_XS: sc = { 2, 6 }; d = { 0, 2 };   lo = { 8, 128 }; break;  // sc: scales_h, scales_l
+        default:             sc = { 192, 16 }; d = { 208, 2 }; hi = { 128, 64 }; lo = { 0, 128 }; break;  // Q6_K
+    }
+    block_layout L;
+    uint32_t     off = 0;
+    auto add = [&](fld f, uint32_t step, uint32_t & at) {
+        at = off;
+        off += align_up(nb * step, 128);
+        L.field[L.n_fields++] = { f.src, f.bytes, at, step };
+    };
+    add(sc, 16, L.v_scales);
+    add(d, 4, L.v_mins);
+    if (hi.bytes) {
+        add(hi, hi.bytes, L.v_high);
+    }
+    add(lo, lo.bytes, L.v_quants);
+    L.bytes = off;
+    return L;
+}
+
 block_layout layout_of(ggml_type t, uint32_t nb) {
+    if (is_kquant(t)) {
+        return kquant_layout(t, nb);
+    }
     block_layout L;
     auto add = [&](uint32_t src_off, uint32_t bytes, uint32_t vtcm_off, uint32_t step) {
         L.field[L.n_fields++] = { src_off, bytes, vtcm_off, step };
@@ -66,7 +121,7 @@ void get_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd) {
     const ggml_tensor * s   = op->src[0];
     const uint32_t      ne0 = (uint32_t) s->ne[0];
     if (is_block_type(s->type)) {
-        ps = layout_of(s->type, ne0 / 32).bytes;
+        ps = layout_of(s->type, ne0 / block_elems(s->type)).bytes;
         pd = align_up(ne0 * 4, 512);  // 4 blocks = 4 vectors per step
     } else if (s->type == GGML_TYPE_F16 || s->type == GGML_TYPE_BF16) {
         ps = align_up(ne0 * 2, 128);
@@ -85,7 +140,7 @@ stream_need get_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
     need.chunk_divides  = (uint32_t) op->ne[1];
     need.bytes_per_row  = ps + pd;
     need.desc_per_chunk = 1;
-    need.desc_per_row   = is_block_type(t) ? layout_of(t, (uint32_t) op->src[0]->ne[0] / 32).n_fields : 1;
+    need.desc_per_row   = is_block_type(t) ? layout_of(t, (uint32_t) op->src[0]->ne[0] / block_elems(t)).n_fields : 1;
     need.multi_row_ok   = dma_field_ok(caps, (uint64_t) op->ne[0] * 4) && dma_field_ok(caps, pd) &&
                         dma_field_ok(caps, op->nb[1]) && dma_field_ok(caps, (uint64_t) op->ne[1]);
     return need;
@@ -108,7 +163,8 @@ bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     if (!dma_1d_ok(ggml_row_size(s->type, s->ne[0])) || !dma_1d_ok((uint64_t) op->ne[0] * 4)) {
         return false;
     }
-    if (is_block_type(s->type) && (s->ne[0] % 32 != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
+    const uint32_t be = block_elems(s->type);
+    if (is_block_type(s->type) && (s->ne[0] % be != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / be))) {
         return false;  // blocks per row is the row count of the split descriptors
     }
     return rows_plan_ok(caps, get_rows_need(caps, op));
@@ -126,7 +182,7 @@ void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     p.ne0           = (uint32_t) s->ne[0];
     p.src_row_bytes = (uint32_t) ggml_row_size(s->type, s->ne[0]);
     const bool blk  = is_block_type(s->type);
-    p.n_blocks      = blk ? p.ne0 / 32 : 0;
+    p.n_blocks      = blk ? p.ne0 / block_elems(s->type) : 0;
     p.block_bytes   = blk ? (uint32_t) ggml_type_size(s->type) : 0;
     block_layout L;
     if (blk) {

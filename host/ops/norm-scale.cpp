@@ -1,4 +1,4 @@
-// Host side of RMS_NORM and SCALE (F32, one row in, one row out).
+// Host side of RMS_NORM (F32) and SCALE (F32 or BF16), one row in, one row out.
 #include <cstring>
 
 #include "encode-util.h"
@@ -13,8 +13,13 @@ static bool rowwise_f32_ok(const ggml_tensor * op) {
            op->nb[0] == 4 && fits_u32(a) && fits_u32(op) && dma_1d_ok((uint64_t) a->ne[0] * 4);
 }
 
+// Bytes of one element of the rows: SCALE also takes BF16 rows.
+static uint32_t rowwise_elem(const ggml_tensor * op) {
+    return op->type == GGML_TYPE_BF16 ? 2 : 4;
+}
+
 static stream_need rowwise_need(const htp_device_caps & caps, const ggml_tensor * op) {
-    return rows_in_out_need(caps, op, align_up((uint32_t) op->src[0]->ne[0] * 4, 128));
+    return rows_in_out_need(caps, op, align_up((uint32_t) op->src[0]->ne[0] * rowwise_elem(op), 128));
 }
 
 // RMS_NORM fused with MUL by a weight row: one more fixed row per thread, one more descriptor.
@@ -37,7 +42,7 @@ static uint32_t rowwise_fill(const htp_device_caps & caps, const ggml_tensor * o
                              const stream_need & need, P & p) {
     const ggml_tensor * a = op->src[0];
     plan_rows(caps, need, p.split);
-    const uint32_t pitch = align_up((uint32_t) a->ne[0] * 4, 128);
+    const uint32_t pitch = align_up((uint32_t) a->ne[0] * rowwise_elem(op), 128);
     p.ne0                = (uint32_t) a->ne[0];
     return rows_in_out(p, a, op, dst, pitch);
 }
@@ -90,6 +95,18 @@ bool htp_fuse_rms_norm_mul(const htp_device_caps & caps, const ggml_cgraph * gra
     return true;
 }
 
+// SCALE: F32 rows, or BF16 rows as ggml_compute_forward_scale_bf16 takes them (contiguous).
+static bool scale_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context & ec) {
+    const ggml_tensor * a = op->src[0];
+    if (op->type != GGML_TYPE_BF16) {
+        return rowwise_supports(caps, op, ec);
+    }
+    htp_split_params sp;
+    return a->type == GGML_TYPE_BF16 && ggml_are_same_shape(a, op) && ggml_is_contiguous(a) &&
+           ggml_is_contiguous(op) && fits_u32(a) && fits_u32(op) && dma_1d_ok((uint64_t) a->ne[0] * 2) &&
+           plan_rows(caps, rowwise_need(caps, op), sp);
+}
+
 static void scale_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
     htp_scale_params & p = desc.params.scale;
     desc.opcode          = HTP_OP_SCALE;
@@ -99,7 +116,8 @@ static void scale_encode(const htp_device_caps & caps, const ggml_tensor * op, h
     p.scale    = sb[0];
     p.bias     = sb[1];
     p.has_bias = sb[1] != 0.0f;
+    p.bf16     = op->type == GGML_TYPE_BF16;
 }
 
 extern const htp_op_encoder htp_rms_norm_encoder = { rowwise_supports, rms_norm_encode };
-extern const htp_op_encoder htp_scale_encoder    = { rowwise_supports, scale_encode };
+extern const htp_op_encoder htp_scale_encoder    = { scale_supports, scale_encode };

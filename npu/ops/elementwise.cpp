@@ -383,25 +383,12 @@ HTP_COMPUTE void compute_bf16_widen(HVX_Vector * dst, uint32_t dst_pitch, const 
 
 HTP_COMPUTE void compute_bf16_narrow(HVX_Vector * dst, uint32_t dst_pitch, const HVX_Vector * src, uint32_t src_pitch,
                                      uint32_t n_rows, uint32_t n_half) {
-    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7fffffff);
-    const HVX_Vector inf      = Q6_V_vsplat_R(0x7f800000);
-    const HVX_Vector quiet    = Q6_V_vsplat_R(0x00400000);
-    const HVX_Vector bias     = Q6_V_vsplat_R(0x7fff);
-    const HVX_Vector one      = Q6_V_vsplat_R(1);
     for (uint32_t j = 0; j < n_rows; j++) {
         const HVX_Vector * x = src + j * src_pitch;
         HVX_Vector *       y = dst + j * dst_pitch;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < n_half; i++) {
-            HVX_Vector h[2];
-            for (int k = 0; k < 2; k++) {
-                const HVX_Vector u   = hvx_vmem_load(&x[2 * i + k]);
-                const HVX_Vector odd = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(u, 16), one);
-                const HVX_Vector rnd = Q6_Vw_vadd_VwVw(u, Q6_Vw_vadd_VwVw(bias, odd));
-                const HVX_VectorPred nan = Q6_Q_vcmp_gt_VwVw(Q6_V_vand_VV(u, abs_mask), inf);
-                h[k] = Q6_Vuw_vlsr_VuwR(Q6_V_vmux_QVV(nan, Q6_V_vor_VV(u, quiet), rnd), 16);
-            }
-            hvx_vmem_store(&y[i], Q6_Vh_vpacke_VwVw(h[1], h[0]));  // in order: h[0]'s 32, then h[1]'s
+            hvx_vmem_store(&y[i], f32_to_bf16_vector(hvx_vmem_load(&x[2 * i]), hvx_vmem_load(&x[2 * i + 1])));
         }
     }
 }

@@ -1,5 +1,6 @@
-// GET_ROWS to F32 from F32 / F16 / BF16 rows and from the blocks-of-32 quantized rows (Q8_0,
-// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4), picked by I32 indices (I32 rows: copied). The index
+// GET_ROWS to F32 from F32 / F16 / BF16 rows, from the blocks-of-32 quantized rows (Q8_0,
+// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and from the K-quant rows (Q2_K .. Q6_K, super-blocks
+// of 256: compute_kquant_row, which also takes IQ4_XS), picked by I32 indices (I32 rows: copied). The index
 // is a scalar load from DDR (it forms the DMA address). A quantized row is split by 2-D DMAs
 // into dense arrays in VTCM (htp_get_rows_params: scales, mins, fifth bits, quants), laid out
 // so that HVX sees each block's 32 values in element order: the 4-bit types' 16 quant bytes
@@ -29,6 +30,9 @@ constexpr byte_perm make_table(int kind) {
             case 2:  // Q5_*: the bit of that byte element l % 32 takes
                 t.v[l] = (uint8_t) (1 << (l % 8));
                 break;
+            case 4:  // IQ4_XS: byte l <- quant byte 16 (l / 32) + l % 16 (sub-block l / 32's 16 bytes twice)
+                t.v[l] = vlut32_perm_index(16 * (l / 32) + l % 16);
+                break;
             default:  // word 0 into every word; word j: + 2j in every byte (lane_bcast)
                 t.v[l] = vlut32_perm_index(l % 4);
                 break;
@@ -41,6 +45,7 @@ constexpr byte_perm kLowHalf  = make_table(0);
 constexpr byte_perm kHighIdx  = make_table(1);
 constexpr byte_perm kHighBit  = make_table(2);
 constexpr byte_perm kBcast0   = make_table(3);
+constexpr byte_perm kIq4xsIdx = make_table(4);
 
 // Word j (0..31) of v in every lane: a byte permutation whose index is kBcast0's plus 2j in
 // every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
@@ -168,6 +173,149 @@ struct get_rows_op {
         }
     }
 
+    // K-quant super-block m's 256 codes in element order, c[0] elements 0..127, c[1]
+    // 128..255, as int8 with value = scale * code (- min): Q2_K 0..3, Q3_K -4..3, Q4_K 0..15,
+    // Q5_K 0..31, Q6_K -32..31, IQ4_XS its kLutIq4nl values (dequantize_row_q*_K's element numbering; the bit fields of a
+    // group of 32 elements sit in one 32-byte quarter, made by rep_quarter / quarter_lsr; the
+    // biased codes go through kLutQ3_K / kLutQ6_K). qs: the low bits, hs: the high bits.
+    template <uint32_t T>
+    static void kquant_codes(const HVX_Vector * qs, const HVX_Vector * hs, uint32_t m, HVX_Vector c[2]) {
+        const HVX_Vector     m4  = Q6_V_vsplat_R(0x0f0f0f0f);
+        const HVX_Vector     one = Q6_V_vsplat_R(0x01010101);
+        const HVX_Vector     m2  = Q6_V_vsplat_R(0x03030303);
+        const HVX_VectorPred q64 = Q6_Q_vsetq_R(64);
+        if (T == HTP_TYPE_Q2_K || T == HTP_TYPE_Q3_K) {  // qs: 64 bytes, element 128h + 32j + l: qs[32h + l] bits 2j
+            const HVX_Vector v = hvx_vmem_load(&qs[m / 2]);
+            for (uint32_t h = 0; h < 2; h++) {
+                c[h] = Q6_V_vand_VV(quarter_lsr(rep_quarter(v, 2 * (m % 2) + h), 0, 2), m2);
+            }
+            if (T == HTP_TYPE_Q3_K) {  // hmask: 32 bytes, bit 4h + j of byte l; clear: - 4
+                const HVX_Vector lut = hvx_vmem_load((const HVX_Vector *) kLutQ3_K.v);
+                const HVX_Vector hm  = rep_quarter(hvx_vmem_load(&hs[m / 4]), m % 4);
+                for (uint32_t h = 0; h < 2; h++) {
+                    const HVX_Vector bit = Q6_V_vand_VV(quarter_lsr(hm, (int32_t) (4 * h), 1), one);
+                    c[h] = Q6_Vb_vlut32_VbVbR(Q6_V_vor_VV(c[h], Q6_Vh_vasl_VhR(bit, 2)), lut, 0);
+                }
+            }
+        } else if (T == HTP_TYPE_IQ4_XS) {  // qs: 128 bytes, 16 per 32-element sub-block (IQ4_NL's order)
+            const HVX_Vector q   = hvx_vmem_load(&qs[m]);
+            const HVX_Vector idx = hvx_vmem_load((const HVX_Vector *) kIq4xsIdx.v);
+            const HVX_Vector low = hvx_vmem_load((const HVX_Vector *) kLowHalf.v);
+            const HVX_Vector lut = hvx_vmem_load_at(kLutIq4nl);
+            for (uint32_t h = 0; h < 2; h++) {  // sources 64h + ...: index + 32 in every byte (vlut32_perm_index)
+                const HVX_Vector ih = Q6_Vh_vadd_VhVh(idx, Q6_V_vsplat_R((int32_t) (0x20202020u * h)));
+                c[h] = Q6_Vb_vlut32_VbVbR(nibbles(permute_bytes(q, ih), low), lut, 0);
+            }
+        } else if (T == HTP_TYPE_Q6_K) {  // ql: 128 bytes; element 128h + b: ql[64h + b % 64], low nibble for b < 64
+            const HVX_Vector ql = hvx_vmem_load(&qs[m]);
+            const HVX_Vector qr = Q6_V_vror_VR(ql, 64);
+            c[0] = Q6_V_vmux_QVV(q64, Q6_V_vand_VV(ql, m4), Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(qr, 4), m4));
+            c[1] = Q6_V_vmux_QVV(q64, Q6_V_vand_VV(qr, m4), Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(ql, 4), m4));
+            const HVX_Vector qh  = hvx_vmem_load(&hs[m / 2]);  // 64 bytes: qh[32h + l] bits 2 * quarter
+            const HVX_Vector lut = hvx_vmem_load((const HVX_Vector *) kLutQ6_K.v);
+            for (uint32_t h = 0; h < 2; h++) {
+                const HVX_Vector hi = Q6_V_vand_VV(quarter_lsr(rep_quarter(qh, 2 * (m % 2) + h), 0, 2), m2);
+                const HVX_Vector k  = Q6_V_vor_VV(c[h], Q6_Vh_vasl_VhR(hi, 4));
+                c[h] = Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(k, lut, 0), Q6_Vb_vlut32_VbVbR(k, lut, 1));
+            }
+        } else {  // Q4_K / Q5_K: qs 128 bytes, byte 32j + l: low nibble element 64j + l, high 64j + 32 + l
+            const HVX_Vector     q  = hvx_vmem_load(&qs[m]);
+            const HVX_Vector     lo = Q6_V_vand_VV(q, m4);
+            const HVX_Vector     hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(q, 4), m4);
+            const HVX_VectorPred ev = Q6_Q_or_QQ(Q6_Q_vsetq_R(32), Q6_Q_and_QQ(Q6_Q_vsetq_R(96), Q6_Q_not_Q(q64)));
+            const HVX_Vector     t0 = Q6_V_vmux_QVV(ev, lo, Q6_V_vror_VR(hi, 96));  // groups 0, 2 (lo, hi each)
+            const HVX_Vector     t1 = Q6_V_vmux_QVV(ev, Q6_V_vror_VR(lo, 32), hi);  // groups 1, 3
+            c[0] = Q6_V_vmux_QVV(q64, t0, Q6_V_vror_VR(t1, 64));
+            c[1] = Q6_V_vmux_QVV(q64, Q6_V_vror_VR(t0, 64), t1);
+            if (T == HTP_TYPE_Q5_K) {  // qh: 32 bytes, element 128h + b takes bit 4h + b / 32 of qh[b % 32]
+                const HVX_Vector qh = rep_quarter(hvx_vmem_load(&hs[m / 4]), m % 4);
+                for (uint32_t h = 0; h < 2; h++) {
+                    const HVX_Vector bit = Q6_V_vand_VV(quarter_lsr(qh, (int32_t) (4 * h), 1), one);
+                    c[h] = Q6_V_vor_VV(c[h], Q6_Vh_vasl_VhR(bit, 4));
+                }
+            }
+        }
+    }
+
+    // Word at byte offset off of v, by vextract at offset 0 of v rotated to it (a variable
+    // offset went through a stack copy: docs/tools.md).
+    static uint32_t word_at(HVX_Vector v, uint32_t off) {
+        return (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) off), 0);
+    }
+
+    static float f32_of(uint32_t bits) {
+        float f;
+        __builtin_memcpy(&f, &bits, 4);
+        return f;
+    }
+
+    // One K-quant row (super-blocks of 256): the packed scales (v_scales, 16 bytes a super-
+    // block, a word extracted per use) and the FP16 d, dmin (v_mins, 4 bytes a super-block, converted 32
+    // super-blocks at a time) reach the core by vextract (it reads no VTCM); a sub-block's
+    // scale (and min) is computed in float as dequantize_row_q*_K does and splatted (16-element
+    // sub-blocks: two splats muxed, one per half vector).
+    template <uint32_t T> HTP_COMPUTE void compute_kquant_row(HVX_Vector * y, const uint8_t * x) const {
+        constexpr bool     kMin   = T == HTP_TYPE_Q2_K || T == HTP_TYPE_Q4_K || T == HTP_TYPE_Q5_K;
+        constexpr bool     kSub16 = T == HTP_TYPE_Q2_K || T == HTP_TYPE_Q3_K || T == HTP_TYPE_Q6_K;
+        const HVX_Vector * qs     = (const HVX_Vector *) (x + p->v_quants);
+        const HVX_Vector * hs     = (const HVX_Vector *) (x + p->v_high);
+        const HVX_Vector * scs    = (const HVX_Vector *) (x + p->v_scales);
+        const HVX_Vector * dms    = (const HVX_Vector *) (x + p->v_mins);
+        const uint32_t     n_sb   = p->n_blocks;
+        HTP_NO_UNROLL
+        for (uint32_t m = 0; m < n_sb; m++) {
+            const HVX_Vector     sv = Q6_V_vror_VR(hvx_vmem_load(&scs[m / 8]), (int32_t) (16 * (m % 8)));
+            const auto           byte = [sv](uint32_t i) { return (uint8_t) (word_at(sv, i & ~3u) >> (8 * (i % 4))); };
+            const HVX_VectorPair dw   = f16_scales_f32(hvx_vmem_load(&dms[m / 32]));
+            const HVX_Vector     dh   = Q6_V_vror_VR((m & 16) ? Q6_V_hi_W(dw) : Q6_V_lo_W(dw), (int32_t) (8 * (m % 16)));
+            const float          d    = f32_of(word_at(dh, 0));
+            const float          dmin = f32_of(word_at(dh, 4));
+            HVX_Vector           c[2];
+            kquant_codes<T>(qs, hs, m, c);
+            // 64 elements (two groups of 32) a trip: no array of converted vectors
+            for (uint32_t g2 = 0; g2 < 4; g2++) {
+                const HVX_VectorPair w = i8_to_f32_half((g2 & 2) ? c[1] : c[0], g2 & 1);
+                for (uint32_t k = 0; k < 2; k++) {
+                    const uint32_t v = 2 * g2 + k;  // 32-element group of the super-block
+                    HVX_Vector     scale, mn = Q6_V_vzero();
+                    if (kSub16) {
+                        float s0, s1, m0 = 0.0f, m1 = 0.0f;
+                        if (T == HTP_TYPE_Q2_K) {
+                            s0 = d * (float) (byte(2 * v) & 0xF);
+                            s1 = d * (float) (byte(2 * v + 1) & 0xF);
+                            m0 = dmin * (float) (byte(2 * v) >> 4);
+                            m1 = dmin * (float) (byte(2 * v + 1) >> 4);
+                        } else if (T == HTP_TYPE_Q3_K) {
+                            s0 = d * (float) k3_scale(byte, (int) (2 * v));
+                            s1 = d * (float) k3_scale(byte, (int) (2 * v + 1));
+                        } else {
+                            s0 = d * (float) (int8_t) byte(2 * v);
+                            s1 = d * (float) (int8_t) byte(2 * v + 1);
+                        }
+                        scale = Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), splat_f32(s0), splat_f32(s1));
+                        if (kMin) {
+                            mn = Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), splat_f32(m0), splat_f32(m1));
+                        }
+                    } else if (T == HTP_TYPE_IQ4_XS) {  // scales_h (bytes 0, 1), scales_l (2..5)
+                        const uint32_t sh = (uint32_t) byte(0) | (uint32_t) byte(1) << 8;
+                        const int32_t  ls = (int32_t) (((byte(2 + v / 2) >> (4 * (v % 2))) & 0xF) | ((sh >> (2 * v)) & 3) << 4);
+                        scale = splat_f32(d * (float) (ls - 32));
+                    } else {
+                        uint32_t scv, mnv;
+                        k4_scale_min(byte, (int) v, scv, mnv);
+                        scale = splat_f32(d * (float) scv);
+                        mn    = splat_f32(dmin * (float) mnv);
+                    }
+                    HVX_Vector r = Q6_Vsf_vmpy_VsfVsf(k ? Q6_V_hi_W(w) : Q6_V_lo_W(w), scale);
+                    if (kMin) {
+                        r = Q6_Vsf_vsub_VsfVsf(r, mn);
+                    }
+                    hvx_vmem_store(&y[8 * m + v], r);
+                }
+            }
+        }
+    }
+
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -199,6 +347,24 @@ struct get_rows_op {
                     break;
                 case HTP_TYPE_Q5_1:
                     compute_nibble_row<true, true>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q2_K:
+                    compute_kquant_row<HTP_TYPE_Q2_K>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q3_K:
+                    compute_kquant_row<HTP_TYPE_Q3_K>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q4_K:
+                    compute_kquant_row<HTP_TYPE_Q4_K>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q5_K:
+                    compute_kquant_row<HTP_TYPE_Q5_K>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q6_K:
+                    compute_kquant_row<HTP_TYPE_Q6_K>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ4_XS:
+                    compute_kquant_row<HTP_TYPE_IQ4_XS>(y, (const uint8_t *) x);
                     break;
                 default:  // Q4_0, IQ4_NL
                     compute_nibble_row<false, false>(y, (const uint8_t *) x);

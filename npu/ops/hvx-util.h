@@ -128,13 +128,31 @@ static inline void f16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, 
 
 // bf16 -> fp32 for 64 * n_in elements: reads n_in vectors, writes 2 * n_in (zero-extended in
 // order, then shifted up: a bf16 is the top half of its fp32).
+static inline HVX_VectorPair bf16_to_f32_pair(HVX_Vector v) {
+    const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(v);
+    return Q6_W_vcombine_VV(Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16), Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16));
+}
+
 static inline void bf16_to_f32_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_in) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_in; i++) {
-        const HVX_VectorPair w = Q6_Wuw_vunpack_Vuh(hvx_vmem_load(&src[i]));
-        hvx_vmem_store(&dst[2 * i], Q6_Vw_vasl_VwR(Q6_V_lo_W(w), 16));
-        hvx_vmem_store(&dst[2 * i + 1], Q6_Vw_vasl_VwR(Q6_V_hi_W(w), 16));
+        const HVX_VectorPair w = bf16_to_f32_pair(hvx_vmem_load(&src[i]));
+        hvx_vmem_store(&dst[2 * i], Q6_V_lo_W(w));
+        hvx_vmem_store(&dst[2 * i + 1], Q6_V_hi_W(w));
     }
+}
+
+// fp32 -> bf16 as ggml's GGML_FP32_TO_BF16: round to nearest even; a NaN stays a quiet NaN.
+static inline HVX_Vector f32_to_bf16_bits(HVX_Vector u) {
+    const HVX_Vector     odd = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(u, 16), Q6_V_vsplat_R(1));
+    const HVX_Vector     rnd = Q6_Vw_vadd_VwVw(u, Q6_Vw_vadd_VwVw(Q6_V_vsplat_R(0x7fff), odd));
+    const HVX_VectorPred nan = Q6_Q_vcmp_gt_VwVw(Q6_V_vand_VV(u, Q6_V_vsplat_R(0x7fffffff)), Q6_V_vsplat_R(0x7f800000));
+    return Q6_Vuw_vlsr_VuwR(Q6_V_vmux_QVV(nan, Q6_V_vor_VV(u, Q6_V_vsplat_R(0x00400000)), rnd), 16);
+}
+
+// Two fp32 vectors (elements in order: lo's 32, then hi's) -> one vector of 64 bf16.
+static inline HVX_Vector f32_to_bf16_vector(HVX_Vector lo, HVX_Vector hi) {
+    return Q6_Vh_vpacke_VwVw(f32_to_bf16_bits(hi), f32_to_bf16_bits(lo));
 }
 
 // Scale d[b & 63] of a block from the fp32 scales of its 64-block group (lo: blocks 0..31,
@@ -149,12 +167,18 @@ static inline HVX_VectorPair f16_scales_f32(HVX_Vector s) {
     return Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(s));
 }
 
+// Values 64 half .. 64 half + 63 of 128 int8 values v (in element order) as F32, lo: the first
+// 32, hi: the next: widened b -> h in order, h -> hf exactly (|v| <= 128), hf -> sf in order.
+static inline HVX_VectorPair i8_to_f32_half(HVX_Vector v, uint32_t half) {
+    const HVX_VectorPair h = Q6_Wh_vunpack_Vb(v);
+    return Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(half ? Q6_V_hi_W(h) : Q6_V_lo_W(h))));
+}
+
 // 128 int8 values (4 blocks of 32, in element order) -> F32 in f[0..3], values 32k..32k+31
-// in f[k]: widened b -> h in order, h -> hf exactly (|v| <= 128), hf -> sf in order.
+// in f[k].
 static inline void i8_to_f32_vectors4(HVX_Vector v, HVX_Vector f[4]) {
-    const HVX_VectorPair h  = Q6_Wh_vunpack_Vb(v);
-    const HVX_VectorPair w0 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_lo_W(h))));
-    const HVX_VectorPair w1 = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(Q6_V_hi_W(h))));
+    const HVX_VectorPair w0 = i8_to_f32_half(v, 0);
+    const HVX_VectorPair w1 = i8_to_f32_half(v, 1);
     f[0] = Q6_V_lo_W(w0);
     f[1] = Q6_V_hi_W(w0);
     f[2] = Q6_V_lo_W(w1);
@@ -198,6 +222,26 @@ static constexpr uint8_t vlut32_perm_index(int src) {
 static inline HVX_Vector permute_bytes(HVX_Vector v, HVX_Vector idx) {
     return Q6_V_vor_VV(Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 0), Q6_Vb_vlut32_VbVbR(idx, v, 1)),
                        Q6_V_vor_VV(Q6_Vb_vlut32_VbVbR(idx, v, 2), Q6_Vb_vlut32_VbVbR(idx, v, 3)));
+}
+
+// Byte quarter k (0..3) of v: bytes 32k .. 32k + 31, in all four quarters (no permute: two
+// rotates and two muxes).
+static inline HVX_Vector rep_quarter(HVX_Vector v, uint32_t k) {
+    const HVX_Vector x = Q6_V_vror_VR(v, (int32_t) (32 * k));
+    const HVX_Vector y = Q6_V_vmux_QVV(Q6_Q_vsetq_R(32), x, Q6_V_vror_VR(x, 96));
+    return Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), y, Q6_V_vror_VR(y, 64));
+}
+
+// The bytes of quarter q (0..3) of x shifted right by s0 + q * ds (ds * 3 + s0 <= 7). A
+// halfword shift: each byte's top bits take its neighbour's, so callers mask the low
+// 8 - shift bits (the bit fields of the K-quants' packed high bits).
+static inline HVX_Vector quarter_lsr(HVX_Vector x, int32_t s0, int32_t ds) {
+    const HVX_Vector v0 = Q6_Vuh_vlsr_VuhR(x, s0);
+    const HVX_Vector v1 = Q6_Vuh_vlsr_VuhR(x, s0 + ds);
+    const HVX_Vector v2 = Q6_Vuh_vlsr_VuhR(x, s0 + 2 * ds);
+    const HVX_Vector v3 = Q6_Vuh_vlsr_VuhR(x, s0 + 3 * ds);
+    return Q6_V_vmux_QVV(Q6_Q_vsetq_R(32), v0,
+                         Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), v1, Q6_V_vmux_QVV(Q6_Q_vsetq_R(96), v2, v3)));
 }
 
 static inline HVX_Vector * vptr(dma_addr_t a) {

@@ -23,6 +23,46 @@ alignas(128) inline constexpr int8_t kLutIq4nl[128] = { -127, 0, -104, 0, -83, 0
 alignas(128) inline constexpr int8_t kLutMxfp4x2[128] = { 0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
                                                           0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0 };
 
+// Code k -> k - bias for the K-quants' offset codes (Q3_K: 3 bits, bias 4; Q6_K: 6 bits, bias
+// 32; codes 32..63 read with Rt = 1), as vlut32 tables.
+struct lut_bytes {
+    int8_t v[128] __attribute__((aligned(128)));
+};
+
+constexpr lut_bytes make_bias_lut(int n, int bias) {
+    lut_bytes t{};
+    for (int k = 0; k < n; k++) {
+        t.v[2 * k] = (int8_t) (k - bias);
+    }
+    return t;
+}
+
+alignas(128) inline constexpr lut_bytes kLutQ3_K = make_bias_lut(8, 4);
+alignas(128) inline constexpr lut_bytes kLutQ6_K = make_bias_lut(64, 32);
+
+// Q4_K / Q5_K: the 6-bit scale and min of 32-element sub-block j (0..7) from a super-block's
+// 12 packed bytes, sc(i) byte i (ggml's get_scale_min_k4).
+template <class B> inline void k4_scale_min(B sc, int j, uint32_t & d, uint32_t & m) {
+    if (j < 4) {
+        d = sc(j) & 63;
+        m = sc(j + 4) & 63;
+    } else {
+        d = (sc(j + 4) & 0xF) | ((sc(j - 4) >> 6) << 4);
+        m = (sc(j + 4) >> 4) | ((sc(j) >> 6) << 4);
+    }
+}
+
+// Q3_K: the 6-bit scale (bias 32 taken off) of 16-element sub-block k (0..15) from a super-
+// block's 12 packed bytes, sc(i) byte i: low 4 bits from byte 4 (k / 4 % 2) + k % 4 (its high
+// nibble for k >= 8), high 2 bits from byte 8 + k % 4, bits 2 (k / 4) (dequantize_row_q3_K's
+// aux words).
+template <class B> inline int32_t k3_scale(B sc, int k) {
+    const int      g  = k / 4, i = k % 4;
+    const uint32_t lo = (uint32_t) (sc(4 * (g & 1) + i) >> (4 * (g >> 1))) & 0xF;
+    const uint32_t hi = (uint32_t) (sc(8 + i) >> (2 * g)) & 3;
+    return (int32_t) (lo | hi << 4) - 32;
+}
+
 // The bits of 2^(e - 128) as an F32 (ggml_e8m0_to_fp32_half): MXFP4's scale for kLutMxfp4x2.
 inline constexpr uint32_t e8m0_half_bits(uint32_t e) {
     return e < 2 ? 0x00200000u << e : (e - 1) << 23;

@@ -20,6 +20,8 @@
  *    has_mul and vmul after the NORM fields; htp_rms_norm_params is gone);
  *    htp_counter HTP_CNT_HVX_ST (the stores among HTP_CNT_HVX_LDST): the counters after
  *    HTP_CNT_HVX_LDST moved by one and htp_op_timing grew by 8 bytes;
+ *    get_rows takes the K-quant rows Q2_K .. Q6_K and IQ4_XS (HTP_TYPE_IQ4_XS; n_blocks:
+ *    super-blocks); scale.bf16;
  * 16: op codes ARGMAX and SUM (reduce: kinds ARGMAX, SUM_ALL); get_rows takes Q4_0, Q4_1,
  *    Q5_0, Q5_1, IQ4_NL, MXFP4 rows: a field list of DMAs (q8_quant_offset gone); op codes ROLL
  *    (roll), PAD_REFLECT_1D (pad_reflect), TIMESTEP_EMBEDDING (timestep); elementwise.vwide and

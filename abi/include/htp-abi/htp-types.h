@@ -19,6 +19,7 @@ enum htp_type {
     HTP_TYPE_Q5_K = 13,
     HTP_TYPE_Q6_K = 14,
     HTP_TYPE_IQ4_NL = 20,
+    HTP_TYPE_IQ4_XS = 23,
     HTP_TYPE_I32 = 26,
     HTP_TYPE_I64 = 27,
     HTP_TYPE_BF16 = 30,
@@ -56,6 +57,7 @@ static inline uint32_t htp_type_unit(uint32_t type, uint32_t * elems) {
         case HTP_TYPE_Q4_K: return 144;
         case HTP_TYPE_Q5_K: return 176;
         case HTP_TYPE_Q6_K: return 210;
+        case HTP_TYPE_IQ4_XS: return 136;
         default: break;
     }
     *elems = type == HTP_TYPE_Q1_0 ? 128 : 64;

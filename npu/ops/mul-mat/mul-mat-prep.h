@@ -175,14 +175,7 @@ static inline void mm_prep_q4_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 // Q5_K: also qh (`qhs`, DMA'd 4 times per super-block so that qh byte l sits at 32j + l): the
 // fifth bit of byte 32j + l is qh bit 2j (low nibble) / 2j + 1 (high nibble).
 static inline HVX_Vector mm_q5k_fifth(HVX_Vector h, int base) {
-    const HVX_Vector one = Q6_V_vsplat_R(0x01010101);
-    const HVX_Vector v0  = Q6_Vuh_vlsr_VuhR(h, base);
-    const HVX_Vector v1  = Q6_Vuh_vlsr_VuhR(h, base + 2);
-    const HVX_Vector v2  = Q6_Vuh_vlsr_VuhR(h, base + 4);
-    const HVX_Vector v3  = Q6_Vuh_vlsr_VuhR(h, base + 6);
-    const HVX_Vector sel = Q6_V_vmux_QVV(Q6_Q_vsetq_R(32), v0,
-                                         Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), v1, Q6_V_vmux_QVV(Q6_Q_vsetq_R(96), v2, v3)));
-    return Q6_Vh_vasl_VhR(Q6_V_vand_VV(sel, one), 4);
+    return Q6_Vh_vasl_VhR(Q6_V_vand_VV(quarter_lsr(h, base, 2), Q6_V_vsplat_R(0x01010101)), 4);
 }
 
 static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
@@ -202,13 +195,7 @@ static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         const float     dmin = dd[8 * (m & 7) + 1];
         for (int j = 0; j < 8; j++) {
             uint32_t scv, mnv;
-            if (j < 4) {
-                scv = sc[j] & 63;
-                mnv = sc[j + 4] & 63;
-            } else {
-                scv = (sc[j + 4] & 0xF) | ((sc[j - 4] >> 6) << 4);
-                mnv = (sc[j + 4] >> 4) | ((sc[j] >> 6) << 4);
-            }
+            k4_scale_min([sc](int i) { return sc[i]; }, j, scv, mnv);
             for (int l = 0; l < 8; l++) {  // sub-block j: lanes 8 * (j / 2) .. + 7 of lo (j even) / hi
                 es[j & 1][8 * (j / 2) + l] = d * (float) scv;
                 eo[j & 1][8 * (j / 2) + l] = dmin * (float) mnv;

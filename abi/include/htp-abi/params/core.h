@@ -37,6 +37,7 @@ struct htp_scale_params {
     float scale;
     float bias;
     uint32_t has_bias;               // 0: dst = x * scale exactly (keeps -0.0 as ggml does)
+    uint32_t bf16;                   // 1: BF16 rows (src0 and dst), else F32
     struct htp_rows_shape shape;
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;
@@ -63,6 +64,10 @@ struct htp_cpy_params {
 // E8M0 bytes) at v_scales, Q4_1 / Q5_1 mins at v_mins, Q5_* fifth bits (4 bytes a block) at
 // v_high, and the quants at v_quants, 32 bytes a block: Q8_0 its int8 quants; the 4-bit types
 // their 16 bytes twice (low nibbles are elements 0..15, high nibbles 16..31).
+// A K-quant row (Q2_K .. Q6_K, super-blocks of 256; n_blocks counts super-blocks) is split into
+// the packed sub-block scales at v_scales (16 bytes a super-block), the FP16 d, dmin at v_mins
+// (4 bytes), the high bits at v_high (Q3_K hmask, Q5_K qh, Q6_K qh) and the low bits at v_quants,
+// each field at its own width (host/ops/get-rows.cpp kquant_layout).
 struct htp_get_rows_field {
     uint32_t src_off;                // byte of the field in a block
     uint32_t bytes;                  // its width
@@ -75,7 +80,7 @@ struct htp_get_rows_field {
 struct htp_get_rows_params {
     struct htp_split_params split;
     uint32_t src_type;               // HTP_TYPE_F32 / F16 / BF16 / I32 / a block type above
-    uint32_t ne0;                    // elements per row (a multiple of 32 for block types)
+    uint32_t ne0;                    // elements per row (a multiple of 32 for block types, 256 for K-quants)
     uint32_t src_row_bytes;          // bytes of one src0 row
     uint32_t n_blocks;               // blocks per row (block types)
     uint32_t block_bytes;            // bytes of one block

@@ -124,10 +124,14 @@ def emulated_names():
     fn = re.compile(r"\b(?:HVX_Vector(?:Pair|Pred)?|Word(?:32|64)|u?int(?:32|64)_t|int|void)\s*\*?\s+"
                     r"(Q6_\w+)\s*\(")
     macro = re.compile(r"#\s*define\s+(Q6_\w+)")
+    # Intrinsic families defined one line per name (hvx-emu/include/hvx-emu/types.h HVX_EMU_VV,
+    # HVX_EMU_V and the macros built on them): the name is an argument of the invocation.
+    family = re.compile(r"^\s*HVX_EMU_V\w*\((?:[^,()]*,\s*)?(Q6_\w+)\s*,", re.M)
     for path in glob.glob(os.path.join(EMU_DIR, "**", "*.h"), recursive=True):
         text = open(path).read()
         defined.update(fn.findall(text))
         defined.update(macro.findall(text))
+        defined.update(family.findall(text))
     return defined
 
 

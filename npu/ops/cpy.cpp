@@ -50,12 +50,7 @@ HTP_COMPUTE void compute_f32_to_i32(HVX_Vector * y, const HVX_Vector * x, uint32
     }
 }
 
-struct cpy_op {
-    const htp_op_context * octx;
-    const htp_cpy_params * p;
-    uint32_t               ith;
-    dma_queue *            q;
-
+struct cpy_op : row_op<htp_cpy_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos    c  = row_coords(p->shape, r);
         const dma_addr_t s  = octx->src[0].data + row_offset(p->src, c.i1, c.i2, c.i3);

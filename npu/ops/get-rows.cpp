@@ -65,12 +65,7 @@ inline HVX_Vector e8m0_half(uint32_t e) {
     return Q6_V_vsplat_R((int32_t) e8m0_half_bits(e));
 }
 
-struct get_rows_op {
-    const htp_op_context *      octx;
-    const htp_get_rows_params * p;
-    uint32_t                    ith;
-    dma_queue *                 q;
-
+struct get_rows_op : row_op<htp_get_rows_params> {
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos    c = row_coords(p->shape, r);  // (i10, i11, i12); a chunk stays in one plane
         const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot);

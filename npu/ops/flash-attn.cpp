@@ -51,12 +51,8 @@ struct fa_thread {
         int            k   = 0;
         const dma_addr_t ka = octx->src[1].data + ic0 * p->k.nb1 + ik2 * p->k.nb2 + ik3 * p->k.nb3;
         const dma_addr_t va = octx->src[2].data + ic0 * p->v.nb1 + ik2 * p->v.nb2 + ik3 * p->v.nb3;
-        const htp_fa_kv_layout & kl = p->k_vtcm;
-        const htp_fa_kv_layout & vl = p->v_vtcm;
-        if (!fetch_kv(at(kl.at + s * kl.slot), ka, p->k_type, kl.pitch, p->k.nb1, p->k_row_bytes, p->k_blocks, kl.scales,
-                      kl.mins, kl.qh, kl.quants, n, k) ||
-            !fetch_kv(at(vl.at + s * vl.slot), va, p->v_type, vl.pitch, p->v.nb1, p->v_row_bytes, p->v_blocks, vl.scales,
-                      vl.mins, vl.qh, vl.quants, n, k)) {
+        if (!fetch_kv(p->k_vtcm, s, ka, p->k_type, p->k.nb1, p->k_row_bytes, p->k_blocks, n, k) ||
+            !fetch_kv(p->v_vtcm, s, va, p->v_type, p->v.nb1, p->v_row_bytes, p->v_blocks, n, k)) {
             return -1;
         }
         if (p->has_mask) {
@@ -79,8 +75,10 @@ struct fa_thread {
     // One K or V chunk: rows into the raw slot; quantized rows land densely and VTCM -> VTCM
     // descriptors (run after it, the queue is FIFO) split the blocks into dense arrays of
     // scales d, mins m (Q4_1, Q5_1), high bits qh (Q5_0, Q5_1) and quants.
-    bool fetch_kv(dma_addr_t slot, dma_addr_t src, uint32_t type, uint32_t pitch, uint32_t nb1, uint32_t row_bytes,
-                  uint32_t blocks, uint32_t scales, uint32_t mins, uint32_t qh, uint32_t quants, uint32_t n, int & k) {
+    bool fetch_kv(const htp_fa_kv_layout & l, uint32_t s, dma_addr_t src, uint32_t type, uint32_t nb1,
+                  uint32_t row_bytes, uint32_t blocks, uint32_t n, int & k) {
+        const dma_addr_t slot = at(l.at + s * l.slot);
+        const uint32_t   pitch = l.pitch, scales = l.scales, mins = l.mins, qh = l.qh, quants = l.quants;
         if (!dma_queue_push(q, slot, src, pitch, nb1, row_bytes, n)) {
             return false;
         }
@@ -178,9 +176,12 @@ struct fa_thread {
 
     // The chunk's K or V rows as F32 rows; returns the first row and sets the pitch in vectors.
     // Lanes past d are zeroed when zero_tail (K: they meet zeroed Q lanes in the dot product).
-    const HVX_Vector * compute_kv_f32(dma_addr_t slot, dma_addr_t fbuf, uint32_t type, uint32_t d, uint32_t pitch,
-                              uint32_t f_pitch, uint32_t blocks, uint32_t scales, uint32_t mins, uint32_t qh,
-                              uint32_t quants, uint32_t n, bool zero_tail, uint32_t & vpitch) const {
+    const HVX_Vector * compute_kv_f32(const htp_fa_kv_layout & l, uint32_t s, uint32_t type, uint32_t d, uint32_t blocks,
+                                      uint32_t n, bool zero_tail, uint32_t & vpitch) const {
+        const dma_addr_t slot = at(l.at + s * l.slot);
+        const dma_addr_t fbuf = at(l.f_at);
+        const uint32_t   pitch = l.pitch, f_pitch = l.f_pitch, scales = l.scales, mins = l.mins, qh = l.qh;
+        const uint32_t   quants = l.quants;
         HVX_Vector * y;
         if (type == HTP_TYPE_F32) {
             y      = vptr(slot);
@@ -234,12 +235,8 @@ struct fa_thread {
         const uint32_t ic0 = c * rpc;
         const uint32_t n   = p->n_kv - ic0 < rpc ? p->n_kv - ic0 : rpc;
         uint32_t       kp, vp;
-        const htp_fa_kv_layout & kl = p->k_vtcm;
-        const htp_fa_kv_layout & vl = p->v_vtcm;
-        const HVX_Vector * kf = compute_kv_f32(at(kl.at + s * kl.slot), at(kl.f_at), p->k_type, p->dk, kl.pitch, kl.f_pitch,
-                                               p->k_blocks, kl.scales, kl.mins, kl.qh, kl.quants, n, true, kp);
-        vf_rows = compute_kv_f32(at(vl.at + s * vl.slot), at(vl.f_at), p->v_type, p->dv, vl.pitch, vl.f_pitch, p->v_blocks,
-                                 vl.scales, vl.mins, vl.qh, vl.quants, n, false, vp);
+        const HVX_Vector * kf = compute_kv_f32(p->k_vtcm, s, p->k_type, p->dk, p->k_blocks, n, true, kp);
+        vf_rows               = compute_kv_f32(p->v_vtcm, s, p->v_type, p->dv, p->v_blocks, n, false, vp);
         vf_step = vp;
         HTP_NO_UNROLL
         for (uint32_t r = 0; r < nr; r++) {

@@ -508,7 +508,13 @@ int fa_run_thread(htp_op_context * octx, const op_rows & tiles, uint32_t ith, ui
     if (p->has_sinks && !th.sinks.load(th.q, th.at(p->vsinks), octx->src[4].data, p->rk2 * p->nek2 * 4)) {
         st = HTP_STATUS_DMA_ERROR;
     }
-    for (uint32_t t = tiles.row_start + ith; t < end && st == HTP_STATUS_OK; t += n_threads) {
+    // rows_per_thread tiles at most (the host's ceil(tiles / n_threads): the same count as a
+    // contiguous split), the last thread's last turn maybe past the end.
+    for (uint32_t k = 0; k < tiles.rows_per_thread && st == HTP_STATUS_OK; k++) {
+        const uint32_t t = tiles.row_start + ith + k * n_threads;
+        if (t >= end) {
+            break;
+        }
         st   = th.run_tile(t, pending);
         last = t;
     }

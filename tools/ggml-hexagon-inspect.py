@@ -29,7 +29,8 @@ Examples:
 Also reachable as scripts/snapdragon/ggml-hexagon-inspect.py (the spec's path; a link to
 tools/ggml-hexagon-inspect.py), run from the repository root as the spec shows.
 
-Python 3 standard library only; needs llvm-objdump-16, llvm-symbolizer-16 and llvm-readelf-16
+The loop finder (the packet graph, its dominators, the natural loops) is tools/inspect_loops.py,
+imported from beside this file. Python 3 standard library only; needs llvm-objdump-16, llvm-symbolizer-16 and llvm-readelf-16
 (Debian's llvm-16, installed by scripts/deps-hexagon.sh; HEXAGON_LLVM_SUFFIX=-19 picks another).
 """
 
@@ -41,6 +42,10 @@ import re
 import shutil
 import subprocess
 import sys
+
+# The loop finder, a module beside this file (installed with it; realpath: through the link too).
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from inspect_loops import find_loops  # noqa: E402
 
 # The real file: scripts/snapdragon/ggml-hexagon-inspect.py (the spec's path) links here.
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -57,8 +62,6 @@ FUNC_LINE = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 RELOC_LINE = re.compile(r"^\s+([0-9a-f]+):\s+(R_HEX_\w+)\s+([^\s+]+)")
 RELOC_TAIL = re.compile(r"\s+[0-9a-f]+:\s+(R_HEX_\w+)\s+([^\s+]+)\S*\s*$")
 SOURCE_LINE = re.compile(r"^(/|\.\.?/|[A-Za-z]:).*:\d+$|^[^\s:]+\(\):$")
-HWLOOP = re.compile(r"\b(?:sp[123])?loop([01])\(0x([0-9a-f]+)")
-BRANCH = re.compile(r"\bjump(?::n?t)?\s+0x([0-9a-f]+)")
 CALL = re.compile(r"\bcall\s+0x([0-9a-f]+)")
 PLT_GOT = re.compile(r"r14\s*=\s*add\(pc,##0x([0-9a-f]+)\)")
 # Stack accesses: vector or scalar memory operand on a base register.
@@ -266,137 +269,6 @@ class Binary:
         table = dict(zip(names, out))
         for f in self.functions:
             f.demangled = table.get(f.name, f.name)
-
-
-UNCOND_JUMP = re.compile(r"^jump\s+0x([0-9a-f]+)$")
-EXIT = re.compile(r"^(?:dealloc_return|jumpr\s+r\d+|jumpr:\w+\s+r\d+|dealloc_return:\w+)$")
-
-
-def find_loops(f):
-    """Natural loops of the function's packet graph: an edge B -> H where H dominates B
-    (hardware loops: the :endloop packet -> the loop0/loop1 start). Irreducible loops (no
-    dominating header: hand-written gotos; compilers do not make them) are not found. Each instruction gets the
-    loops whose body holds its packet, innermost last; f.loops lists (header, latch, how)."""
-    packets = collections.OrderedDict()
-    for insn in f.insns:
-        packets.setdefault(insn.packet, []).append(insn)
-    order = list(packets)
-    index = {a: i for i, a in enumerate(order)}
-    # Hardware loop ends: the first :endloopN packet at or after each loopN start.
-    hw_edges = {}
-    for insn in f.insns:
-        m = HWLOOP.search(insn.text)
-        if m:
-            start, which = int(m.group(2), 16), m.group(1)
-            for a in order[index.get(start, len(order)):] if start in index else []:
-                if any(i.text.startswith(":endloop") and which in i.text[8:] for i in packets[a]):
-                    hw_edges.setdefault(a, set()).add(start)
-                    break
-    succs = []
-    for i, a in enumerate(order):
-        out = set(hw_edges.get(a, ()))
-        falls = True
-        for insn in packets[a]:
-            m = BRANCH.search(insn.text)
-            if m and "jumpr" not in insn.text:
-                t = int(m.group(1), 16)
-                if t in index:
-                    out.add(t)
-                if UNCOND_JUMP.match(insn.text):
-                    falls = False
-            elif EXIT.match(insn.text):
-                falls = False
-        if falls and i + 1 < len(order):
-            out.add(order[i + 1])
-        succs.append([index[t] for t in out])
-    n = len(order)
-    if n == 0:
-        f.loops = []
-        return
-    preds = [[] for _ in range(n)]
-    for i, ss in enumerate(succs):
-        for j in ss:
-            preds[j].append(i)
-    # Reverse post-order from the entry, then immediate dominators (Cooper, Harvey, Kennedy).
-    post, seen, stack = [], [False] * n, [(0, 0)]
-    seen[0] = True
-    while stack:
-        node, k = stack.pop()
-        if k < len(succs[node]):
-            stack.append((node, k + 1))
-            nxt = succs[node][k]
-            if not seen[nxt]:
-                seen[nxt] = True
-                stack.append((nxt, 0))
-        else:
-            post.append(node)
-    rpo_num = {node: i for i, node in enumerate(reversed(post))}
-    idom = {0: 0}
-    changed = True
-    while changed:
-        changed = False
-        for node in reversed(post):
-            if node == 0:
-                continue
-            cands = [p for p in preds[node] if p in idom]
-            if not cands:
-                continue
-            new = cands[0]
-            for p in cands[1:]:
-                a, b = p, new
-                while a != b:
-                    while rpo_num[a] > rpo_num[b]:
-                        a = idom[a]
-                    while rpo_num[b] > rpo_num[a]:
-                        b = idom[b]
-                new = a
-            if idom.get(node) != new:
-                idom[node] = new
-                changed = True
-
-    # h dominates b when b lies in h's subtree of the dominator tree: number the tree once
-    # (entry and exit times of a depth-first walk) and compare, instead of walking b's idom
-    # chain for every edge (that walk was most of the tool's time on a whole library).
-    children = collections.defaultdict(list)
-    for node, parent in idom.items():
-        if node != parent:
-            children[parent].append(node)
-    tin, tout, clock, walk = {}, {}, 0, [(0, False)]
-    while walk:
-        node, done = walk.pop()
-        if done:
-            tout[node] = clock
-            clock += 1
-            continue
-        tin[node] = clock
-        clock += 1
-        walk.append((node, True))
-        walk.extend((c, False) for c in children[node])
-
-    def dominates(h, b):
-        return h in tin and b in tin and tin[h] <= tin[b] and tout[b] <= tout[h]
-
-    loops = []
-    for b in range(n):
-        if b not in idom:
-            continue
-        for h in succs[b]:
-            if dominates(h, b):  # rotated loops enter mid-way: the back-edge may point forward
-                body, work = {h, b}, ([b] if b != h else [])
-                while work:
-                    x = work.pop()
-                    for p in preds[x]:
-                        if p not in body and p in idom:
-                            body.add(p)
-                            work.append(p)
-                how = "hardware loop" if order[h] in hw_edges.get(order[b], ()) else "back-edge"
-                loops.append((order[h], packets[order[b]][-1].addr, how, {order[x] for x in body}))
-    loops.sort(key=lambda lp: (lp[0], -len(lp[3])))
-    f.loops = [(h, e, how) for h, e, how, _ in loops]
-    for insn in f.insns:
-        mine = [lp for lp in loops if insn.packet in lp[3]]
-        mine.sort(key=lambda lp: len(lp[3]), reverse=True)
-        insn.loops = [(h, e) for h, e, _, _ in mine]
 
 
 def stack_accesses(f):

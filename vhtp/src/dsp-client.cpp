@@ -1,21 +1,19 @@
-// The host's half of the DSP processes (dsp-client.h, dsp.h): one per session.
+// The host's half of the DSP processes (dsp-client.h, dsp.h): one per session. Each (NPU,
+// session) pair has a link to its process: which sessions it holds, the buffers it was given,
+// its watchdog and its restart. Starting a process and its control requests are in
+// dsp-process.cpp, the pages all processes share in dsp-common.cpp, what a lost process leaves
+// (its loss report, its device-group peers' fences) in dsp-loss.cpp.
 #include "dsp-client.h"
 
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/futex.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,28 +22,17 @@
 #include <string>
 #include <vector>
 
+#include "dsp-common.h"
+#include "dsp-loss.h"
+#include "dsp-process.h"
 #include "dsp.h"
 #include "error.h"
 #include "htp-abi/htp-abi.h"
-#include "htp-abi/htp-ops.h"
-#include "mdev-check.h"
 #include "msg-queue.h"
 #include "npu.h"
 #include "session.h"
 
-extern char ** environ;
-
 namespace vhtp {
-
-struct remote_session {
-    uint32_t              slot;
-    std::atomic<uint64_t> gen_sent{ 0 };  // the DSP generation its last message went to
-    // Its last message's place in a device group (before_send), so that when its process dies
-    // the peers, in other processes, stop waiting for it (dsp_link::release_peers).
-    int      fence_fd  = -1;  // host descriptor of the fence buffer; -1: not in a group
-    uint64_t fence_off = 0;   // byte offset of its own slot in that buffer
-    uint32_t batch_seq = 0;   // the batch's first barrier
-};
 
 namespace {
 
@@ -66,150 +53,6 @@ uint64_t watchdog_ns() {
     return ns;
 }
 
-// The executable beside this library's file (ggml-vhtp-dsp).
-std::string dsp_executable() {
-    Dl_info info{};
-    std::string dir = ".";
-    if (dladdr(reinterpret_cast<void *>(&dsp_executable), &info) && info.dli_fname) {
-        char * real = realpath(info.dli_fname, nullptr);
-        dir         = real ? real : info.dli_fname;
-        free(real);
-        const size_t slash = dir.rfind('/');
-        dir                = slash == std::string::npos ? "." : dir.substr(0, slash);
-    }
-    return dir + "/ggml-vhtp-dsp";
-}
-
-// The host's environment for the DSP process (GGML_HEXAGON_* included), but for LD_PRELOAD
-// entries other than sanitizer runtimes: a preloaded library that loads ggml's backends (as the
-// tests' libload-all-backends.so does) would open sessions from inside the DSP.
-std::vector<std::string> dsp_environment() {
-    std::vector<std::string> env;
-    for (char ** e = environ; *e; e++) {
-        if (strncmp(*e, "LD_PRELOAD=", 11) != 0) {
-            env.emplace_back(*e);
-            continue;
-        }
-        std::string kept, list = *e + 11;
-        for (size_t start = 0; start <= list.size();) {
-            size_t end = list.find_first_of(": ", start);
-            end        = end == std::string::npos ? list.size() : end;
-            const std::string lib = list.substr(start, end - start);
-            if (lib.find("clang_rt") != std::string::npos || lib.find("libasan") != std::string::npos ||
-                lib.find("libtsan") != std::string::npos || lib.find("libubsan") != std::string::npos) {
-                kept += (kept.empty() ? "" : ":") + lib;
-            }
-            start = end + 1;
-        }
-        if (!kept.empty()) {
-            env.push_back("LD_PRELOAD=" + kept);
-        }
-    }
-    return env;
-}
-
-std::string signal_text(int sig) {
-    const char * abbrev = sigabbrev_np(sig);
-    return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
-
-// What every DSP process of this host process shares: the state page (dsp.h), the session
-// slots in it, and the device groups' board (mdev-check.h), created with the first process; and
-// each NPU's page (npu.h), created with the first process of one of its sessions and kept (a
-// restarted session's process gets the same one).
-class dsp_common {
-  public:
-    dsp_shared * shared   = nullptr;
-    int          state_fd = -1;
-    int          board_fd = -1;
-
-    bool init(char * err, size_t err_len) {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (shared) {
-            return true;
-        }
-        if (board_fd < 0 && !mdev_board_create(&board_fd, err, err_len)) {
-            return false;
-        }
-        state_fd = memfd_create("vhtp-dsp-state", MFD_CLOEXEC);
-        if (state_fd < 0 || ftruncate(state_fd, sizeof(dsp_shared)) != 0) {
-            set_error(err, err_len, "cannot create the DSP state page: %s", strerror(errno));
-            return false;
-        }
-        void * p = mmap(nullptr, sizeof(dsp_shared), PROT_READ | PROT_WRITE, MAP_SHARED, state_fd, 0);
-        if (p == MAP_FAILED) {
-            set_error(err, err_len, "cannot map the DSP state page: %s", strerror(errno));
-            return false;
-        }
-        auto * st = new (p) dsp_shared{};
-        st->magic = kDspMagic;
-        for (uint32_t i = 0; i < kDspMaxProcs; i++) {
-            st->crash_slot[i].store(-1);
-        }
-        shared = st;
-        return true;
-    }
-
-    // NPU npu's page and its descriptor; -1 (no page) for an index past the NPUs, which the
-    // DSP refuses to open with its reason.
-    int npu_page_fd(uint32_t npu, char * err, size_t err_len) {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (npu >= VHTP_MAX_NPUS) {
-            return -1;
-        }
-        if (!pages_[npu]) {
-            const int fd = memfd_create("vhtp-npu", MFD_CLOEXEC);
-            if (fd < 0 || ftruncate(fd, sizeof(npu_page)) != 0) {
-                set_error(err, err_len, "cannot create NPU %u's page: %s", npu, strerror(errno));
-                if (fd >= 0) {
-                    ::close(fd);
-                }
-                return -2;
-            }
-            void * p = mmap(nullptr, sizeof(npu_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-            if (p == MAP_FAILED) {
-                set_error(err, err_len, "cannot map NPU %u's page: %s", npu, strerror(errno));
-                ::close(fd);
-                return -2;
-            }
-            pages_[npu]    = npu_page_init(p);
-            page_fds_[npu] = fd;
-        }
-        return page_fds_[npu];
-    }
-
-    npu_page * page(uint32_t npu) {
-        std::lock_guard<std::mutex> lock(mu_);
-        return npu < VHTP_MAX_NPUS ? pages_[npu] : nullptr;
-    }
-
-    int take_slot() {
-        std::lock_guard<std::mutex> lock(mu_);
-        for (uint32_t i = 0; i < kDspMaxSessions; i++) {
-            if (!used_[i]) {
-                used_[i] = true;
-                return (int) i;
-            }
-        }
-        return -1;
-    }
-
-    void give_slot(uint32_t slot) {
-        std::lock_guard<std::mutex> lock(mu_);
-        used_[slot] = false;
-    }
-
-  private:
-    std::mutex mu_;
-    bool       used_[kDspMaxSessions] = {};
-    npu_page * pages_[VHTP_MAX_NPUS]   = {};
-    int        page_fds_[VHTP_MAX_NPUS] = {};
-};
-
-dsp_common & common() {
-    static dsp_common * c = new dsp_common;  // never destroyed, as the links
-    return *c;
-}
 
 // One session's DSP process (the session, while open; a link is kept for its (NPU, session
 // index) and starts a new process when that session opens again).
@@ -224,7 +67,7 @@ class dsp_link {
         if (pid_ <= 0 && !start(err, err_len)) {
             return false;
         }
-        const int slot = common().take_slot();
+        const int slot = dsp_common_get().take_slot();
         if (slot < 0) {
             set_error(err, err_len, "the DSP processes host at most %u sessions", kDspMaxSessions);
             stop_if_idle();
@@ -236,7 +79,7 @@ class dsp_link {
         if (!open_in_dsp(s, err, err_len)) {
             s->remote = nullptr;
             delete r;
-            common().give_slot((uint32_t) slot);
+            dsp_common_get().give_slot((uint32_t) slot);
             stop_if_idle();
             return false;
         }
@@ -257,7 +100,7 @@ class dsp_link {
     void close_session(vhtp_session * s) {
         std::lock_guard<std::mutex> lock(mu);
         close_in_dsp(s);  // a dead DSP has closed it anyway
-        common().give_slot(s->remote->slot);
+        dsp_common_get().give_slot(s->remote->slot);
         for (size_t i = 0; i < sessions_.size(); i++) {
             if (sessions_[i] == s) {
                 sessions_.erase(sessions_.begin() + (long) i);
@@ -356,7 +199,7 @@ class dsp_link {
         }
         const uint64_t now = now_ns();
         for (vhtp_session * s : sessions_) {
-            const dsp_progress & p = common().shared->progress[s->remote->slot];
+            const dsp_progress & p = dsp_common_get().shared->progress[s->remote->slot];
             const uint64_t since = p.since_ns.load(std::memory_order_acquire);
             if (p.busy.load(std::memory_order_acquire) && now > since && now - since > limit) {
                 kill(pid_, SIGKILL);
@@ -413,10 +256,10 @@ class dsp_link {
     std::string                 loss_text_;
 
     bool start(char * err, size_t err_len) {
-        if (!common().init(err, err_len)) {  // the page is kept across restarts (fault counters; dsp.h)
+        if (!dsp_common_get().init(err, err_len)) {  // the page is kept across restarts (fault counters; dsp.h)
             return false;
         }
-        dsp_shared * st = common().shared;
+        dsp_shared * st = dsp_common_get().shared;
         st->crash_signal[proc_].store(0);
         st->crash_slot[proc_].store(-1);
         for (vhtp_session * s : sessions_) {
@@ -427,37 +270,11 @@ class dsp_link {
             set_error(err, err_len, "cannot create the DSP control socket: %s", strerror(errno));
             return false;
         }
-        // The child gets them as descriptors 3 and 4 (dup2 clears CLOEXEC), from copies numbered
-        // 10 or more, so that neither dup2 overwrites the other's source.
-        const int ctl_hi   = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
-        const int state_hi = fcntl(common().state_fd, F_DUPFD_CLOEXEC, 10);
-        const int board_hi = fcntl(common().board_fd, F_DUPFD_CLOEXEC, 10);
+        pid_t      pid = -1;
+        const bool ok  = dsp_spawn(sv[1], dsp_common_get().state_fd, dsp_common_get().board_fd, &pid, err, err_len);
         ::close(sv[1]);
-        const std::string exe = dsp_executable();
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, ctl_hi, 3);
-        posix_spawn_file_actions_adddup2(&fa, state_hi, 4);
-        posix_spawn_file_actions_adddup2(&fa, board_hi, 5);
-        char                a0[] = "ggml-vhtp-dsp";
-        char *              argv[] = { a0, nullptr };
-        std::vector<std::string> env_store = dsp_environment();
-        std::vector<char *> envp;
-        for (std::string & e : env_store) {
-            envp.push_back(&e[0]);
-        }
-        envp.push_back(nullptr);
-        pid_t     pid = -1;
-        const int rc  = ctl_hi < 0 || state_hi < 0 || board_hi < 0 ? errno
-                                                   : posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, envp.data());
-        posix_spawn_file_actions_destroy(&fa);
-        ::close(ctl_hi);
-        ::close(state_hi);
-        ::close(board_hi);
-        if (rc != 0) {
+        if (!ok) {
             ::close(sv[0]);
-            set_error(err, err_len, "cannot start the DSP process %s: %s (GGML_HEXAGON_INPROC=1 runs the sessions "
-                      "in this process)", exe.c_str(), strerror(rc));
             return false;
         }
         pid_  = pid;
@@ -475,7 +292,7 @@ class dsp_link {
     // and tickets, the HMX unit: npu.h) goes back to the NPU's other sessions, and to the
     // session's next process.
     void reaped(pid_t pid) {
-        if (npu_page * p = common().page(npu_)) {
+        if (npu_page * p = dsp_common_get().page(npu_)) {
             npu_page_release_pid(p, (int32_t) pid);
         }
     }
@@ -507,34 +324,7 @@ class dsp_link {
 
     // One request and its reply; false when the DSP is gone (the socket broke).
     bool request(const dsp_request & req, const int * fds, uint32_t n_fds, dsp_reply & rep) {
-        if (sock_ < 0) {
-            return false;
-        }
-        iovec  iov = { const_cast<dsp_request *>(&req), sizeof(req) };
-        msghdr m{};
-        m.msg_iov    = &iov;
-        m.msg_iovlen = 1;
-        std::vector<char> ctl(CMSG_SPACE(sizeof(int) * (n_fds ? n_fds : 1)));
-        if (n_fds) {
-            m.msg_control    = ctl.data();
-            m.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
-            cmsghdr * c      = CMSG_FIRSTHDR(&m);
-            c->cmsg_level    = SOL_SOCKET;
-            c->cmsg_type     = SCM_RIGHTS;
-            c->cmsg_len      = CMSG_LEN(sizeof(int) * n_fds);
-            memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
-        }
-        if (sendmsg(sock_, &m, MSG_NOSIGNAL) != (ssize_t) sizeof(req)) {
-            return false;
-        }
-        ssize_t n;
-        do {
-            n = recv(sock_, &rep, sizeof(rep), 0);
-        } while (n < 0 && errno == EINTR);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && pid_ > 0) {
-            kill(pid_, SIGKILL);  // no answer within kControlTimeoutS: stuck; the caller restarts it
-        }
-        return n == (ssize_t) sizeof(rep);
+        return dsp_control_request(sock_, pid_, req, fds, n_fds, rep);
     }
 
     // Opens s (its slot and config) in the running DSP on a fresh queue.
@@ -554,7 +344,7 @@ class dsp_link {
         req.open.flags     = s->cfg.flags;
         snprintf(req.open.lib_path, sizeof(req.open.lib_path), "%s", s->lib_path.c_str());
         req.queue_size     = q->size();
-        const int pfd      = common().npu_page_fd(s->cfg.device, err, err_len);
+        const int pfd      = dsp_common_get().npu_page_fd(s->cfg.device, err, err_len);
         if (pfd == -2) {
             return false;
         }
@@ -564,7 +354,7 @@ class dsp_link {
             int status = 0;
             const bool died = pid_ > 0 && waitpid(pid_, &status, 0) == pid_;
             set_error(err, err_len, "the DSP process %s before the session opened",
-                      died && WIFSIGNALED(status) ? ("died of " + signal_text(WTERMSIG(status))).c_str()
+                      died && WIFSIGNALED(status) ? ("died of " + dsp_signal_text(WTERMSIG(status))).c_str()
                       : died                      ? ("exited with status " + std::to_string(WEXITSTATUS(status))).c_str()
                                                   : "stopped answering");
             if (died) {
@@ -586,18 +376,18 @@ class dsp_link {
     // The DSP died (wait status, when reaped here) or was killed as hung (hung_slot_): record
     // what happened for every session, start a new DSP and reopen every session in it.
     void restart(const int * wait_status, const char * why) {
+        int status = 0;
         if (pid_ > 0) {  // the socket broke: reap it
-            int status = 0;
             kill(pid_, SIGKILL);
             waitpid(pid_, &status, 0);
             reaped(pid_);
             pid_        = -1;
             wait_status = &status;
-            record_loss(wait_status, why);
-        } else {
-            record_loss(wait_status, why);
         }
-        release_peers();
+        loss_text_ = dsp_record_loss(sessions_, proc_, wait_status, why, hung_slot_, hung_ns_);
+        hung_slot_ = -1;
+        hung_ns_   = 0;
+        dsp_release_peers(sessions_, generation_);
         generation_++;
         ::close(sock_);
         sock_ = -1;
@@ -618,74 +408,6 @@ class dsp_link {
         }
     }
 
-    // The sessions of the dead process that were in a device group's batch will never signal
-    // its barriers again; their peers, in other processes, would wait out the fence timeout.
-    // Their fence slots (host memory) get an error status for that batch, as a member that
-    // failed writes it (npu/src/mdev.cpp), so the peers stop at once and the batch is replayed.
-    void release_peers() {
-        for (vhtp_session * s : sessions_) {
-            remote_session * r = s->remote;
-            if (r->fence_fd < 0 || r->gen_sent.load(std::memory_order_relaxed) != generation_) {
-                continue;
-            }
-            const long     page  = sysconf(_SC_PAGESIZE);
-            const uint64_t base  = r->fence_off & ~uint64_t(page - 1);
-            const size_t   len   = (size_t) (r->fence_off - base + HTP_FENCE_SLOT_SIZE);
-            void *         m     = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fence_fd, (off_t) base);
-            if (m == MAP_FAILED) {
-                continue;
-            }
-            auto *         word = reinterpret_cast<uint64_t *>(static_cast<uint8_t *>(m) + (r->fence_off - base));
-            const uint64_t w    = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-            const uint32_t seq  = (int32_t) ((uint32_t) w - r->batch_seq) >= 0 ? (uint32_t) w : r->batch_seq;
-            __atomic_store_n(word, uint64_t(seq) | uint64_t((uint32_t) HTP_STATUS_FENCE_ERROR) << 32, __ATOMIC_RELEASE);
-            syscall(SYS_futex, reinterpret_cast<uint32_t *>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-            munmap(m, len);
-            r->fence_fd = -1;
-        }
-    }
-
-    void record_loss(const int * wait_status, const char * why) {
-        dsp_shared * shared_ = common().shared;
-        // The wait status, or the process's own crash record when something else ended it
-        // (a sanitizer's runtime catches the signal and exits).
-        const int32_t sig = wait_status && WIFSIGNALED(*wait_status) ? WTERMSIG(*wait_status)
-                                                                     : shared_->crash_signal[proc_].load();
-        int32_t slot = hung_slot_ >= 0 ? hung_slot_ : shared_->crash_slot[proc_].load();
-        vhtp_session * culprit = nullptr;
-        for (vhtp_session * s : sessions_) {
-            if ((int32_t) s->remote->slot == slot) {
-                culprit = s;
-            }
-        }
-        const dsp_progress * cp = culprit ? &shared_->progress[culprit->remote->slot] : nullptr;
-        std::string where = culprit ? "NPU " + std::to_string(culprit->cfg.device) + " session " +
-                                          std::to_string(culprit->cfg.session) + ", op " +
-                                          std::to_string(cp->op_index.load()) + " of its batch (" +
-                                          htp_opcode_name(cp->opcode.load()) + ")"
-                                    : std::string("no session's op");
-        if (hung_slot_ >= 0) {
-            loss_text_ = "an op of " + where + " ran for " + std::to_string(hung_ns_ / 1000000) +
-                         " ms, past GGML_HEXAGON_WATCHDOG; the DSP process was stopped";
-        } else if (sig) {
-            loss_text_ = "the DSP process died of " + signal_text(sig) + " in " + where;
-        } else {
-            loss_text_ = std::string(why ? why : "the DSP process exited") + " (in " + where + ")";
-        }
-        for (vhtp_session * s : sessions_) {
-            const dsp_progress & p = shared_->progress[s->remote->slot];
-            vhtp_session_loss    l{};
-            l.signal   = sig;
-            l.hung_ms  = hung_slot_ >= 0 ? (uint32_t) (hung_ns_ / 1000000) : 0;
-            l.op_index = s == culprit && p.busy.load() ? (int32_t) p.op_index.load() : -1;
-            l.opcode   = p.opcode.load();
-            l.device   = culprit ? culprit->cfg.device : 0;
-            l.session  = culprit ? culprit->cfg.session : 0;
-            s->last_loss = l;
-        }
-        hung_slot_ = -1;
-        hung_ns_   = 0;
-    }
 };
 
 // The links, by (NPU, session index): created on first use, never destroyed (sessions may close
@@ -759,7 +481,7 @@ int dsp_client_wait(vhtp_session * s, const std::shared_ptr<msg_queue> & q, cons
         }
         // The other NPUs' processes too: a device-group peer of this session may have died, and
         // this session's op waits at a barrier for it until its process is restarted and its
-        // fence slot failed (release_peers).
+        // fence slot failed (dsp_release_peers).
         for (std::atomic<dsp_link *> & o : g_links) {
             dsp_link * other = o.load(std::memory_order_acquire);
             if (other && other != &l) {
@@ -787,7 +509,7 @@ int dsp_client_pid(uint32_t npu, uint32_t session) {
 }
 
 npu_page * dsp_client_npu_page(uint32_t npu) {
-    return common().page(npu);
+    return dsp_common_get().page(npu);
 }
 
 }  // namespace vhtp

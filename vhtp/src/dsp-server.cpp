@@ -20,7 +20,7 @@
 #include "error.h"
 #include "fault.h"
 #include "htp-abi/htp-abi.h"
-#include "mdev-check.h"
+#include "mdev-board.h"
 #include "npu.h"
 #include "session.h"
 

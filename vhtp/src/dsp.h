@@ -13,7 +13,7 @@
 // process-shared futexes that record their holder, so that a dead process's share is given back
 // when the host restarts it. A crash restarts only the session of the dead process; the other
 // sessions, of the same NPU or others, run on. A device group's members, in different
-// processes, check each other through the board (mdev-check.h), a memfd every DSP process maps.
+// processes, check each other through the board (mdev-board.h), a memfd every DSP process maps.
 //
 // What crosses between the two processes, and nothing else:
 //   - the control socket (AF_UNIX, SOCK_SEQPACKET): open / close a session (with its queue and
@@ -24,7 +24,7 @@
 //   - the shared state page below, one for all the DSP processes, which the host keeps across
 //     restarts: where each session is (for hang and crash reports), each process's crash
 //     record, and the fault-injection counters;
-//   - the NPUs' pages (npu.h) and the device groups' board (mdev-check.h).
+//   - the NPUs' pages (npu.h) and the device groups' board (mdev-board.h).
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -15,7 +15,7 @@
 // model with it: memory is coherent again).
 //
 // Members may run in different processes (one DSP process per session, docs/vhtp.md "The DSP
-// processes"). What they share then is the board: each member publishes its merged writes at
+// processes"). What they share then is the board (mdev-board.h): each member publishes its merged writes at
 // each signal (the overlap check reads its peers' lists for the same barrier under the
 // board's process-shared lock) and appends every write to its ring as it happens; a peer in
 // another process imports the ring's records as stale marks at its next invalidate, kernel
@@ -51,11 +51,6 @@ uint32_t mdev_check_member_idx(const core * c);
 // after the invalidate that should clear it), at each kernel launch and in fence waits: a
 // member past a barrier imports its peers' writes before its kernels touch DDR.
 void mdev_check_import(core * c);
-// The board (mdev-check.cpp) of a host process's device groups: the host creates it (a memfd,
-// handed to every DSP process), a DSP process attaches the host's; sessions in one process
-// without either use a private one.
-bool mdev_board_create(int * fd, char * err, size_t err_len);
-bool mdev_board_attach(int fd);
 // Drops the session's state (core_destroy).
 void mdev_check_forget(core * c);
 

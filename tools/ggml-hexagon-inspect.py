@@ -64,13 +64,6 @@ RELOC_TAIL = re.compile(r"\s+[0-9a-f]+:\s+(R_HEX_\w+)\s+([^\s+]+)\S*\s*$")
 SOURCE_LINE = re.compile(r"^(/|\.\.?/|[A-Za-z]:).*:\d+$|^[^\s:]+\(\):$")
 CALL = re.compile(r"\bcall\s+0x([0-9a-f]+)")
 PLT_GOT = re.compile(r"r14\s*=\s*add\(pc,##0x([0-9a-f]+)\)")
-# Stack accesses: vector or scalar memory operand on a base register.
-MEM_OPERAND = re.compile(r"\b(vmemu?|mem[bhwd]|memu[bh])\((r\d+)(?:\+|\)|\+\+)")
-DEST_REG = re.compile(r"^(?:if\s*\([^)]*\)\s*)?(r\d+)(?::(\d+))?(?:\.new)?\s*=(?!=)")
-STACK_DERIVE = re.compile(r"^(r\d+)\s*=\s*(?:add\((r\d+),#-?0x[0-9a-f]+\)|(r\d+))$")
-PROMOTION_INSN = re.compile(r"\b(convert_\w*df\w*|df[a-z]+(?:\.[a-z]+)?)\(")
-DOUBLE_HELPER = re.compile(r"^__hexagon_\w*df\d?$|^__(?:\w+df\d|extendsfdf2|truncdfsf2)$")
-DIVISION_HELPER = re.compile(r"^__hexagon_\w*(?:div|mod)\w*$|^__u?(?:div|mod)(?:si|di)3$|^__udivmod\w+$")
 
 
 def llvm_tool(name):
@@ -271,6 +264,12 @@ class Binary:
             f.demangled = table.get(f.name, f.name)
 
 
+# Stack accesses: vector or scalar memory operand on a base register.
+MEM_OPERAND = re.compile(r"\b(vmemu?|mem[bhwd]|memu[bh])\((r\d+)(?:\+|\)|\+\+)")
+DEST_REG = re.compile(r"^(?:if\s*\([^)]*\)\s*)?(r\d+)(?::(\d+))?(?:\.new)?\s*=(?!=)")
+STACK_DERIVE = re.compile(r"^(r\d+)\s*=\s*(?:add\((r\d+),#-?0x[0-9a-f]+\)|(r\d+))$")
+
+
 def stack_accesses(f):
     """(insn, 'vector'|'scalar', 'spill'|'fill') for every stack store/load of the function."""
     stack = {"r29", "r30"}
@@ -303,6 +302,12 @@ def check_spills(f):
         if insn.loops:
             findings.append((insn, f"{kind} {op}"))
     return findings
+
+
+# What the promotion and division checks look for: instructions and the compiler's helpers.
+PROMOTION_INSN = re.compile(r"\b(convert_\w*df\w*|df[a-z]+(?:\.[a-z]+)?)\(")
+DOUBLE_HELPER = re.compile(r"^__hexagon_\w*df\d?$|^__(?:\w+df\d|extendsfdf2|truncdfsf2)$")
+DIVISION_HELPER = re.compile(r"^__hexagon_\w*(?:div|mod)\w*$|^__u?(?:div|mod)(?:si|di)3$|^__udivmod\w+$")
 
 
 def check_promotions(f):

@@ -18,7 +18,11 @@ Other lines are ignored; a file with no profile line is an error (exit 1).
 import argparse
 import json
 import re
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))  # tool_exit.py, beside this file
+import tool_exit  # noqa: E402
 
 LINE = re.compile(r"ggml-hex: (\S+) profile-op (.*)$")
 TIMES = re.compile(r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+)")
@@ -241,7 +245,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:  # | head
-        sys.exit(0)
+    tool_exit.run(main)

@@ -16,7 +16,11 @@ A malformed trace is one line naming the first fault (exit 1).
 import argparse
 import collections
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))  # tool_exit.py, beside this file
+import tool_exit  # noqa: E402
 
 
 class Malformed(Exception):
@@ -158,7 +162,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:  # | head
-        sys.exit(0)
+    tool_exit.run(main)

@@ -166,15 +166,14 @@ void usage(const char * argv0) {
     exit(2);
 }
 
-}  // namespace
-
-int main(int argc, char ** argv) {
+// The command line's options (--help: the usage, exit 0; a bad one: one line, exit 2).
+options parse_options(int argc, char ** argv) {
     options o;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         if (a == "-h" || a == "--help") {
             usage(argv[0]);
-            return 0;
+            exit(0);
         }
         if (i + 1 >= argc) {
             bad_argument(argv[0], "missing value or unknown option", a);
@@ -206,6 +205,13 @@ int main(int argc, char ** argv) {
             bad_argument(argv[0], "unknown option", a);
         }
     }
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char ** argv) {
+    const options o = parse_options(argc, argv);
     ggml_type wt;
     if (!type_by_name(o.type, wt) || o.n <= 0 || o.m <= 0 || o.k <= 0 || o.k % ggml_blck_size(wt) != 0) {
         fprintf(stderr, "bad type or shape: %s m=%lld k=%lld n=%lld\n", o.type.c_str(), (long long) o.m,

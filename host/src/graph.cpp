@@ -87,18 +87,8 @@ std::string window_too_small(const htp_device & d, const char * op, const ggml_t
            mib(d.profile.vmem_budget) + " (GGML_HEXAGON_VMEM, MiB)";
 }
 
-}  // namespace
-
-ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async, bool check_nodes) {
-    htp_stream & stream = *d.stream;
-    // An earlier graph that failed after graph_compute had returned (asynchronous backend):
-    // its error line is logged; this is where the caller hears of it.
-    if (stream.take_status() != GGML_STATUS_SUCCESS) {
-        return GGML_STATUS_FAILED;
-    }
-    // Turning a tiled weight flat rewrites its bytes: queued batches must be done with it.
-    htp_tiling_graph_prepare(d.caps, d.mm, graph, [&stream] { stream.synchronize(); });
-    // The trace and fence buffers travel with every batch: count them as held from the start.
+// The trace and fence buffers travel with every batch: count them as held from the start.
+void hold_batch_companions(htp_device & d) {
     std::vector<std::pair<int, uint64_t>> always;
     if (d.trace) {
         always.emplace_back(d.trace->fd(), d.trace->size());
@@ -111,6 +101,70 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             d.resident_pinned_bytes += htp_window_span(size);
         }
     }
+}
+
+// ggml's meta backend (a tensor split) hands us nodes supports_op never saw: refused here
+// (one line) rather than encoded when they cannot run.
+bool refused(const htp_registry & reg, const htp_device & d, const ggml_tensor * node) {
+    if (htp_device_supports_op(reg, d, node)) {
+        return false;
+    }
+    HTP_LOG_ERROR("%s: cannot run %s '%s' %s: the NPU does not take it (supports_op refuses it)",
+                  d.spec.name.c_str(), ggml_op_desc(node), node->name, htp_shape(node).c_str());
+    return true;
+}
+
+// The graph_compute span's arguments in a PROFILE=3 trace.
+std::string graph_span_args(const htp_device & d, ggml_cgraph * graph, bool async) {
+    return "\"device\":\"" + d.spec.name + "\",\"nodes\":" + std::to_string(ggml_graph_n_nodes(graph)) +
+           ",\"async\":" + (async ? "true" : "false");
+}
+
+// GGML_HEXAGON_PROFILE >= 1: the graph's window line (and at 2 its profile-graph line), once
+// its batches have run: at once, or after them in the stream when async.
+void report_graph(htp_registry & reg, htp_device & d, ggml_cgraph * graph,
+                  const std::shared_ptr<htp_window_counters> & window, uint64_t graph_start, bool async) {
+    const uint64_t budget = d.profile.vmem_budget;
+    // The pinned bytes as planned now (the host's next graph may change them meanwhile).
+    const uint32_t tokens = reg.cfg.profile >= 2 ? htp_graph_tokens(graph) : 0;
+    auto print = [&reg, &d, window, budget, pinned = d.resident_pinned_bytes, graph_start, tokens](bool skip) {
+        if (!skip && reg.cfg.profile >= 2 && window->batches > 0) {  // not a graph of no-ops
+            htp_graph_profile g;
+            g.batches  = window->batches;
+            g.n_ops    = window->n_ops;
+            g.host_ns  = htp_now_ns() - graph_start;
+            g.tokens   = tokens;
+            g.est_usec = window->est_usec;
+            HTP_LOG_PROFILE("%s", htp_profile_graph_line(d.spec.name, g).c_str());
+        }
+        if (!skip) {
+            HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
+                              " unmaps; %s of %s mapped (%s pinned)",
+                              d.spec.name.c_str(), window->batches, window->maps, mib(window->bytes_mapped).c_str(),
+                              window->unmaps, mib(window->window_mapped).c_str(), mib(budget).c_str(),
+                              mib(pinned).c_str());
+        }
+        return GGML_STATUS_SUCCESS;
+    };
+    if (async) {
+        d.stream->enqueue(print, false);
+    } else {
+        print(false);
+    }
+}
+
+}  // namespace
+
+ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * graph, bool async, bool check_nodes) {
+    htp_stream & stream = *d.stream;
+    // An earlier graph that failed after graph_compute had returned (asynchronous backend):
+    // its error line is logged; this is where the caller hears of it.
+    if (stream.take_status() != GGML_STATUS_SUCCESS) {
+        return GGML_STATUS_FAILED;
+    }
+    // Turning a tiled weight flat rewrites its bytes: queued batches must be done with it.
+    htp_tiling_graph_prepare(d.caps, d.mm, graph, [&stream] { stream.synchronize(); });
+    hold_batch_companions(d);
     // Asynchronous: each batch goes to the device's stream as soon as it is planned, so the
     // NPU computes one batch while the host plans the next. Otherwise the batches run here, in
     // turn, once what the stream holds (a queued copy) is done: on two host cores planning
@@ -120,10 +174,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
     }
     auto        window = std::make_shared<htp_window_counters>();
     const uint64_t graph_start = reg.cfg.profile >= 2 ? htp_now_ns() : 0;  // the profile-graph line
-    htp_host_span  span("graph_compute", htp_trace_host_on() ? "\"device\":\"" + d.spec.name + "\",\"nodes\":" +
-                                                                 std::to_string(ggml_graph_n_nodes(graph)) +
-                                                                 ",\"async\":" + (async ? "true" : "false")
-                                                           : std::string());
+    htp_host_span  span("graph_compute", htp_trace_host_on() ? graph_span_args(d, graph, async) : std::string());
     ggml_status ran    = GGML_STATUS_SUCCESS;  // !async: the batches' status so far
     auto        send   = [&](htp_batch & b) {
         auto sb = std::make_shared<htp_sent_batch>(htp_batch_prepare(reg.cfg, d, b));
@@ -168,11 +219,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
             planned = false;
             break;
         }
-        // ggml's meta backend (a tensor split) hands us nodes supports_op never saw: refuse
-        // them here rather than encode what cannot run.
-        if (check_nodes && !is_fused && !htp_device_supports_op(reg, d, node)) {
-            HTP_LOG_ERROR("%s: cannot run %s '%s' %s: the NPU does not take it (supports_op refuses it)",
-                          d.spec.name.c_str(), name, node->name, htp_shape(node).c_str());
+        if (check_nodes && !is_fused && refused(reg, d, node)) {
             planned = false;
             break;
         }
@@ -193,32 +240,7 @@ ggml_status htp_graph_compute(htp_registry & reg, htp_device & d, ggml_cgraph * 
         send(batch);
     }
     if (planned && ran == GGML_STATUS_SUCCESS && reg.cfg.profile >= 1) {
-        // The pinned bytes as planned now (the host's next graph may change them meanwhile).
-        const uint32_t tokens = reg.cfg.profile >= 2 ? htp_graph_tokens(graph) : 0;
-        auto print = [&reg, &d, window, budget, pinned = d.resident_pinned_bytes, graph_start, tokens](bool skip) {
-            if (!skip && reg.cfg.profile >= 2 && window->batches > 0) {  // not a graph of no-ops
-                htp_graph_profile g;
-                g.batches  = window->batches;
-                g.n_ops    = window->n_ops;
-                g.host_ns  = htp_now_ns() - graph_start;
-                g.tokens   = tokens;
-                g.est_usec = window->est_usec;
-                HTP_LOG_PROFILE("%s", htp_profile_graph_line(d.spec.name, g).c_str());
-            }
-            if (!skip) {
-                HTP_LOG_REQUESTED("%s: window: %" PRIu64 " batches, %" PRIu64 " maps (%s), %" PRIu64
-                                  " unmaps; %s of %s mapped (%s pinned)",
-                                  d.spec.name.c_str(), window->batches, window->maps, mib(window->bytes_mapped).c_str(),
-                                  window->unmaps, mib(window->window_mapped).c_str(), mib(budget).c_str(),
-                                  mib(pinned).c_str());
-            }
-            return GGML_STATUS_SUCCESS;
-        };
-        if (async) {
-            stream.enqueue(print, false);
-        } else {
-            print(false);
-        }
+        report_graph(reg, d, graph, window, graph_start, async);
     }
     if (!async) {
         return planned ? ran : GGML_STATUS_FAILED;

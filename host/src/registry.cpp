@@ -148,6 +148,77 @@ static std::string htp_describe(const htp_device_spec & spec, const htp_device_p
            " sessions (NPU:session " + members + "; each " + each + ")";
 }
 
+// Opens the device of spec: its sessions (each with its share of its NPU's VTCM), its fence
+// slots when a group, its trace recorder when tracing; nullptr after one line on a failure.
+static std::unique_ptr<htp_device> htp_open_device(const htp_registry & reg, const htp_device_spec & spec,
+                                                   const htp_device_profile & info,
+                                                   const std::map<uint32_t, uint32_t> & sessions_on_npu,
+                                                   const std::string & lib, bool dma64, const htp_mm_settings & mm) {
+    std::string error;
+    auto d = std::make_unique<htp_device>();
+    std::map<uint32_t, uint32_t> members_on_npu;
+    for (const htp_session_id & m : spec.members) {
+        d->hvx_sharing = std::max(d->hvx_sharing, ++members_on_npu[m.npu]);
+    }
+    d->spec    = spec;
+    d->stream  = std::make_unique<htp_stream>(reg.cfg.opqueue, spec.name);
+    for (const htp_session_id & m : spec.members) {
+        const uint32_t share = reg.cfg.vtcm_size ? reg.cfg.vtcm_size
+                               : sessions_on_npu.at(m.npu) > 1 ? info.vtcm_size / sessions_on_npu.at(m.npu) / 4096 * 4096
+                                                            : 0;
+        auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, dma64, lib, error);
+        if (!s) {
+            HTP_LOG_ERROR("%s: cannot open session %u of NPU %u: %s; no HTP device registered", spec.name.c_str(),
+                          m.session, m.npu, error.c_str());
+            return nullptr;
+        }
+        d->sessions.push_back(std::move(s));
+    }
+    if (spec.members.size() > 1 &&
+        !htp_shared_alloc(spec.members.size() * HTP_FENCE_SLOT_SIZE, spec.name + "-fences", d->fence, error)) {
+        HTP_LOG_ERROR("%s: cannot allocate its fence slots: %s; no HTP device registered", spec.name.c_str(),
+                      error.c_str());
+        return nullptr;
+    }
+    d->profile     = d->sessions[0]->profile();
+    d->description = htp_describe(spec, d->profile, sessions_on_npu);
+    if (reg.cfg.verbose >= 1) {  // what the device is, e.g. whether it has 64-bit DMA bases
+        HTP_LOG_REQUESTED("%s: %s, %llu MiB mappable", spec.name.c_str(), d->description.c_str(),
+                          (unsigned long long) (d->profile.vmem_budget >> 20));
+    }
+    d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
+    d->mm          = mm;
+    if (reg.cfg.profile >= 3 || reg.cfg.optrace) {  // upstream's op trace: OPTRACE alone traces too
+        htp_trace_host_enable(reg.cfg.trace_dir);  // one file per process: ggml-hexagon-trace-<pid>.json
+        // GGML_HEXAGON_OPTRACE events per HVX thread (upstream's default: OPBATCH x 256),
+        // and as many again for the dispatcher's per-op events.
+        const uint64_t per_thread = reg.cfg.optrace ? reg.cfg.optrace : (uint64_t) reg.cfg.opbatch * 256;
+        const uint64_t capacity   = std::min<uint64_t>(per_thread * (d->profile.n_hvx + 1), UINT32_MAX);
+        d->trace = std::make_unique<htp_trace_recorder>(spec.name, (uint32_t) spec.members.size(),
+                                                        (uint32_t) capacity);
+        if (!d->trace->init_buffer(error)) {
+            HTP_LOG_WARN("%s: tracing disabled: %s", spec.name.c_str(), error.c_str());
+            d->trace.reset();
+        }
+    }
+    return d;
+}
+
+// Settings that change what a run means, said once (warnings: llama's tools show them).
+static void htp_say_run_settings(const htp_config & cfg) {
+    if (!(cfg.opstage & HTP_OPSTAGE_QUEUE)) {
+        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=%u: ops are not sent to the NPU, results are not computed "
+                     "(host overhead only)", cfg.opstage);
+    } else if (!(cfg.opstage & HTP_OPSTAGE_COMPUTE)) {
+        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=%u: ops are queued and sent but the NPU skips the kernels, "
+                     "results are not computed (framework overhead only)", cfg.opstage);
+    }
+    if (cfg.etm && cfg.verbose >= 1) {
+        HTP_LOG_REQUESTED("GGML_HEXAGON_ETM=%d: the virtual HTP has no ETM trace; ignored "
+                          "(GGML_HEXAGON_PROFILE=3 writes a Perfetto trace)", cfg.etm);
+    }
+}
+
 // Opens every device; on the first failure logs one line and leaves no devices.
 static void htp_registry_open_devices(htp_registry & reg) {
     std::string error;
@@ -199,67 +270,14 @@ static void htp_registry_open_devices(htp_registry & reg) {
     }
     std::vector<std::unique_ptr<htp_device>> devices;
     for (const htp_device_spec & spec : specs) {
-        auto d = std::make_unique<htp_device>();
-        std::map<uint32_t, uint32_t> members_on_npu;
-        for (const htp_session_id & m : spec.members) {
-            d->hvx_sharing = std::max(d->hvx_sharing, ++members_on_npu[m.npu]);
-        }
-        d->spec    = spec;
-        d->stream  = std::make_unique<htp_stream>(reg.cfg.opqueue, spec.name);
-        for (const htp_session_id & m : spec.members) {
-            const uint32_t share = reg.cfg.vtcm_size ? reg.cfg.vtcm_size
-                                   : sessions_on_npu[m.npu] > 1 ? info.vtcm_size / sessions_on_npu[m.npu] / 4096 * 4096
-                                                                : 0;
-            auto s = htp_session::open(m.npu, m.session, reg.cfg.n_hvx, share, reg.cfg.poll, dma64, lib, error);
-            if (!s) {
-                HTP_LOG_ERROR("%s: cannot open session %u of NPU %u: %s; no HTP device registered", spec.name.c_str(),
-                              m.session, m.npu, error.c_str());
-                return;
-            }
-            d->sessions.push_back(std::move(s));
-        }
-        if (spec.members.size() > 1 &&
-            !htp_shared_alloc(spec.members.size() * HTP_FENCE_SLOT_SIZE, spec.name + "-fences", d->fence, error)) {
-            HTP_LOG_ERROR("%s: cannot allocate its fence slots: %s; no HTP device registered", spec.name.c_str(),
-                          error.c_str());
-            return;
-        }
-        d->profile     = d->sessions[0]->profile();
-        d->description = htp_describe(spec, d->profile, sessions_on_npu);
-        if (reg.cfg.verbose >= 1) {  // what the device is, e.g. whether it has 64-bit DMA bases
-            HTP_LOG_REQUESTED("%s: %s, %llu MiB mappable", spec.name.c_str(), d->description.c_str(),
-                              (unsigned long long) (d->profile.vmem_budget >> 20));
-        }
-        d->caps        = { d->profile.arch, d->profile.n_hvx, d->profile.vtcm_size, d->profile.dma_field_bits };
-        d->mm          = mm;
-        if (reg.cfg.profile >= 3 || reg.cfg.optrace) {  // upstream's op trace: OPTRACE alone traces too
-            htp_trace_host_enable(reg.cfg.trace_dir);  // one file per process: ggml-hexagon-trace-<pid>.json
-            // GGML_HEXAGON_OPTRACE events per HVX thread (upstream's default: OPBATCH x 256),
-            // and as many again for the dispatcher's per-op events.
-            const uint64_t per_thread = reg.cfg.optrace ? reg.cfg.optrace : (uint64_t) reg.cfg.opbatch * 256;
-            const uint64_t capacity   = std::min<uint64_t>(per_thread * (d->profile.n_hvx + 1), UINT32_MAX);
-            d->trace = std::make_unique<htp_trace_recorder>(spec.name, (uint32_t) spec.members.size(),
-                                                            (uint32_t) capacity);
-            if (!d->trace->init_buffer(error)) {
-                HTP_LOG_WARN("%s: tracing disabled: %s", spec.name.c_str(), error.c_str());
-                d->trace.reset();
-            }
+        auto d = htp_open_device(reg, spec, info, sessions_on_npu, lib, dma64, mm);
+        if (!d) {
+            return;  // logged
         }
         devices.push_back(std::move(d));
     }
     reg.devices = std::move(devices);
-    // Settings that change what a run means, said once (warnings: llama's tools show them).
-    if (!(reg.cfg.opstage & HTP_OPSTAGE_QUEUE)) {
-        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=%u: ops are not sent to the NPU, results are not computed "
-                     "(host overhead only)", reg.cfg.opstage);
-    } else if (!(reg.cfg.opstage & HTP_OPSTAGE_COMPUTE)) {
-        HTP_LOG_WARN("GGML_HEXAGON_OPSTAGE=%u: ops are queued and sent but the NPU skips the kernels, "
-                     "results are not computed (framework overhead only)", reg.cfg.opstage);
-    }
-    if (reg.cfg.etm && reg.cfg.verbose >= 1) {
-        HTP_LOG_REQUESTED("GGML_HEXAGON_ETM=%d: the virtual HTP has no ETM trace; ignored "
-                          "(GGML_HEXAGON_PROFILE=3 writes a Perfetto trace)", reg.cfg.etm);
-    }
+    htp_say_run_settings(reg.cfg);
     for (auto & d : reg.devices) {
         htp_device_init_iface(reg, *d);
     }

@@ -107,8 +107,7 @@ void mul_mat_id_encode(const htp_device_caps & caps, const ggml_tensor * op, htp
     if (ctx.tiled(0, tw)) {
         // The graph keeps a stack tiled only where mm_id_tiled_ok said yes.
         const htp_mm_route r = route_id_tiled(caps, ctx.mm, op, tw);
-        desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
-        desc.src[0].flags |= HTP_TENSOR_TILED;
+        mm_src0_to_tiles(desc, tw);
         if (r == HTP_MM_ROUTE_TILED_HVX) {
             htp_mul_mat_id_tiled_params & p = desc.params.mul_mat_id_tiled;
             mmt_plan                      pl;

@@ -70,6 +70,10 @@ htp_mm_route htp_mm_route_tiled(const htp_device_caps & caps, const htp_mm_setti
 htp_mm_route htp_mm_route_flat(const htp_device_caps & caps, const htp_mm_settings & mm, const ggml_tensor * op,
                                htp_tiled_weight & tw);
 
+// The weight source (src[0]) of desc reads the tiles of tw: its offset moves to their data and
+// it is flagged HTP_TENSOR_TILED (MUL_MAT's and MUL_MAT_ID's encoders, before their tiled paths).
+void mm_src0_to_tiles(htp_op_desc & desc, const htp_tiled_weight & tw);
+
 // MUL_MAT_ID: true when its encoder takes this tiled expert stack;
 // otherwise the graph un-repacks the weight before a MUL_MAT_ID uses it.
 bool mm_id_tiled_ok(const htp_device_caps & caps, const htp_mm_settings & mm, const ggml_tensor * op,

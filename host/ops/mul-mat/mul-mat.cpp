@@ -367,6 +367,11 @@ void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml
     p.act_row_pitch  = pl.act_pitch;
 }
 
+void mm_src0_to_tiles(htp_op_desc & desc, const htp_tiled_weight & tw) {
+    desc.src[0].offset = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
+    desc.src[0].flags |= HTP_TENSOR_TILED;
+}
+
 namespace {
 
 // Tiled weights go to a tiled path (mul-mat-paths.h); the graph has already turned weights
@@ -375,8 +380,7 @@ void mul_mat_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
     htp_tiled_weight tw;
     if (ctx.tiled(0, tw)) {
         const htp_mm_route r = htp_mm_route_tiled(caps, ctx.mm, op, tw);
-        desc.src[0].offset   = (uint64_t) ((int64_t) desc.src[0].offset + tw.data_offset);
-        desc.src[0].flags |= HTP_TENSOR_TILED;
+        mm_src0_to_tiles(desc, tw);
         if (r == HTP_MM_ROUTE_TILED_HVX) {
             mm_tiled_hvx_encode(caps, op, tw, desc);
             return;

@@ -178,13 +178,27 @@ static inline HVX_Vector mm_q5k_fifth(HVX_Vector h, int base) {
     return Q6_Vh_vasl_VhR(Q6_V_vand_VV(quarter_lsr(h, base, 2), Q6_V_vsplat_R(0x01010101)), 4);
 }
 
+// A super-block's scales (es) and offsets (eo), 32 lanes for its low half of elements and 32
+// for its high half, as the K-quant preps with two halves per packed vector (Q4_K, Q5_K, Q6_K)
+// fill them; store writes them as lane vectors, the low half at m and the high half at n_sb + m.
+struct mm_sb_lanes {
+    float es[2][32] __attribute__((aligned(128)));
+    float eo[2][32] __attribute__((aligned(128)));
+
+    void store(HVX_Vector * s, HVX_Vector * o, uint32_t n_sb, uint32_t m) const {
+        s[m]        = mm_lanes(es[0]);
+        s[n_sb + m] = mm_lanes(es[1]);
+        o[m]        = mm_lanes(eo[0]);
+        o[n_sb + m] = mm_lanes(eo[1]);
+    }
+};
+
 static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
                                 const HVX_Vector * hdrs, uint32_t n_sb, const HVX_Vector * qhs = nullptr) {
     const HVX_Vector m4 = Q6_V_vsplat_R(0x0F0F0F0F);
     float            dd[64] __attribute__((aligned(128)));   // d, dmin at 8i, 8i + 1 (FP16 index)
     uint8_t          raw[128] __attribute__((aligned(128)));
-    float            es[2][32] __attribute__((aligned(128)));
-    float            eo[2][32] __attribute__((aligned(128)));
+    mm_sb_lanes      e;
     for (uint32_t m = 0; m < n_sb; m++) {
         if ((m & 7) == 0) {
             *(HVX_Vector *) raw = hdrs[m / 8];
@@ -197,8 +211,8 @@ static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             uint32_t scv, mnv;
             k4_scale_min([sc](int i) { return sc[i]; }, j, scv, mnv);
             for (int l = 0; l < 8; l++) {  // sub-block j: lanes 8 * (j / 2) .. + 7 of lo (j even) / hi
-                es[j & 1][8 * (j / 2) + l] = d * (float) scv;
-                eo[j & 1][8 * (j / 2) + l] = dmin * (float) mnv;
+                e.es[j & 1][8 * (j / 2) + l] = d * (float) scv;
+                e.eo[j & 1][8 * (j / 2) + l] = dmin * (float) mnv;
             }
         }
         const HVX_Vector v = quants[m];
@@ -208,10 +222,7 @@ static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             q[m]        = Q6_V_vor_VV(q[m], mm_q5k_fifth(qhs[m], 0));
             q[n_sb + m] = Q6_V_vor_VV(q[n_sb + m], mm_q5k_fifth(qhs[m], 1));
         }
-        s[m]               = mm_lanes(es[0]);
-        s[n_sb + m]        = mm_lanes(es[1]);
-        o[m]               = mm_lanes(eo[0]);
-        o[n_sb + m]        = mm_lanes(eo[1]);
+        e.store(s, o, n_sb, m);
     }
 }
 
@@ -228,9 +239,8 @@ static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
     const HVX_VectorPred up = Q6_Q_or_QQ(Q6_Q_and_QQ(Q6_Q_vsetq_R(64), Q6_Q_not_Q(Q6_Q_vsetq_R(32))),
                                          Q6_Q_not_Q(Q6_Q_vsetq_R(96)));
     float  dd[64] __attribute__((aligned(128)));
-    int8_t sc[128] __attribute__((aligned(128)));
-    float  es[2][32] __attribute__((aligned(128)));
-    float  eo[2][32] __attribute__((aligned(128)));
+    int8_t      sc[128] __attribute__((aligned(128)));
+    mm_sb_lanes e;
     for (uint32_t m = 0; m < n_sb; m++) {
         if ((m & 63) == 0) {
             f16_to_f32_vectors((HVX_Vector *) dd, ds + m / 64, 1);
@@ -243,10 +253,10 @@ static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         for (int l = 0; l < 32; l++) {
             const int n = l / 16, c = (4 * l) % 64;
             const int is = 8 * n + (c % 32) / 16 + 2 * (c / 32);
-            es[0][l]     = d * (float) scm[is];
-            es[1][l]     = d * (float) scm[is + 4];
-            eo[0][l]     = 32.0f * es[0][l];
-            eo[1][l]     = 32.0f * es[1][l];
+            e.es[0][l]   = d * (float) scm[is];
+            e.es[1][l]   = d * (float) scm[is + 4];
+            e.eo[0][l]   = 32.0f * e.es[0][l];
+            e.eo[1][l]   = 32.0f * e.es[1][l];
         }
         const HVX_Vector L    = ql[m];
         const HVX_Vector H    = qh[m];
@@ -255,10 +265,7 @@ static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
                                               Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(H, 4), m2));
         q[m]        = Q6_V_vor_VV(Q6_V_vand_VV(L, m4), Q6_Vh_vasl_VhR(h_lo, 4));
         q[n_sb + m] = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(L, 4), m4), Q6_Vh_vasl_VhR(h_hi, 4));
-        s[m]        = mm_lanes(es[0]);
-        s[n_sb + m] = mm_lanes(es[1]);
-        o[m]        = mm_lanes(eo[0]);
-        o[n_sb + m] = mm_lanes(eo[1]);
+        e.store(s, o, n_sb, m);
     }
 }
 

@@ -49,11 +49,45 @@ HVX_EMU_INLINE bool hvx_emu_no_byte_min(const __m256i y[4]) {
 }
 #endif
 
+#if defined(HVX_EMU_AVX512)
+// Vx.w + vrmpy(Vu.b, Vv.b) (wrapping) in AVX-512 VNNI: vpdpbusd sums four products of an
+// unsigned byte of its first operand and a signed byte of its second into each word, exactly
+// and wrapping the accumulator as vrmpyacc does. When every byte of Vu (or of Vv) is >= 0 its
+// unsigned reading is its value: one vpdpbusd per 512 bits (the tile dots' nibbles, codes,
+// ones). Otherwise u = (u ^ 0x80) - 128 with u ^ 0x80 unsigned, so
+// u . v = dpbusd(u ^ 0x80, v) - dpbusd(0x80, v): two per 512 bits, and one vpxord, one vpsubd.
+HVX_EMU_INLINE HVX_Vector hvx_emu_vrmpyacc_bb512(HVX_Vector Vx, HVX_Vector Vu, HVX_Vector Vv) {
+    hvx_emu_simd X, U, V;
+    X.v = Vx;
+    U.v = Vu;
+    V.v = Vv;
+    if (_mm512_movepi8_mask(_mm512_or_si512(U.z[0], U.z[1])) == 0) {
+        for (int k = 0; k < 2; k++) {
+            X.z[k] = _mm512_dpbusd_epi32(X.z[k], U.z[k], V.z[k]);
+        }
+    } else if (_mm512_movepi8_mask(_mm512_or_si512(V.z[0], V.z[1])) == 0) {
+        for (int k = 0; k < 2; k++) {
+            X.z[k] = _mm512_dpbusd_epi32(X.z[k], V.z[k], U.z[k]);
+        }
+    } else {
+        const __m512i bias = _mm512_set1_epi8((char) 0x80);
+        for (int k = 0; k < 2; k++) {
+            const __m512i p = _mm512_dpbusd_epi32(X.z[k], _mm512_xor_si512(U.z[k], bias), V.z[k]);
+            X.z[k]          = _mm512_sub_epi32(p, _mm512_dpbusd_epi32(_mm512_setzero_si512(), bias, V.z[k]));
+        }
+    }
+    return X.v;
+}
+#endif
+
 // Vd.w = vrmpy(Vu.b, Vv.b): each word lane is the sum of its four signed byte products
 // (|sum| <= 4 * 128 * 128, no overflow).
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpy_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
     HVX_EMU_COUNT(MPY);
-#if defined(__AVX2__)
+#if defined(HVX_EMU_AVX512)
+    const HVX_Vector z = { 0 };
+    return hvx_emu_vrmpyacc_bb512(z, Vu, Vv);
+#elif defined(__AVX2__)
     // The kernels' operands (quants in -127..127, nibbles, codes, ones) take the vpmaddubsw
     // path (hvx_emu_vrmpy_bb_sign) with Vv's bytes signed by Vu's, or the other way round
     // when only Vu is free of -128; the widening path takes the rest. All give the same bits
@@ -91,5 +125,10 @@ HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpy_VbVb(HVX_Vector Vu, HVX_Vector Vv) {
 
 // Vx.w += vrmpy(Vu.b, Vv.b) (wraps modulo 2^32 like the hardware).
 HVX_EMU_INLINE HVX_Vector Q6_Vw_vrmpyacc_VwVbVb(HVX_Vector Vx, HVX_Vector Vu, HVX_Vector Vv) {
+#if defined(HVX_EMU_AVX512)
+    HVX_EMU_COUNT(MPY);
+    return hvx_emu_vrmpyacc_bb512(Vx, Vu, Vv);
+#else
     return (HVX_Vector) ((hvx_vuw) Vx + (hvx_vuw) Q6_Vw_vrmpy_VbVb(Vu, Vv));
+#endif
 }

@@ -211,8 +211,8 @@ TEST(HvxEmuMultiply, VrmpyPathsDirect) {
 #endif
 
 // One operand with no negative byte (the tile dots' nibbles and codes against signed
-// activations, either way round): the AVX-512 build then takes a single vpdpbusd reading it
-// unsigned, the others their usual paths; random bytes, -128 included on the signed side.
+// activations, either way round), the case the AVX2 form's vpmaddubsw path and the AVX-512
+// form's biased vpdpbusd read most differently; random bytes, -128 included on the signed side.
 TEST(HvxEmuMultiply, VrmpyOneOperandNonNegative) {
     auto s = vectors<int8_t>(25, kB, 256), n = vectors<int8_t>(26, { 0, 1, 127, 15, 31 }, 256);
     for (size_t k = 0; k < n.size(); k++) {

@@ -43,6 +43,34 @@ TEST(HvxEmuIeee, AddSubMpyAreRoundedIeee) {
     }
 }
 
+// The NaN rule bit for bit: a NaN result is 0x7fffffff whatever the inputs' sign and payload
+// (quiet or signalling), every other lane the host's IEEE result, subnormals included.
+TEST(HvxEmuIeee, NanResultIsTheDefaultNan) {
+    std::vector<float> edges = kF;
+    for (uint32_t bits : { 0x7fa00001u, 0xffa00001u, 0xffc00000u, 0x7fc12345u, 0x00000001u, 0x807fffffu }) {
+        float f;
+        std::memcpy(&f, &bits, 4);
+        edges.push_back(f);  // signalling and negative NaNs, subnormals
+    }
+    auto a = vectors<float>(27, edges, 256), b = vectors<float>(28, edges, 256);
+    for (size_t k = 0; k < a.size(); k++) {
+        const HVX_Vector r[3] = { Q6_Vsf_vadd_VsfVsf(a[k], b[k]), Q6_Vsf_vsub_VsfVsf(a[k], b[k]),
+                                  Q6_Vsf_vmpy_VsfVsf(a[k], b[k]) };
+        for (int i = 0; i < 32; i++) {
+            volatile float x = lane<float>(a[k], i), y = lane<float>(b[k], i);
+            const float    want[3] = { x + y, x - y, x * y };
+            for (int op = 0; op < 3; op++) {
+                uint32_t w;
+                std::memcpy(&w, &want[op], 4);
+                if (std::isnan(want[op])) {
+                    w = 0x7fffffffu;
+                }
+                ASSERT_EQ(lane<uint32_t>(r[op], i), w) << "op " << op << " " << x << ", " << y;
+            }
+        }
+    }
+}
+
 TEST(HvxEmuConvert, HalfwordToHf) {
     // Lane for lane int16 -> fp16 with round to nearest-even (2049 ties down to 2048, 2051 up).
     auto a = vectors<int16_t>(23, { 0, 1, -1, 127, -128, 2049, 2051, -2049, INT16_MAX, INT16_MIN });

@@ -210,6 +210,22 @@ TEST(HvxEmuMultiply, VrmpyPathsDirect) {
 }
 #endif
 
+// One operand with no negative byte (the tile dots' nibbles and codes against signed
+// activations, either way round), the case the AVX2 form's vpmaddubsw path and the AVX-512
+// form's biased vpdpbusd read most differently; random bytes, -128 included on the signed side.
+TEST(HvxEmuMultiply, VrmpyOneOperandNonNegative) {
+    auto s = vectors<int8_t>(25, kB, 256), n = vectors<int8_t>(26, { 0, 1, 127, 15, 31 }, 256);
+    for (size_t k = 0; k < n.size(); k++) {
+        for (int i = 0; i < 128; i++) {  // 0..127, or nibbles 0..15 / codes 0..31 in a third of them
+            const uint8_t x = lane<uint8_t>(n[k], i);
+            set_lane<uint8_t>(n[k], i, (uint8_t) (k % 3 == 0 ? x & 15 : k % 3 == 1 ? x & 31 : x & 127));
+        }
+        expect_vrmpy(n[k], s[k], "u >= 0", k);
+        expect_vrmpy(s[k], n[k], "v >= 0", k);
+        expect_vrmpy(n[k], n[(k + 1) % n.size()], "both >= 0", k);
+    }
+}
+
 TEST(HvxEmuLogicShift, BitwiseAndShifts) {
     auto a = vectors<int32_t>(7, kW), b = vectors<int32_t>(8, kW);
     const int shifts[] = { 0, 1, 15, 16, 31, 32, 33, -1 };
@@ -361,6 +377,31 @@ TEST(HvxEmuPermute, Lut32) {
                     EXPECT_EQ(lane<uint8_t>(d, i), want) << "rt " << rt << " idx " << x;
                 }
             }
+        }
+    }
+}
+
+// vshuff.b (and twice: the tile dots' 4 x 32 transposition), vpacke.h / vpacke.b on random
+// vectors against their index formulas.
+TEST(HvxEmuPermute, ByteShuffleAndPacke) {
+    auto a = vectors<int8_t>(32, kB), b = vectors<int8_t>(33, kB);
+    for (size_t k = 0; k < a.size(); k++) {
+        const HVX_Vector sh = Q6_Vb_vshuff_Vb(a[k]), sh2 = Q6_Vb_vshuff_Vb(sh);
+        for (int i = 0; i < 64; i++) {
+            ASSERT_EQ(lane<uint8_t>(sh, 2 * i), lane<uint8_t>(a[k], i)) << k;
+            ASSERT_EQ(lane<uint8_t>(sh, 2 * i + 1), lane<uint8_t>(a[k], i + 64)) << k;
+        }
+        for (int i = 0; i < 128; i++) {  // twice: byte 4 r + c from byte 32 c + r
+            ASSERT_EQ(lane<uint8_t>(sh2, i), lane<uint8_t>(a[k], 32 * (i % 4) + i / 4)) << k;
+        }
+        const HVX_Vector ph = Q6_Vh_vpacke_VwVw(a[k], b[k]), pb = Q6_Vb_vpacke_VhVh(a[k], b[k]);
+        for (int i = 0; i < 32; i++) {
+            ASSERT_EQ(lane<uint16_t>(ph, i), (uint16_t) lane<uint32_t>(b[k], i)) << k;
+            ASSERT_EQ(lane<uint16_t>(ph, i + 32), (uint16_t) lane<uint32_t>(a[k], i)) << k;
+        }
+        for (int i = 0; i < 64; i++) {
+            ASSERT_EQ(lane<uint8_t>(pb, i), (uint8_t) lane<uint16_t>(b[k], i)) << k;
+            ASSERT_EQ(lane<uint8_t>(pb, i + 64), (uint8_t) lane<uint16_t>(a[k], i)) << k;
         }
     }
 }

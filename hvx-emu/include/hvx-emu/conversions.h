@@ -7,6 +7,7 @@
 // Rounding is to nearest-even; subnormals kept; sf -> hf overflows to infinity; a NaN result is
 // the HVX default NaN (0x7fffffff sf, 0x7fff hf).
 #pragma once
+#include "hvx-emu/ieee-float.h"
 #include "hvx-emu/permute.h"
 #include "hvx-emu/types.h"
 
@@ -76,7 +77,18 @@ HVX_EMU_INLINE uint16_t hvx_emu_f32_to_f16(float f) {
 
 // 32 hf lanes -> 32 sf lanes, in order
 HVX_EMU_INLINE HVX_Vector hvx_emu_cvt_hf32_sf(hvx_emu_h32 h) {
-#if defined(__F16C__) && defined(__AVX__)
+#if defined(HVX_EMU_AVX512)
+    union {
+        hvx_vsf v;
+        __m512  z[2];
+    } r;
+    for (int k = 0; k < 2; k++) {
+        // the all-lanes mask form: GCC 12's plain form starts from an undefined register and
+        // then warns it may be used uninitialized
+        r.z[k] = _mm512_maskz_cvtph_ps((__mmask16) 0xffff, _mm256_loadu_si256((const __m256i *) (h.h + 16 * k)));
+    }
+    return (HVX_Vector) r.v;
+#elif defined(__F16C__) && defined(__AVX__)
     union {
         hvx_vsf v;
         __m256  m[4];
@@ -96,7 +108,19 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_cvt_hf32_sf(hvx_emu_h32 h) {
 
 // 32 sf lanes -> 32 hf lanes, in order
 HVX_EMU_INLINE hvx_emu_h32 hvx_emu_cvt_sf_hf32(HVX_Vector v) {
-#if defined(__F16C__) && defined(__AVX__)
+#if defined(HVX_EMU_AVX512)
+    union {
+        hvx_vsf v;
+        __m512  z[2];
+    } u;
+    hvx_emu_h32 r;
+    u.v = (hvx_vsf) v;
+    for (int k = 0; k < 2; k++) {
+        _mm256_storeu_si256((__m256i *) (r.h + 16 * k),
+                            _mm512_maskz_cvtps_ph((__mmask16) 0xffff, u.z[k], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    return r;
+#elif defined(__F16C__) && defined(__AVX__)
     union {
         hvx_vsf v;
         __m256  m[4];
@@ -145,9 +169,7 @@ HVX_EMU_INLINE HVX_VectorPair Q6_Wsf_vcvt_Vhf(HVX_Vector Vu) {
     memcpy(&even, (const char *) &d, 64);
     memcpy(&odd, (const char *) &d + 64, 64);
     const hvx_vsf    lo = (hvx_vsf) hvx_emu_cvt_hf32_sf(even), hi = (hvx_vsf) hvx_emu_cvt_hf32_sf(odd);
-    const hvx_vw     nan_lo = (hvx_vw) (lo != lo), nan_hi = (hvx_vw) (hi != hi);  // default NaN
-    return hvx_emu_pair((HVX_Vector) (((hvx_vw) hi & ~nan_hi) | (nan_hi & 0x7fffffff)),
-                        (HVX_Vector) (((hvx_vw) lo & ~nan_lo) | (nan_lo & 0x7fffffff)));
+    return hvx_emu_pair(hvx_emu_sf_default_nan(hi), hvx_emu_sf_default_nan(lo));  // default NaN
 }
 
 // Vd.hf = vcvt(Vu.sf, Vv.sf): Vu's lanes to the even hf lanes, Vv's to the odd ones

@@ -43,7 +43,15 @@ HVX_EMU_INLINE HVX_VectorPair Q6_W_vcombine_VV(HVX_Vector Vu, HVX_Vector Vv) {
 // Vd = vror(Vu, Rt): Vd.ub[k] = Vu.ub[(k + Rt) & 127]
 HVX_EMU_INLINE HVX_Vector Q6_V_vror_VR(HVX_Vector Vu, int32_t Rt) {
     HVX_EMU_COUNT(PERMUTE);
-#if defined(__AVX2__)
+#if defined(HVX_EMU_AVX512)
+    // vpermt2b indexes the 128 bytes of its two sources by the low 7 bits: byte k of the
+    // result is byte (k + Rt) & 127 of Vu, two instructions.
+    hvx_emu_simd U, D;
+    U.v    = Vu;
+    D.z[0] = _mm512_permutex2var_epi8(U.z[0], hvx_emu_iota8(Rt & 127), U.z[1]);
+    D.z[1] = _mm512_permutex2var_epi8(U.z[0], hvx_emu_iota8((Rt + 64) & 127), U.z[1]);
+    return D.v;
+#elif defined(__AVX2__)
     // In registers (a doubled buffer costs store-forwarding stalls): 16-byte chunk i of the
     // result joins chunks i + q and i + q + 1 (Rt = 16 q + s) with two byte shuffles.
     hvx_emu_simd U, D;
@@ -81,7 +89,23 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vlut32_VbVbR(HVX_Vector Vu, HVX_Vector Vv, int32
     HVX_EMU_COUNT(OTHER);
     const uint32_t matchval = (uint32_t) Rt & 7u;
     const uint32_t oddhalf  = ((uint32_t) Rt >> 1) & 1u;
-#if defined(__AVX2__)
+#if defined(HVX_EMU_AVX512)
+    // The table is the 64-byte half of Vv that bit 5 of a matching index selects (matchval & 1);
+    // vpermb reads its byte 2 * (idx % 32) + oddhalf, i.e. the low 6 bits of 2 * idx + oddhalf;
+    // lanes whose bits 5-7 miss matchval are zeroed through the k-mask.
+    hvx_emu_simd U, V, D;
+    U.v                 = Vu;
+    V.v                 = Vv;
+    const __m512i table = V.z[matchval & 1u];
+    const __m512i odd   = _mm512_set1_epi8((char) oddhalf);
+    const __m512i want  = _mm512_set1_epi8((char) (matchval << 5));
+    for (int k = 0; k < 2; k++) {
+        const __m512i   idx = U.z[k];
+        const __mmask64 hit = _mm512_cmpeq_epi8_mask(_mm512_and_si512(idx, _mm512_set1_epi8((char) 0xe0)), want);
+        D.z[k]              = _mm512_maskz_permutexvar_epi8(hit, _mm512_or_si512(_mm512_add_epi8(idx, idx), odd), table);
+    }
+    return D.v;
+#elif defined(__AVX2__)
     // The 32 table bytes a match can read (idx % 64 has bit 5 = matchval & 1), then two
     // 16-entry vpshufb lookups per 32 lanes, picked by index bit 4, zeroed where bits 5-7 miss.
     hvx_emu_simd U, V, D;
@@ -120,12 +144,28 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vlut32_VbVbR(HVX_Vector Vu, HVX_Vector Vv, int32
 
 // Bytes [s, s + 128) of the 256-byte concatenation Vu:Vv (Vv in the low half).
 HVX_EMU_INLINE HVX_Vector hvx_emu_align_bytes(HVX_Vector Vu, HVX_Vector Vv, uint32_t s) {
+#if defined(HVX_EMU_AVX512)
+    // Result half h (64 bytes) starts at byte s + 64 h of the 320-byte row Vv:Vu:0, so it lies
+    // within the two 64-byte chunks c, c + 1 (c = (s >> 6) + h): one vpermt2b each (index
+    // (s & 63) + k < 128).
+    hvx_emu_simd U, V, D;
+    U.v                = Vu;
+    V.v                = Vv;
+    const __m512i c[5] = { V.z[0], V.z[1], U.z[0], U.z[1], _mm512_setzero_si512() };
+    const __m512i idx  = hvx_emu_iota8((int) (s & 63));
+    for (uint32_t h = 0; h < 2; h++) {
+        const uint32_t q = (s >> 6) + h;
+        D.z[h]           = _mm512_permutex2var_epi8(c[q], idx, c[q + 1]);
+    }
+    return D.v;
+#else
     uint8_t tmp[2 * HVX_EMU_VLEN];
     memcpy(tmp, &Vv, HVX_EMU_VLEN);
     memcpy(tmp + HVX_EMU_VLEN, &Vu, HVX_EMU_VLEN);
     HVX_Vector r;
     memcpy(&r, tmp + s, HVX_EMU_VLEN);
     return r;
+#endif
 }
 
 // Vd = valign(Vu, Vv, Rt): shift = Rt & 127; Vd.ub[i] = i + shift >= 128 ? Vu.ub[i + shift - 128]
@@ -172,7 +212,28 @@ HVX_EMU_INLINE HVX_Vector hvx_emu_shuffle_lanes(HVX_Vector Vu, int bytes, int de
 // Interleaves the low and the high 64 bytes of Vu in elements of `bytes` (1 or 2) bytes:
 // element 2i = low[i], 2i + 1 = high[i] (vshuff.b / vshuff.h); with SSE unpacks on AVX2 hosts.
 HVX_EMU_INLINE HVX_Vector hvx_emu_interleave_halves(HVX_Vector Vu, int bytes) {
-#if defined(__AVX2__)
+#if defined(HVX_EMU_AVX512)
+    // Result element j (of 64 per zmm) is source element j / 2 (+ n/2 when j is odd) of the
+    // 128-byte vector: one vpermt2b / vpermt2w per half.
+    hvx_emu_simd U, D;
+    U.v = Vu;
+    for (int h = 0; h < 2; h++) {
+        if (bytes == 1) {
+            const __m512i j   = hvx_emu_iota8(64 * h);
+            const __m512i idx = _mm512_or_si512(_mm512_srli_epi16(_mm512_and_si512(j, _mm512_set1_epi8((char) 0xfe)), 1),
+                                                _mm512_slli_epi16(_mm512_and_si512(j, _mm512_set1_epi8(1)), 6));
+            D.z[h]            = _mm512_permutex2var_epi8(U.z[0], idx, U.z[1]);
+        } else {
+            const __m512i j   = _mm512_add_epi16(_mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18,
+                                                                   17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,
+                                                                   1, 0),
+                                                  _mm512_set1_epi16((short) (32 * h)));
+            const __m512i idx = _mm512_or_si512(_mm512_srli_epi16(j, 1), _mm512_slli_epi16(_mm512_and_si512(j, _mm512_set1_epi16(1)), 5));
+            D.z[h]            = _mm512_permutex2var_epi16(U.z[0], idx, U.z[1]);
+        }
+    }
+    return D.v;
+#elif defined(__AVX2__)
     hvx_emu_simd U, D;
     U.v = Vu;
     for (int k = 0; k < 4; k++) {
@@ -197,7 +258,16 @@ HVX_EMU_INLINE HVX_Vector Q6_Vb_vshuff_Vb(HVX_Vector Vu) {
 
 // Vd.h = vdeal(Vu.h): Vd.h[i] = Vu.h[2i], Vd.h[i + 32] = Vu.h[2i + 1]
 HVX_EMU_INLINE HVX_Vector hvx_emu_vdeal_h(HVX_Vector Vu) {
-#if defined(__AVX2__)
+#if defined(HVX_EMU_AVX512)
+    // Halfwords 2i (low result register half) and 2i + 1 (high) of the 64: one vpermt2w each.
+    hvx_emu_simd U, D;
+    U.v                = Vu;
+    const __m512i even = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28, 26,
+                                          24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    D.z[0]             = _mm512_permutex2var_epi16(U.z[0], even, U.z[1]);
+    D.z[1]             = _mm512_permutex2var_epi16(U.z[0], _mm512_add_epi16(even, _mm512_set1_epi16(1)), U.z[1]);
+    return D.v;
+#elif defined(__AVX2__)
     // Each 16-byte chunk to its 4 even halfwords (low 8 bytes) and 4 odd ones (high 8 bytes);
     // chunk pairs then join by 64-bit unpacks: evens to bytes [0,64), odds to [64,128).
     hvx_emu_simd U, D;

@@ -14,6 +14,15 @@
 #    include <immintrin.h>
 #endif
 
+// HVX_EMU_AVX512: the build targets AVX-512 F/BW/DQ/VL with VNNI and VBMI (CMake option
+// GGML_HEXAGON_AVX512), and the intrinsics that gain from it take an AVX-512 form: one HVX
+// vector is two zmm registers, a predicate's two words are two k-registers. Every other build
+// keeps the AVX2 forms (or the portable ones), which stay bit for bit the same.
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && \
+    defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+#    define HVX_EMU_AVX512 1
+#endif
+
 #define HVX_EMU_VLEN 128
 
 // may_alias: kernels cast float / half / byte buffers to HVX_Vector * and read them back as
@@ -62,7 +71,21 @@ typedef union {
     uint8_t    b[HVX_EMU_VLEN];
     __m128i    x[8];
     __m256i    y[4];
+#    if defined(HVX_EMU_AVX512)
+    __m512i z[2];  // bytes [0, 64) and [64, 128)
+#    endif
 } hvx_emu_simd;
+#endif
+
+#if defined(HVX_EMU_AVX512)
+// The byte index vector {0, 1, ..., 63} + base (vpermb / vpermt2b read the low 6 / 7 bits).
+HVX_EMU_INLINE __m512i hvx_emu_iota8(int base) {
+    const __m512i iota = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45,
+                                         44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26,
+                                         25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,
+                                         4, 3, 2, 1, 0);
+    return _mm512_add_epi8(iota, _mm512_set1_epi8((char) base));
+}
 #endif
 
 // HVX_EMU_COUNT(ALU | MPY | PERMUTE | OTHER): an intrinsic's instruction class, for whoever
@@ -119,7 +142,12 @@ HVX_EMU_INLINE HVX_VectorPred hvx_emu_mask_to_pred_portable(hvx_vub m) {
 }
 
 HVX_EMU_INLINE hvx_vub hvx_emu_pred_to_mask(HVX_VectorPred q) {
-#if defined(__AVX2__)
+#if defined(HVX_EMU_AVX512)
+    hvx_emu_simd u;  // vpmovm2b: each k bit to a 0x00 / 0xff byte
+    u.z[0] = _mm512_movm_epi8((__mmask64) q.q[0]);
+    u.z[1] = _mm512_movm_epi8((__mmask64) q.q[1]);
+    return (hvx_vub) u.v;
+#elif defined(__AVX2__)
     // Each 32-bit slice of q expands to 32 bytes: broadcast the 4 bytes, route byte k/8 to
     // lane k, keep bit k%8, compare non-zero.
     const __m256i route = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -142,7 +170,14 @@ HVX_EMU_INLINE hvx_vub hvx_emu_pred_to_mask(HVX_VectorPred q) {
 }
 
 HVX_EMU_INLINE HVX_VectorPred hvx_emu_mask_to_pred(hvx_vub m) {
-#if defined(__AVX2__)
+#if defined(HVX_EMU_AVX512)
+    hvx_emu_simd u;  // vpmovb2m: each byte's top bit to a k bit
+    u.v = (HVX_Vector) m;
+    HVX_VectorPred q;
+    q.q[0] = (uint64_t) _mm512_movepi8_mask(u.z[0]);
+    q.q[1] = (uint64_t) _mm512_movepi8_mask(u.z[1]);
+    return q;
+#elif defined(__AVX2__)
     union {
         hvx_vub v;
         __m256i m[4];

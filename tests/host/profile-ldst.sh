@@ -61,6 +61,11 @@
 # nv loads and nv stores when a source row covers it, nv stores (zeroes) when not. And IM2COL f32
 # -> f32 (npu/ops/im2col.cpp), per dst row of sv = 2 ceil(ne0 x 4 / 256) staging vectors: sv stores
 # (the staging row zeroed), then sv loads and sv stores (copied).
+# And hvx_runs, the op's HVX dispatches (work_queue_run): 2 for a flat MUL_MAT of one activation
+# chunk (activation prep, then the dots: mul-mat-flat.h mm_run_chunk); the tiled one the same, but
+# 1 for up to 2 rows (act_private, host/ops/mul-mat/mul-mat-tiled.cpp kPrivateRows: each thread
+# quantizes its own copy inside the dot dispatch, npu/ops/mul-mat/mul-mat-tiled.cpp run_pass); 1
+# for the row kernels (run-threads.h).
 #   profile-ldst.sh BIN
 set -uo pipefail
 bin=$1
@@ -113,20 +118,20 @@ def tiled(d, x):  # d: dst, src0, src1 dims of the line
     quant_ld, quant_st = n * (1 + blocks), n * 12 * blocks
     dot_ld, out_st = n_kt * sum(5 + 10 * nr for nr in pairs), n
     mpy = n * n_kt * (8 + 2) + n * (blocks + (blocks + 3) // 4)
-    return n, quant_ld + dot_ld, quant_st + out_st, {"hvx_mpy": mpy}
+    return n, quant_ld + dot_ld, quant_st + out_st, {"hvx_mpy": mpy, "hvx_runs": 1 if n <= 2 else 2}
 
 
 def flat(d, x):
     k, m, n = d[1][0], d[1][1], d[2][1]
     kv = k // 32
-    return n, n * kv + m * kv + m * n * (2 * kv + 1), n * kv + m * kv + m * n, {"hvx_mpy": m * n * kv}
+    return n, n * kv + m * kv + m * n * (2 * kv + 1), n * kv + m * kv + m * n, {"hvx_mpy": m * n * kv, "hvx_runs": 2}
 
 
 def add(d, x):
     rows, nv = d[0][1] * d[0][2] * d[0][3], (d[0][0] + 31) // 32
     nr0, n1 = d[0][0] // d[2][0], (d[2][0] + 31) // 32
     bc = rows * nr0 * n1 if nr0 > 1 else 0
-    return nr0 > 1, rows * 2 * nv + bc, rows * nv + bc, {"hvx_alu": rows * nv}
+    return nr0 > 1, rows * 2 * nv + bc, rows * nv + bc, {"hvx_alu": rows * nv, "hvx_runs": 1}
 
 
 def rows_of(d):
@@ -173,17 +178,17 @@ def flat_q(d, x):
     wtype = x["types"][1]
     g, p = cdiv(k, 128), k // 256
     pl, ps = PREP[wtype](p)
-    return (wtype, n), n * 4 * g + m * pl + m * n * (6 * g + 1), n * 3 * g + m * ps + m * n, {}
+    return (wtype, n), n * 4 * g + m * pl + m * n * (6 * g + 1), n * 3 * g + m * ps + m * n, {"hvx_runs": 2}
 
 
 def norm(d, x):
     rows, nv, _ = rows_of(d)
-    return "norm", rows * 3 * nv, rows * 2 * nv, {}
+    return "norm", rows * 3 * nv, rows * 2 * nv, {"hvx_runs": 1}
 
 
 def l2_norm(d, x):
     rows, nv, _ = rows_of(d)
-    return "l2", rows * 2 * nv, rows * nv, {}
+    return "l2", rows * 2 * nv, rows * nv, {"hvx_runs": 1}
 
 
 def rope(neox, n_dims):
@@ -204,7 +209,7 @@ def rope(neox, n_dims):
             ld, st = ld + nh + 2 * nh, st + 2 * nh + nh
         assert x["rpc"] == d[0][1], f"ROPE chunks of one plane expected: rpc {x['rpc']}, ne1 {d[0][1]}"
         builds = rows // x["rpc"]
-        return x["types"][0], rows * ld + builds * 2 * nv, rows * st + builds * 2 * nv, {}
+        return x["types"][0], rows * ld + builds * 2 * nv, rows * st + builds * 2 * nv, {"hvx_runs": 1}
     return count
 
 
@@ -212,12 +217,12 @@ def pad(d, x):
     nv = cdiv(d[0][0] * 4, 128)
     covered, rows = d[1][1] * d[1][2] * d[1][3], d[0][1] * d[0][2] * d[0][3]
     assert d[0][0] == d[1][0], "no dim-0 padding expected"
-    return "pad", covered * nv, rows * nv, {}
+    return "pad", covered * nv, rows * nv, {"hvx_runs": 1}
 
 
 def im2col(d, x):
     rows, sv = d[0][1] * d[0][2] * d[0][3], 2 * cdiv(d[0][0] * 4, 256)
-    return "f32", rows * sv, 2 * rows * sv, {}
+    return "f32", rows * sv, 2 * rows * sv, {"hvx_runs": 1}
 
 
 # tag -> (what the code must execute, the cases each must cover)

@@ -31,20 +31,32 @@
 # Then the element-wise kernel (npu/ops/elementwise.cpp), f32, per dst row of nv = ceil(ne0/32)
 # vectors: SWIGLU (one pass, two operands) 2 nv loads, nv stores; GELU (two passes: the first
 # leaves its exp part in y, the second reads x and y) 3 nv loads, 2 nv stores.
-# Then the flat path's quantized weights (GGML_HEXAGON_MM_SELECT=flat): Q5_0, Q4_K, Q6_K, IQ4_NL,
-# MXFP4, m=16, k=256 (g = 2 groups of 128, p = 1 packed quant vector or super-block per row),
-# n = 1 and 3:
-#   activation rows (mm_quantize_act_row): per group 4 loads (max_abs_sf, one per block), 3 stores;
-#   weight rows (mul-mat-prep.h), per row, with ceil(p/N) for the headers copied every N vectors:
-#     Q5_0   (mm_prep_q5_0):  the FP16 scales every 8 (1 load, 2 stores), qh every 4 (1, 1); per
-#            vector 2 loads of the fifth-bit words, 1 quant load, 2 lane loads; 6 stores;
-#     Q4_K   (mm_prep_q4_k):  the headers every 8 (copy 1, 1; FP16 1, 2); per super-block 1 quant
-#            load, 4 lane loads, 6 stores;
+# Then the flat path's quantized weights (GGML_HEXAGON_MM_SELECT=flat), all 14 types, m=16, k=256,
+# n = 1 and 3. A weight row is p packed quant vectors (Q8_0: groups of 128; Q2_K / Q3_K: pairs of
+# super-blocks; the others: 256 elements, or 8 blocks) of `planes` quant vectors each; the dots run
+# over g = planes x p groups of 128 (Q2_K, Q3_K, Q2_0: 4 planes, Q1_0: 8, Q8_0: 1, the others 2),
+# the activation padded to them:
+#   activation rows: the staging vectors the DMA left (4 g - K/32) zeroed (zero_bytes: stores);
+#     per group 4 loads (max_abs_sf, one per block), 3 stores (mm_quantize_act_row);
+#   weight rows (mul-mat-prep.h), per row, headers copied or widened every N vectors (ceil(p/N)):
+#     Q8_0   (mm_prep_q8_0):  FP16 scales every 16 groups (1 load, 2 stores); per group the quants
+#            (1, 1), the lane scales (1 load), scales and offsets (2 stores);
+#     Q4_0 / Q4_1 (mm_prep_q4_0): FP16 scales (and Q4_1's mins) every 8 (1, 2 each); per vector 1
+#            quant load, 2 lane loads, 6 stores;
+#     Q5_0 / Q5_1 (mm_prep_q5_0): as Q4_0 / Q4_1, plus qh every 4 (1, 1) and 2 loads of the
+#            fifth-bit words per vector;
+#     Q4_K / Q5_K (mm_prep_q4_k): the headers every 8 (copy 1, 1; FP16 1, 2); per super-block 1
+#            quant load (Q5_K: and qh), 4 lane loads, 6 stores;
 #     Q6_K   (mm_prep_q6_k):  d every 64 (1, 2), scales every 8 (1, 1); per super-block ql and qh, 4
 #            lane loads, 6 stores;
-#     IQ4_NL (mm_prep_b16):   the table once (1 load), FP16 scales every 8 (1, 2); per vector 1 quant
-#            load, 2 lane loads, 2 + 2 x 2 stores;
-#     MXFP4  (mm_prep_b16):   the table once, E8M0 scales every 16 (1, 1); per vector as IQ4_NL;
+#     Q2_K   (mm_prep_q2_k):  scales every 4 (1, 1), d/dmin every 16 (1, 2); per vector 1 quant load,
+#            per plane 2 lane loads and 3 stores;
+#     Q3_K   (mm_prep_q3_k):  d every 32 (1, 2); per vector the scales' vector (1, 1; a second when
+#            the 12 or 24 bytes cross one), qs and hmask, per plane 2 lane loads and 3 stores;
+#     IQ4_NL / MXFP4 (mm_prep_b16): the table once (1 load), FP16 scales every 8 (1, 2) / E8M0
+#            every 16 (1, 1); per vector 1 quant load, 2 lane loads, 2 + 2 x 2 stores;
+#     Q1_0 / Q2_0 (mm_prep_b16): FP16 scales every 8; per vector 1 quant load, 2 lane loads, and
+#            per plane 3 stores;
 #   per weight row and activation row (dot_q): 6 loads per group, and the output lane: 1 load,
 #     1 store.
 # Then NORM and L2_NORM f32 (npu/ops/norm.cpp), per row of nv = ceil(ne0/32) vectors: NORM sums
@@ -95,7 +107,7 @@ case_lines soft_max SOFT_MAX 'SOFT_MAX\|' \
 case_lines swiglu SWIGLU '(GLU|SWIGLU)\|' '^type=f32,ne_a=\[128,2,2,2\],v=0,(split|swapped=0)$'
 case_lines gelu GELU '(UNARY|GELU)\|' '^type=f32,ne_a=\[(128,2,2,2|5,7,11,13)\],v=0$'
 case_lines flat_q MUL_MAT 'MUL_MAT\|' \
-    '^type_a=(q5_0|q4_K|q6_K|iq4_nl|mxfp4),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    '^type_a=(q8_0|q4_0|q4_1|q5_0|q5_1|q4_K|q5_K|q6_K|q2_K|q3_K|iq4_nl|mxfp4|q1_0|q2_0),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
     GGML_HEXAGON_MM_SELECT=flat
 case_lines norm NORM 'NORM\|' '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000000,noncontig_rows=0'
 case_lines l2_norm L2_NORM 'L2_NORM\|' '^type=f32,ne=\[1025,5,4,3\],eps=0.000000,v=0,noncontig_rows=0'
@@ -163,22 +175,48 @@ def cdiv(a, b):
     return (a + b - 1) // b
 
 
-# Flat path, quantized weights: per weight row, the prep's loads and stores for p packed vectors.
-PREP = {
-    "q5_0": lambda p: (cdiv(p, 8) + cdiv(p, 4) + 5 * p, 2 * cdiv(p, 8) + cdiv(p, 4) + 6 * p),
-    "q4_K": lambda p: (2 * cdiv(p, 8) + 5 * p, 3 * cdiv(p, 8) + 6 * p),
-    "q6_K": lambda p: (cdiv(p, 64) + cdiv(p, 8) + 6 * p, 2 * cdiv(p, 64) + cdiv(p, 8) + 6 * p),
-    "iq4_nl": lambda p: (1 + cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 6 * p),
-    "mxfp4": lambda p: (1 + cdiv(p, 16) + 3 * p, cdiv(p, 16) + 6 * p),
+# Flat path, quantized weights. Per type: packed quant vectors per row (n_lo) from K, quant planes
+# per packed vector (the weight row's groups of 128: g = planes x n_lo), and the prep's loads and
+# stores per row for p = n_lo.
+def q3k_loads(p, n_sb):  # the scales' vector(s) copied per packed vector: a second one when they cross
+    ld = 0
+    for m in range(p):
+        sb0 = 2 * m
+        if sb0 < n_sb:
+            need = 24 if sb0 + 1 < n_sb else 12
+            ld += 1 + (1 if (12 * sb0) % 128 + need > 128 else 0)
+    return ld
+
+
+PREP = {  # type: (n_lo(K), planes, prep(p, K) -> (loads, stores))
+    "q8_0": (lambda k: cdiv(k, 128), 1, lambda p, k: (cdiv(p, 16) + 2 * p, 2 * cdiv(p, 16) + 3 * p)),
+    "q4_0": (lambda k: k // 256, 2, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 6 * p)),
+    "q4_1": (lambda k: k // 256, 2, lambda p, k: (2 * cdiv(p, 8) + 3 * p, 4 * cdiv(p, 8) + 6 * p)),
+    "q5_0": (lambda k: k // 256, 2, lambda p, k: (cdiv(p, 8) + cdiv(p, 4) + 5 * p, 2 * cdiv(p, 8) + cdiv(p, 4) + 6 * p)),
+    "q5_1": (lambda k: k // 256, 2,
+             lambda p, k: (2 * cdiv(p, 8) + cdiv(p, 4) + 5 * p, 4 * cdiv(p, 8) + cdiv(p, 4) + 6 * p)),
+    "q4_K": (lambda k: k // 256, 2, lambda p, k: (2 * cdiv(p, 8) + 5 * p, 3 * cdiv(p, 8) + 6 * p)),
+    "q5_K": (lambda k: k // 256, 2, lambda p, k: (2 * cdiv(p, 8) + 6 * p, 3 * cdiv(p, 8) + 6 * p)),
+    "q6_K": (lambda k: k // 256, 2, lambda p, k: (cdiv(p, 64) + cdiv(p, 8) + 6 * p, 2 * cdiv(p, 64) + cdiv(p, 8) + 6 * p)),
+    "q2_K": (lambda k: cdiv(k // 256, 2), 4, lambda p, k: (cdiv(p, 4) + cdiv(p, 16) + 9 * p, cdiv(p, 4) + 2 * cdiv(p, 16) + 12 * p)),
+    "q3_K": (lambda k: cdiv(k // 256, 2), 4,
+             lambda p, k: (cdiv(p, 32) + q3k_loads(p, k // 256) + 10 * p, 2 * cdiv(p, 32) + q3k_loads(p, k // 256) + 12 * p)),
+    "iq4_nl": (lambda k: k // 256, 2, lambda p, k: (1 + cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 6 * p)),
+    "mxfp4": (lambda k: k // 256, 2, lambda p, k: (1 + cdiv(p, 16) + 3 * p, cdiv(p, 16) + 6 * p)),
+    "q1_0": (lambda k: cdiv(k // 128, 8), 8, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 24 * p)),
+    "q2_0": (lambda k: cdiv(k // 64, 8), 4, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 12 * p)),
 }
 
 
 def flat_q(d, x):
     k, m, n = d[1][0], d[1][1], d[2][1]
     wtype = x["types"][1]
-    g, p = cdiv(k, 128), k // 256
-    pl, ps = PREP[wtype](p)
-    return (wtype, n), n * 4 * g + m * pl + m * n * (6 * g + 1), n * 3 * g + m * ps + m * n, {"hvx_runs": 2}
+    n_lo, planes, prep = PREP[wtype]
+    p = n_lo(k)
+    g = planes * p  # groups of 128 the dots run over (the activation is padded to them)
+    zero = 4 * g - k // 32  # staging vectors the activation's DMA leaves to be zeroed (zero_bytes)
+    pl, ps = prep(p, k)
+    return (wtype, n), n * 4 * g + m * pl + m * n * (6 * g + 1), n * (3 * g + zero) + m * ps + m * n, {"hvx_runs": 2}
 
 
 def norm(d, x):

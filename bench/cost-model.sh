@@ -8,9 +8,12 @@
 # whole model, without emulating all of it. Prints a markdown table (estimate, published,
 # ratio). Not a test: the vHTP's counters are exact, the model's constants are not.
 #   bench/cost-model.sh            env: DIR (models, default a temporary folder),
-#                                  ROWS (a regex: only the rows whose line matches)
+#                                  ROWS (a regex: only the rows whose line matches),
+#                                  LOGS (a folder: keep each run's log there, named
+#                                  <model>-v<arch>-<pp|tg>-l<layers>.log, and rows.txt naming
+#                                  each row's four logs: bench/cost-model-whatif.py reads them)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
-help_or_option 11 "$@"
+help_or_option 13 "$@"
 [ $# -eq 0 ] || die "no arguments (see --help)"
 [ -x "$BIN/llama-bench" ] || die "no $BIN/llama-bench: run scripts/build.sh first"
 work=$(mktemp -d)
@@ -27,11 +30,13 @@ rows=(
     "OLMoE-1B-7B Q4_0|81|16|--n-embd 2048 --n-head 16 --n-ff 1024 --n-expert 64 --n-expert-used 8 --n-vocab 50304|128|122.5|45.7|"
 )
 [ -z "${ROWS:-}" ] || mapfile -t rows < <(printf '%s\n' "${rows[@]}" | grep -E -- "$ROWS")
-est() {  # model, arch, env, llama-bench args... -> est-usec of the last graph (profile-graph line)
-    local model=$1 arch=$2 extra=$3; shift 3
+[ -z "${LOGS:-}" ] || { mkdir -p "$LOGS" && : >"$LOGS/rows.txt"; }
+est() {  # model, arch, env, log tag, llama-bench args... -> est-usec of the last graph (profile-graph line)
+    local model=$1 arch=$2 extra=$3 tag=$4; shift 4
     # shellcheck disable=SC2086
     env $extra GGML_HEXAGON_ARCH=v$arch GGML_HEXAGON_PROFILE=2 "$BIN/llama-bench" -m "$model" -r 1 -dev HTP0 -ngl 99 "$@" \
         >"$work/run.log" 2>&1 || { tail -n 20 "$work/run.log" >&2; die "llama-bench failed on $model"; }
+    [ -z "${LOGS:-}" ] || cp "$work/run.log" "$LOGS/$(basename "$model" .gguf)-v$arch-$tag.log"
     python3 - "$work/run.log" <<'PY'
 import re, sys
 graphs = [float(m.group(1)) for line in open(sys.argv[1])
@@ -43,16 +48,19 @@ echo "| published run | arch | prompt | est. pp t/s | published | ratio | est. t
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for row in "${rows[@]}"; do
     IFS='|' read -r name arch layers shape pp pub_pp pub_tg extra <<<"$row"
-    declare -A e=()
+    declare -A e=() logs=()
     for l in 1 2; do
         # shellcheck disable=SC2086
         model=$(python3 "$ROOT/tools/ggml-hexagon-make-model.py" $shape --n-layer $l --dir "$dir" -q --print-path 2>/dev/null)
         # shellcheck disable=SC2086
         python3 "$ROOT/tools/ggml-hexagon-make-model.py" $shape --n-layer $l --dir "$dir" -q >/dev/null
         log "$name, $l layer(s), v$arch ${extra}"
-        e[pp$l]=$(est "$model" "$arch" "$extra" -p "$pp" -n 0)
-        e[tg$l]=$(est "$model" "$arch" "$extra" -p 0 -n 2)
+        e[pp$l]=$(est "$model" "$arch" "$extra" "pp-l$l" -p "$pp" -n 0)
+        e[tg$l]=$(est "$model" "$arch" "$extra" "tg-l$l" -p 0 -n 2)
+        for t in pp tg; do logs[$t$l]="$(basename "$model" .gguf)-v$arch-$t-l$l.log"; done
     done
+    [ -z "${LOGS:-}" ] || echo "$name|$arch|$layers|$pp|$pub_pp|$pub_tg|$extra|${logs[pp1]}|${logs[pp2]}|${logs[tg1]}|${logs[tg2]}" \
+        >>"$LOGS/rows.txt"
     python3 - "$name" "$arch" "$layers" "$pub_pp" "$pub_tg" "${e[pp1]}" "${e[pp2]}" "${e[tg1]}" "${e[tg2]}" "$pp" "$extra" <<'PY'
 import sys
 name, arch, n, pub_pp, pub_tg = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])

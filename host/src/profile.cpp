@@ -34,7 +34,7 @@ const char * htp_counter_name(uint32_t c) {
     static const char * const names[HTP_CNT_COUNT] = {
         "hvx_alu",    "hvx_mpy",  "hvx_permute", "hvx_ldst", "hvx_st",      "hvx_other",
         "hmx_tiles",  "hmx_stores", "dma_desc", "dma_in",      "dma_out",  "dma_wait_us", "fence_wait_us",
-        "vtcm_hwm",   "l2_ops",   "l2_bytes",    "hvx_packets",
+        "vtcm_hwm",   "l2_ops",   "l2_bytes",    "hvx_packets", "hvx_runs",
     };
     return c < HTP_CNT_COUNT ? names[c] : "?";
 }

@@ -108,7 +108,7 @@ struct assemble_op {
                 copy_vectors(y, x0 + j * (p->vsrc.row_pitch / 128), n_vec);
             } else {
                 for (uint32_t i = 0; i < n_vec; i++) {
-                    y[i] = zero;
+                    hvx_vmem_store(y + i, zero);
                 }
             }
         }
@@ -130,7 +130,7 @@ static int assemble_thread(htp_op_context * octx, uint32_t ith) {
         const uint32_t   n_vec = p->vsrc.slot_size * p->split.n_bufs / 128;
         const HVX_Vector zero  = Q6_V_vzero();
         for (uint32_t i = 0; i < n_vec; i++) {
-            v[i] = zero;
+            hvx_vmem_store(v + i, zero);
         }
         htp_trace_event_stop(&ctx->trace[ith], HTP_TRACE_EVT_HVX_COMP, info);
     }

@@ -48,7 +48,7 @@ struct im2col_thread {
         HVX_Vector *   sv    = vptr(st);
         const HVX_Vector z   = Q6_V_vzero();
         for (uint32_t i = 0; i < n * (P / 128); i++) {
-            sv[i] = z;
+            hvx_vmem_store(sv + i, z);
         }
         const row_pos    c    = row_coords(p->shape, r);
         const int32_t    oh   = (int32_t) (p->is_2d ? c.i2 : 0);

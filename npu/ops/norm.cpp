@@ -13,7 +13,8 @@ namespace {
 struct norm_op : row_op<htp_norm_params> {
     // Sum over the row of f(x[i]) with padding lanes zeroed first.
     static HVX_Vector masked(const HVX_Vector * x, uint32_t i, uint32_t n_full, HVX_VectorPred tail) {
-        return i < n_full ? x[i] : Q6_V_vand_QV(tail, x[i]);
+        const HVX_Vector v = hvx_vmem_load(x + i);
+        return i < n_full ? v : Q6_V_vand_QV(tail, v);
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
@@ -58,7 +59,7 @@ struct norm_op : row_op<htp_norm_params> {
         const HVX_Vector scale = splat_f32(1.0f / (s > eps ? s : eps));  // fmaxf(s, eps) (a NaN s gives eps), no call
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < n_vec; i++) {
-            y[i] = Q6_Vsf_vmpy_VsfVsf(x[i], scale);
+            hvx_vmem_store(y + i, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + i), scale));
         }
     }
 
@@ -74,15 +75,16 @@ struct norm_op : row_op<htp_norm_params> {
         HVX_Vector       acc2 = Q6_V_vzero();
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < n_vec; i++) {
-            y[i]               = Q6_Vsf_vsub_VsfVsf(x[i], mean);
-            const HVX_Vector t = masked(y, i, n_full, tail);
+            const HVX_Vector d = Q6_Vsf_vsub_VsfVsf(hvx_vmem_load(x + i), mean);
+            hvx_vmem_store(y + i, d);
+            const HVX_Vector t = i < n_full ? d : Q6_V_vand_QV(tail, d);
             acc2               = Q6_Vsf_vadd_VsfVsf(acc2, Q6_Vsf_vmpy_VsfVsf(t, t));
         }
         const float      var   = lane0_f32(reduce_sum_sf(acc2)) * inv_ne0;
         const HVX_Vector scale = splat_f32(1.0f / sqrt_f32(var + eps));
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < n_vec; i++) {
-            y[i] = Q6_Vsf_vmpy_VsfVsf(y[i], scale);
+            hvx_vmem_store(y + i, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(y + i), scale));
         }
     }
 };

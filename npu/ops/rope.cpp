@@ -47,7 +47,7 @@ struct rope_op : row_op<htp_rope_params> {
         dma_queue_pop(q);
         const HVX_Vector * v = vptr(at);
         for (uint32_t i = 0; i < (bytes + 127) / 128; i++) {
-            ff_copy[i].v = v[i];
+            hvx_vmem_store(&ff_copy[i].v, hvx_vmem_load(v + i));
         }
         ff = ff_copy[0].f;
         return HTP_STATUS_OK;
@@ -149,8 +149,8 @@ struct rope_op : row_op<htp_rope_params> {
                     s.f[l]           = (i & 1) ? sn[k] : -sn[k];
                 }
             }
-            ct[v] = c.v;
-            st[v] = s.v;
+            hvx_vmem_store(ct + v, hvx_vmem_load(&c.v));
+            hvx_vmem_store(st + v, hvx_vmem_load(&s.v));
         }
     }
 
@@ -163,14 +163,17 @@ struct rope_op : row_op<htp_rope_params> {
             const int32_t t = h - (int32_t) (32 * v);  // lanes < t take x[i + n], the others x[i - n]
             HVX_Vector    pa = Q6_V_vzero(), pb = Q6_V_vzero();
             if (t > 0) {
-                pa = hr ? Q6_V_valign_VVR(x[v + hq + 1], x[v + hq], (int32_t) hr) : x[v + hq];
+                const HVX_Vector a0 = hvx_vmem_load(x + v + hq);
+                pa = hr ? Q6_V_valign_VVR(hvx_vmem_load(x + v + hq + 1), a0, (int32_t) hr) : a0;
             }
             if (t < 32) {
-                const uint32_t j = v - hq;  // >= 0 here
-                pb = hr ? Q6_V_valign_VVR(x[j], j ? x[j - 1] : x[j], (int32_t) (128 - hr)) : x[j];
+                const uint32_t   j  = v - hq;  // >= 0 here
+                const HVX_Vector b0 = hvx_vmem_load(x + j);
+                pb = hr ? Q6_V_valign_VVR(b0, j ? hvx_vmem_load(x + j - 1) : b0, (int32_t) (128 - hr)) : b0;
             }
             const HVX_Vector pv = t >= 32 ? pa : t <= 0 ? pb : Q6_V_vmux_QVV(Q6_Q_vsetq_R(4 * t), pa, pb);
-            y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
+            hvx_vmem_store(y + v, Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(x + v), hvx_vmem_load(ct + v)),
+                                                     Q6_Vsf_vmpy_VsfVsf(pv, hvx_vmem_load(st + v))));
         }
     }
 
@@ -179,9 +182,11 @@ struct rope_op : row_op<htp_rope_params> {
                                   uint32_t n_vec, HVX_Vector even, HVX_Vector odd) {
         HTP_NO_UNROLL
         for (uint32_t v = 0; v < n_vec; v++) {
-            const HVX_Vector pv = Q6_V_vor_VV(Q6_V_vand_VV(Q6_V_vror_VR(x[v], 4), even),     // even i: x[i + 1]
-                                              Q6_V_vand_VV(Q6_V_vror_VR(x[v], 124), odd));   // odd i:  x[i - 1]
-            y[v] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[v], ct[v]), Q6_Vsf_vmpy_VsfVsf(pv, st[v]));
+            const HVX_Vector xv = hvx_vmem_load(x + v);
+            const HVX_Vector pv = Q6_V_vor_VV(Q6_V_vand_VV(Q6_V_vror_VR(xv, 4), even),     // even i: x[i + 1]
+                                              Q6_V_vand_VV(Q6_V_vror_VR(xv, 124), odd));   // odd i:  x[i - 1]
+            hvx_vmem_store(y + v, Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(xv, hvx_vmem_load(ct + v)),
+                                                     Q6_Vsf_vmpy_VsfVsf(pv, hvx_vmem_load(st + v))));
         }
     }
 

@@ -31,6 +31,53 @@
 # Then the element-wise kernel (npu/ops/elementwise.cpp), f32, per dst row of nv = ceil(ne0/32)
 # vectors: SWIGLU (one pass, two operands) 2 nv loads, nv stores; GELU (two passes: the first
 # leaves its exp part in y, the second reads x and y) 3 nv loads, 2 nv stores.
+# Then the flat path's quantized weights (GGML_HEXAGON_MM_SELECT=flat), all 14 types, m=16, k=256,
+# n = 1 and 3. A weight row is p packed quant vectors (Q8_0: groups of 128; Q2_K / Q3_K: pairs of
+# super-blocks; the others: 256 elements, or 8 blocks) of `planes` quant vectors each; the dots run
+# over g = planes x p groups of 128 (Q2_K, Q3_K, Q2_0: 4 planes, Q1_0: 8, Q8_0: 1, the others 2),
+# the activation padded to them:
+#   activation rows: the staging vectors the DMA left (4 g - K/32) zeroed (zero_bytes: stores);
+#     per group 4 loads (max_abs_sf, one per block), 3 stores (mm_quantize_act_row);
+#   weight rows (mul-mat-prep.h), per row, headers copied or widened every N vectors (ceil(p/N)):
+#     Q8_0   (mm_prep_q8_0):  FP16 scales every 16 groups (1 load, 2 stores); per group the quants
+#            (1, 1), the lane scales (1 load), scales and offsets (2 stores);
+#     Q4_0 / Q4_1 (mm_prep_q4_0): FP16 scales (and Q4_1's mins) every 8 (1, 2 each); per vector 1
+#            quant load, 2 lane loads, 6 stores;
+#     Q5_0 / Q5_1 (mm_prep_q5_0): as Q4_0 / Q4_1, plus qh every 4 (1, 1) and 2 loads of the
+#            fifth-bit words per vector;
+#     Q4_K / Q5_K (mm_prep_q4_k): the headers every 8 (copy 1, 1; FP16 1, 2); per super-block 1
+#            quant load (Q5_K: and qh), 4 lane loads, 6 stores;
+#     Q6_K   (mm_prep_q6_k):  d every 64 (1, 2), scales every 8 (1, 1); per super-block ql and qh, 4
+#            lane loads, 6 stores;
+#     Q2_K   (mm_prep_q2_k):  scales every 4 (1, 1), d/dmin every 16 (1, 2); per vector 1 quant load,
+#            per plane 2 lane loads and 3 stores;
+#     Q3_K   (mm_prep_q3_k):  d every 32 (1, 2); per vector the scales' vector (1, 1; a second when
+#            the 12 or 24 bytes cross one), qs and hmask, per plane 2 lane loads and 3 stores;
+#     IQ4_NL / MXFP4 (mm_prep_b16): the table once (1 load), FP16 scales every 8 (1, 2) / E8M0
+#            every 16 (1, 1); per vector 1 quant load, 2 lane loads, 2 + 2 x 2 stores;
+#     Q1_0 / Q2_0 (mm_prep_b16): FP16 scales every 8; per vector 1 quant load, 2 lane loads, and
+#            per plane 3 stores;
+#   per weight row and activation row (dot_q): 6 loads per group, and the output lane: 1 load,
+#     1 store.
+# Then NORM and L2_NORM f32 (npu/ops/norm.cpp), per row of nv = ceil(ne0/32) vectors: NORM sums
+# (nv loads), subtracts the mean (nv loads, nv stores) and scales (nv loads, nv stores); L2_NORM
+# sums (nv loads) and scales (nv loads, nv stores).
+# Then ROPE (npu/ops/rope.cpp), rows of nv = ceil(ne0/32) vectors, chunks of one plane each
+# (rpc = ne1): per chunk the cos / sin tables (build_tables: 2 loads, 2 stores per vector); per
+# row and vector x, cos and sin (3 loads) and y (1 store); neox adds the partner vectors: for lanes
+# below h = n_dims / 2 the vector n_dims / 2 floats up (2 loads when that is not a whole number of
+# vectors, else 1), from h on the one as far down (the same, 1 at vector 0); F16 rows are widened
+# first (f16_to_f32_vectors: ceil(ne0/64) loads, twice as many stores) and narrowed after
+# (f32_to_f16_vectors: 2 loads, 1 store per output vector).
+# Then PAD f32 (npu/ops/assemble.cpp), no dim-0 padding: per dst row of nv = pitch/128 vectors,
+# nv loads and nv stores when a source row covers it, nv stores (zeroes) when not. And IM2COL f32
+# -> f32 (npu/ops/im2col.cpp), per dst row of sv = 2 ceil(ne0 x 4 / 256) staging vectors: sv stores
+# (the staging row zeroed), then sv loads and sv stores (copied).
+# And hvx_runs, the op's HVX dispatches (work_queue_run): 2 for a flat MUL_MAT of one activation
+# chunk (activation prep, then the dots: mul-mat-flat.h mm_run_chunk); the tiled one the same, but
+# 1 for up to 2 rows (act_private, host/ops/mul-mat/mul-mat-tiled.cpp kPrivateRows: each thread
+# quantizes its own copy inside the dot dispatch, npu/ops/mul-mat/mul-mat-tiled.cpp run_pass); 1
+# for the row kernels (run-threads.h).
 #   profile-ldst.sh BIN
 set -uo pipefail
 bin=$1
@@ -59,11 +106,23 @@ case_lines soft_max SOFT_MAX 'SOFT_MAX\|' \
     '^type=f32,ne=\[1023,15,1,1\],mask=0,sinks=0,m_prec=f32,nr23=\[1,1\],scale=1.000000,max_bias=0.000000,inplace=0'
 case_lines swiglu SWIGLU '(GLU|SWIGLU)\|' '^type=f32,ne_a=\[128,2,2,2\],v=0,(split|swapped=0)$'
 case_lines gelu GELU '(UNARY|GELU)\|' '^type=f32,ne_a=\[(128,2,2,2|5,7,11,13)\],v=0$'
+case_lines flat_q MUL_MAT 'MUL_MAT\|' \
+    '^type_a=(q8_0|q4_0|q4_1|q5_0|q5_1|q4_K|q5_K|q6_K|q2_K|q3_K|iq4_nl|mxfp4|q1_0|q2_0),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    GGML_HEXAGON_MM_SELECT=flat
+case_lines norm NORM 'NORM\|' '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000000,noncontig_rows=0'
+case_lines l2_norm L2_NORM 'L2_NORM\|' '^type=f32,ne=\[1025,5,4,3\],eps=0.000000,v=0,noncontig_rows=0'
+rope_tail=',n_ctx=512,fs=1.000000,ef=0.000000,af=1.000000,ff=0,v=0,inplace=0,n_offs=0'
+case_lines rope_normal ROPE 'ROPE\|' "^type=f(32|16),ne_a=\[128,32,2,1\],n_dims=128,mode=0$rope_tail"
+case_lines rope_neox64 ROPE 'ROPE\|' "^type=f32,ne_a=\[64,71,2,1\],n_dims=64,mode=2$rope_tail"
+case_lines rope_neox20 ROPE 'ROPE\|' "^type=f32,ne_a=\[80,32,2,1\],n_dims=20,mode=2$rope_tail"
+case_lines pad PAD 'PAD\|' '^type=f32,ne_a=\[1024,16,1,1\],pad_0=0,pad_1=1,circular=0'
+case_lines im2col IM2COL 'IM2COL\|' \
+    '^type_input=f32,type_kernel=f32,dst_type=f32,ne_input=\[20,2,2,1\],ne_kernel=\[3,2,2,1\],s0=1,s1=0,p0=0,p1=0,d0=1,d1=0,is_2D=0'
 LINES=$all python3 - <<'PY' || exit 1
 import os, re
 
 
-def tiled(d):  # d: dst, src0, src1 dims of the line
+def tiled(d, x):  # d: dst, src0, src1 dims of the line
     k, m, n = d[1][0], d[1][1], d[2][1]
     n_kt = blocks = k // 32
     pairs = [2] * (n // 2) + [1] * (n % 2)
@@ -71,58 +130,155 @@ def tiled(d):  # d: dst, src0, src1 dims of the line
     quant_ld, quant_st = n * (1 + blocks), n * 12 * blocks
     dot_ld, out_st = n_kt * sum(5 + 10 * nr for nr in pairs), n
     mpy = n * n_kt * (8 + 2) + n * (blocks + (blocks + 3) // 4)
-    return n, quant_ld + dot_ld, quant_st + out_st, {"hvx_mpy": mpy}
+    return n, quant_ld + dot_ld, quant_st + out_st, {"hvx_mpy": mpy, "hvx_runs": 1 if n <= 2 else 2}
 
 
-def flat(d):
+def flat(d, x):
     k, m, n = d[1][0], d[1][1], d[2][1]
     kv = k // 32
-    return n, n * kv + m * kv + m * n * (2 * kv + 1), n * kv + m * kv + m * n, {"hvx_mpy": m * n * kv}
+    return n, n * kv + m * kv + m * n * (2 * kv + 1), n * kv + m * kv + m * n, {"hvx_mpy": m * n * kv, "hvx_runs": 2}
 
 
-def add(d):
+def add(d, x):
     rows, nv = d[0][1] * d[0][2] * d[0][3], (d[0][0] + 31) // 32
     nr0, n1 = d[0][0] // d[2][0], (d[2][0] + 31) // 32
     bc = rows * nr0 * n1 if nr0 > 1 else 0
-    return nr0 > 1, rows * 2 * nv + bc, rows * nv + bc, {"hvx_alu": rows * nv}
+    return nr0 > 1, rows * 2 * nv + bc, rows * nv + bc, {"hvx_alu": rows * nv, "hvx_runs": 1}
 
 
 def rows_of(d):
     return d[0][1] * d[0][2] * d[0][3], (d[0][0] + 31) // 32, 1 if d[0][0] % 32 else 0
 
 
-def rms_norm(d):
+def rms_norm(d, x):
     rows, _, t = rows_of(d)
     nf = d[0][0] // 32
     return "rms", rows * 2 * (nf + t), rows * (nf + t), {}
 
 
-def soft_max(d):
+def soft_max(d, x):
     rows, nv, t = rows_of(d)
     return "soft", rows * (4 * nv + t), rows * (3 * nv + t), {}
 
 
-def swiglu(d):
+def swiglu(d, x):
     rows, nv, _ = rows_of(d)
     return len(d), rows * 2 * nv, rows * nv, {}
 
 
-def gelu(d):
+def gelu(d, x):
     rows, nv, _ = rows_of(d)
     return d[0][0], rows * 3 * nv, rows * 2 * nv, {}
 
 
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+# Flat path, quantized weights. Per type: packed quant vectors per row (n_lo) from K, quant planes
+# per packed vector (the weight row's groups of 128: g = planes x n_lo), and the prep's loads and
+# stores per row for p = n_lo.
+def q3k_loads(p, n_sb):  # the scales' vector(s) copied per packed vector: a second one when they cross
+    ld = 0
+    for m in range(p):
+        sb0 = 2 * m
+        if sb0 < n_sb:
+            need = 24 if sb0 + 1 < n_sb else 12
+            ld += 1 + (1 if (12 * sb0) % 128 + need > 128 else 0)
+    return ld
+
+
+PREP = {  # type: (n_lo(K), planes, prep(p, K) -> (loads, stores))
+    "q8_0": (lambda k: cdiv(k, 128), 1, lambda p, k: (cdiv(p, 16) + 2 * p, 2 * cdiv(p, 16) + 3 * p)),
+    "q4_0": (lambda k: k // 256, 2, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 6 * p)),
+    "q4_1": (lambda k: k // 256, 2, lambda p, k: (2 * cdiv(p, 8) + 3 * p, 4 * cdiv(p, 8) + 6 * p)),
+    "q5_0": (lambda k: k // 256, 2, lambda p, k: (cdiv(p, 8) + cdiv(p, 4) + 5 * p, 2 * cdiv(p, 8) + cdiv(p, 4) + 6 * p)),
+    "q5_1": (lambda k: k // 256, 2,
+             lambda p, k: (2 * cdiv(p, 8) + cdiv(p, 4) + 5 * p, 4 * cdiv(p, 8) + cdiv(p, 4) + 6 * p)),
+    "q4_K": (lambda k: k // 256, 2, lambda p, k: (2 * cdiv(p, 8) + 5 * p, 3 * cdiv(p, 8) + 6 * p)),
+    "q5_K": (lambda k: k // 256, 2, lambda p, k: (2 * cdiv(p, 8) + 6 * p, 3 * cdiv(p, 8) + 6 * p)),
+    "q6_K": (lambda k: k // 256, 2, lambda p, k: (cdiv(p, 64) + cdiv(p, 8) + 6 * p, 2 * cdiv(p, 64) + cdiv(p, 8) + 6 * p)),
+    "q2_K": (lambda k: cdiv(k // 256, 2), 4, lambda p, k: (cdiv(p, 4) + cdiv(p, 16) + 9 * p, cdiv(p, 4) + 2 * cdiv(p, 16) + 12 * p)),
+    "q3_K": (lambda k: cdiv(k // 256, 2), 4,
+             lambda p, k: (cdiv(p, 32) + q3k_loads(p, k // 256) + 10 * p, 2 * cdiv(p, 32) + q3k_loads(p, k // 256) + 12 * p)),
+    "iq4_nl": (lambda k: k // 256, 2, lambda p, k: (1 + cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 6 * p)),
+    "mxfp4": (lambda k: k // 256, 2, lambda p, k: (1 + cdiv(p, 16) + 3 * p, cdiv(p, 16) + 6 * p)),
+    "q1_0": (lambda k: cdiv(k // 128, 8), 8, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 24 * p)),
+    "q2_0": (lambda k: cdiv(k // 64, 8), 4, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 12 * p)),
+}
+
+
+def flat_q(d, x):
+    k, m, n = d[1][0], d[1][1], d[2][1]
+    wtype = x["types"][1]
+    n_lo, planes, prep = PREP[wtype]
+    p = n_lo(k)
+    g = planes * p  # groups of 128 the dots run over (the activation is padded to them)
+    zero = 4 * g - k // 32  # staging vectors the activation's DMA leaves to be zeroed (zero_bytes)
+    pl, ps = prep(p, k)
+    return (wtype, n), n * 4 * g + m * pl + m * n * (6 * g + 1), n * (3 * g + zero) + m * ps + m * n, {"hvx_runs": 2}
+
+
+def norm(d, x):
+    rows, nv, _ = rows_of(d)
+    return "norm", rows * 3 * nv, rows * 2 * nv, {"hvx_runs": 1}
+
+
+def l2_norm(d, x):
+    rows, nv, _ = rows_of(d)
+    return "l2", rows * 2 * nv, rows * nv, {"hvx_runs": 1}
+
+
+def rope(neox, n_dims):
+    def count(d, x):
+        ne0, rows, nv = d[0][0], d[0][1] * d[0][2] * d[0][3], cdiv(d[0][0], 32)
+        half = n_dims // 2
+        hq, hr = half * 4 // 128, half * 4 % 128
+        ld, st = 3 * nv, nv
+        for v in range(nv if neox else 0):
+            t = half - 32 * v
+            if t > 0:
+                ld += 2 if hr else 1
+            if t < 32:
+                ld += 2 if hr and v - hq > 0 else 1
+        f16 = x["types"][0] == "f16"
+        if f16:
+            nh = cdiv(ne0, 64)
+            ld, st = ld + nh + 2 * nh, st + 2 * nh + nh
+        assert x["rpc"] == d[0][1], f"ROPE chunks of one plane expected: rpc {x['rpc']}, ne1 {d[0][1]}"
+        builds = rows // x["rpc"]
+        return x["types"][0], rows * ld + builds * 2 * nv, rows * st + builds * 2 * nv, {"hvx_runs": 1}
+    return count
+
+
+def pad(d, x):
+    nv = cdiv(d[0][0] * 4, 128)
+    covered, rows = d[1][1] * d[1][2] * d[1][3], d[0][1] * d[0][2] * d[0][3]
+    assert d[0][0] == d[1][0], "no dim-0 padding expected"
+    return "pad", covered * nv, rows * nv, {"hvx_runs": 1}
+
+
+def im2col(d, x):
+    rows, sv = d[0][1] * d[0][2] * d[0][3], 2 * cdiv(d[0][0] * 4, 256)
+    return "f32", rows * sv, 2 * rows * sv, {"hvx_runs": 1}
+
+
 # tag -> (what the code must execute, the cases each must cover)
 want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
-        "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5})}
+        "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
+        "flat_q": (flat_q, {(t, n) for t in PREP for n in (1, 3)}), "norm": (norm, {"norm"}),
+        "l2_norm": (l2_norm, {"l2"}), "rope_normal": (rope(False, 128), {"f32", "f16"}),
+        "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}), "pad": (pad, {"pad"}),
+        "im2col": (im2col, {"f32"})}
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)
-    assert tag != "flat" or "kernel=" not in l, "not the flat path: " + l
+    assert tag not in ("flat", "flat_q") or "kernel=" not in l, "not the flat path: " + l
     f = l.split("|")
     dims = [[int(x) for x in t.split("x")] for t in f[2].split(":")]
+    x = {"types": f[3].split(":"), "rpc": int(re.search(r"rpc=(\d+)", f[5]).group(1))}
     c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
-    key, ld, st, more = want[tag][0](dims)
+    key, ld, st, more = want[tag][0](dims, x)
     assert c["hvx_ldst"] == ld + st, f"{tag} {f[2]}: hvx_ldst {c['hvx_ldst']}, the code must execute {ld} loads + {st} stores"
     assert c["hvx_st"] == st, f"{tag} {f[2]}: hvx_st {c['hvx_st']}, the code must execute {st}"
     for k, v in more.items():

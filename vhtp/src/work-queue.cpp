@@ -102,5 +102,6 @@ void work_queue::run(work_fn fn, void * data, uint32_t n) {
 }
 
 extern "C" HTP_DEVICE_API void work_queue_run(struct work_queue * wq, work_fn fn, void * data, unsigned int n_threads) {
+    vhtp::count(HTP_CNT_HVX_RUNS, 1);  // on the session's thread (level 2: docs/profiling.md "Counters")
     wq->run(fn, data, n_threads);
 }

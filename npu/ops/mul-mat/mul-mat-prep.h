@@ -186,10 +186,10 @@ struct mm_sb_lanes {
     float eo[2][32] __attribute__((aligned(128)));
 
     void store(HVX_Vector * s, HVX_Vector * o, uint32_t n_sb, uint32_t m) const {
-        s[m]        = mm_lanes(es[0]);
-        s[n_sb + m] = mm_lanes(es[1]);
-        o[m]        = mm_lanes(eo[0]);
-        o[n_sb + m] = mm_lanes(eo[1]);
+        hvx_vmem_store(s + m, mm_lanes(es[0]));
+        hvx_vmem_store(s + n_sb + m, mm_lanes(es[1]));
+        hvx_vmem_store(o + m, mm_lanes(eo[0]));
+        hvx_vmem_store(o + n_sb + m, mm_lanes(eo[1]));
     }
 };
 
@@ -201,7 +201,7 @@ static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
     mm_sb_lanes      e;
     for (uint32_t m = 0; m < n_sb; m++) {
         if ((m & 7) == 0) {
-            *(HVX_Vector *) raw = hdrs[m / 8];
+            hvx_vmem_store((HVX_Vector *) raw, hvx_vmem_load(hdrs + m / 8));
             f16_to_f32_vectors((HVX_Vector *) dd, hdrs + m / 8, 1);
         }
         const uint8_t * sc   = raw + 16 * (m & 7) + 4;
@@ -215,13 +215,16 @@ static inline void mm_prep_q4_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
                 e.eo[j & 1][8 * (j / 2) + l] = dmin * (float) mnv;
             }
         }
-        const HVX_Vector v = quants[m];
-        q[m]               = Q6_V_vand_VV(v, m4);
-        q[n_sb + m]        = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4);
+        const HVX_Vector v  = hvx_vmem_load(quants + m);
+        HVX_Vector       lo = Q6_V_vand_VV(v, m4);
+        HVX_Vector       hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4);
         if (qhs) {
-            q[m]        = Q6_V_vor_VV(q[m], mm_q5k_fifth(qhs[m], 0));
-            q[n_sb + m] = Q6_V_vor_VV(q[n_sb + m], mm_q5k_fifth(qhs[m], 1));
+            const HVX_Vector h = hvx_vmem_load(qhs + m);
+            lo                 = Q6_V_vor_VV(lo, mm_q5k_fifth(h, 0));
+            hi                 = Q6_V_vor_VV(hi, mm_q5k_fifth(h, 1));
         }
+        hvx_vmem_store(q + m, lo);
+        hvx_vmem_store(q + n_sb + m, hi);
         e.store(s, o, n_sb, m);
     }
 }
@@ -238,7 +241,7 @@ static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
     // Bytes whose c = b % 64 is >= 32 take the next 2-bit field of their qh byte.
     const HVX_VectorPred up = Q6_Q_or_QQ(Q6_Q_and_QQ(Q6_Q_vsetq_R(64), Q6_Q_not_Q(Q6_Q_vsetq_R(32))),
                                          Q6_Q_not_Q(Q6_Q_vsetq_R(96)));
-    float  dd[64] __attribute__((aligned(128)));
+    float       dd[64] __attribute__((aligned(128)));
     int8_t      sc[128] __attribute__((aligned(128)));
     mm_sb_lanes e;
     for (uint32_t m = 0; m < n_sb; m++) {
@@ -246,7 +249,7 @@ static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             f16_to_f32_vectors((HVX_Vector *) dd, ds + m / 64, 1);
         }
         if ((m & 7) == 0) {
-            *(HVX_Vector *) sc = scs[m / 8];
+            hvx_vmem_store((HVX_Vector *) sc, hvx_vmem_load(scs + m / 8));
         }
         const int8_t * scm = sc + 16 * (m & 7);
         const float    d   = dd[m & 63];
@@ -258,13 +261,13 @@ static inline void mm_prep_q6_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             e.eo[0][l]   = 32.0f * e.es[0][l];
             e.eo[1][l]   = 32.0f * e.es[1][l];
         }
-        const HVX_Vector L    = ql[m];
-        const HVX_Vector H    = qh[m];
+        const HVX_Vector L    = hvx_vmem_load(ql + m);
+        const HVX_Vector H    = hvx_vmem_load(qh + m);
         const HVX_Vector h_lo = Q6_V_vmux_QVV(up, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(H, 2), m2), Q6_V_vand_VV(H, m2));
         const HVX_Vector h_hi = Q6_V_vmux_QVV(up, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(H, 6), m2),
                                               Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(H, 4), m2));
-        q[m]        = Q6_V_vor_VV(Q6_V_vand_VV(L, m4), Q6_Vh_vasl_VhR(h_lo, 4));
-        q[n_sb + m] = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(L, 4), m4), Q6_Vh_vasl_VhR(h_hi, 4));
+        hvx_vmem_store(q + m, Q6_V_vor_VV(Q6_V_vand_VV(L, m4), Q6_Vh_vasl_VhR(h_lo, 4)));
+        hvx_vmem_store(q + n_sb + m, Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(L, 4), m4), Q6_Vh_vasl_VhR(h_hi, 4)));
         e.store(s, o, n_sb, m);
     }
 }
@@ -292,7 +295,7 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             }
         }
         if ((b0 & 31) == 0) {
-            *(HVX_Vector *) qh = qhs[b0 / 32];
+            hvx_vmem_store((HVX_Vector *) qh, hvx_vmem_load(qhs + b0 / 32));
         }
         for (int l = 0; l < 32; l++) {  // word l: bytes 4l..4l+3 = elements 4(l%4).. of block b0 + l/4
             const uint32_t b = b0 + (uint32_t) l / 4;
@@ -304,17 +307,20 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         }
         HVX_Vector fifth[2];
         for (int h = 0; h < 2; h++) {  // bit k of word -> bit 4 of its byte k
-            const HVX_Vector v = *(const HVX_Vector *) vb[h];
+            const HVX_Vector v = hvx_vmem_load_at(vb[h]);
             HVX_Vector       r = Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 4), Q6_V_vsplat_R(0x10));
             r = Q6_V_vor_VV(r, Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 11), Q6_V_vsplat_R(0x1000)));
             r = Q6_V_vor_VV(r, Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 18), Q6_V_vsplat_R(0x100000)));
             fifth[h] = Q6_V_vor_VV(r, Q6_V_vand_VV(Q6_Vw_vasl_VwR(v, 25), Q6_V_vsplat_R(0x10000000)));
         }
-        const HVX_Vector v = quants[m];
-        q[m]               = Q6_V_vor_VV(Q6_V_vand_VV(v, m4), fifth[0]);
-        q[n_lo + m]        = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), fifth[1]);
-        s[m] = s[n_lo + m] = mm_lanes(es);
-        o[m] = o[n_lo + m] = mm_lanes(eo);
+        const HVX_Vector v = hvx_vmem_load(quants + m);
+        hvx_vmem_store(q + m, Q6_V_vor_VV(Q6_V_vand_VV(v, m4), fifth[0]));
+        hvx_vmem_store(q + n_lo + m, Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), fifth[1]));
+        const HVX_Vector sv = mm_lanes(es), ov = mm_lanes(eo);
+        hvx_vmem_store(s + m, sv);
+        hvx_vmem_store(s + n_lo + m, sv);
+        hvx_vmem_store(o + m, ov);
+        hvx_vmem_store(o + n_lo + m, ov);
     }
 }
 
@@ -323,9 +329,9 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 // Plane k of packed vector m goes to q[k * n_lo + m].
 enum mm_b16_kind { MM_B16_IQ4_NL, MM_B16_MXFP4, MM_B16_Q1_0, MM_B16_Q2_0 };
 
-// Bytes (codes 0..15) of idx through a vlut32 table of quant-luts.h.
-static inline HVX_Vector mm_lut16(HVX_Vector idx, const int8_t * lut) {
-    return Q6_Vb_vlut32_VbVbR(idx, *(const HVX_Vector *) lut, 0);
+// Bytes (codes 0..15) of idx through a vlut32 table of quant-luts.h (loaded once per row).
+static inline HVX_Vector mm_lut16(HVX_Vector idx, HVX_Vector lut) {
+    return Q6_Vb_vlut32_VbVbR(idx, lut, 0);
 }
 
 // 2^(e - 128), ggml's E8M0 "half" scale of MXFP4.
@@ -346,11 +352,14 @@ static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, c
     uint8_t             e8[128] __attribute__((aligned(128)));
     float               es[32] __attribute__((aligned(128)));
     float               eo[32] __attribute__((aligned(128)));
+    const bool          lut_kind     = kind == MM_B16_IQ4_NL || kind == MM_B16_MXFP4;
+    const HVX_Vector    lut          = lut_kind ? hvx_vmem_load_at(kind == MM_B16_IQ4_NL ? kLutIq4nl : kLutMxfp4x2)
+                                                : Q6_V_vzero();
     for (uint32_t m = 0; m < n_lo; m++) {
         const uint32_t b0 = 8 * m;
         if (kind == MM_B16_MXFP4) {
             if ((b0 & 127) == 0) {
-                *(HVX_Vector *) e8 = scales[b0 / 128];
+                hvx_vmem_store((HVX_Vector *) e8, hvx_vmem_load(scales + b0 / 128));
             }
         } else if ((b0 & 63) == 0) {
             f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
@@ -365,32 +374,32 @@ static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, c
             es[l] = kind == MM_B16_Q1_0 ? 2.0f * dv : dv;
             eo[l] = kind == MM_B16_Q1_0 || kind == MM_B16_Q2_0 ? dv : 0.0f;
         }
-        const HVX_Vector v  = quants[m];
+        const HVX_Vector v  = hvx_vmem_load(quants + m);
         uint32_t         np = 2;
         switch (kind) {
             case MM_B16_IQ4_NL:
-            case MM_B16_MXFP4: {
-                const int8_t * t = kind == MM_B16_IQ4_NL ? kLutIq4nl : kLutMxfp4x2;
-                q[m]             = mm_lut16(Q6_V_vand_VV(v, m4), t);
-                q[n_lo + m]      = mm_lut16(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), t);
+            case MM_B16_MXFP4:
+                hvx_vmem_store(q + m, mm_lut16(Q6_V_vand_VV(v, m4), lut));
+                hvx_vmem_store(q + n_lo + m, mm_lut16(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), lut));
                 break;
-            }
             case MM_B16_Q1_0:
                 np = 8;
                 for (uint32_t k = 0; k < 8; k++) {
-                    q[k * n_lo + m] = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) k), Q6_V_vsplat_R(0x01010101));
+                    hvx_vmem_store(q + k * n_lo + m, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) k), Q6_V_vsplat_R(0x01010101)));
                 }
                 break;
             case MM_B16_Q2_0:
                 np = 4;
                 for (uint32_t k = 0; k < 4; k++) {
-                    q[k * n_lo + m] = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * k)), Q6_V_vsplat_R(0x03030303));
+                    hvx_vmem_store(q + k * n_lo + m,
+                                   Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * k)), Q6_V_vsplat_R(0x03030303)));
                 }
                 break;
         }
+        const HVX_Vector sv = mm_lanes(es), ov = mm_lanes(eo);
         for (uint32_t k = 0; k < np; k++) {
-            s[k * n_lo + m] = mm_lanes(es);
-            o[k * n_lo + m] = mm_lanes(eo);
+            hvx_vmem_store(s + k * n_lo + m, sv);
+            hvx_vmem_store(o + k * n_lo + m, ov);
         }
     }
 }
@@ -415,12 +424,12 @@ static inline void mm_prep_q2_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
     for (uint32_t m = 0; m < n_lo; m++) {
         const uint32_t sb0 = 2 * m;
         if ((sb0 & 7) == 0) {
-            *(HVX_Vector *) sc = scs[sb0 / 8];
+            hvx_vmem_store((HVX_Vector *) sc, hvx_vmem_load(scs + sb0 / 8));
         }
         if ((sb0 & 31) == 0) {
             f16_to_f32_vectors((HVX_Vector *) dd, dms + sb0 / 32, 1);
         }
-        const HVX_Vector v = qs[m];
+        const HVX_Vector v = hvx_vmem_load(qs + m);
         for (uint32_t j = 0; j < 4; j++) {
             for (int l = 0; l < 32; l++) {
                 const uint32_t sb = sb0 + (uint32_t) l / 16;
@@ -432,9 +441,9 @@ static inline void mm_prep_q2_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
                 es[l]           = dd[2 * (sb & 31)] * (float) (c & 15);
                 eo[l]           = dd[2 * (sb & 31) + 1] * (float) (c >> 4);
             }
-            q[j * n_lo + m] = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * j)), Q6_V_vsplat_R(0x03030303));
-            s[j * n_lo + m] = mm_lanes(es);
-            o[j * n_lo + m] = mm_lanes(eo);
+            hvx_vmem_store(q + j * n_lo + m, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * j)), Q6_V_vsplat_R(0x03030303)));
+            hvx_vmem_store(s + j * n_lo + m, mm_lanes(es));
+            hvx_vmem_store(o + j * n_lo + m, mm_lanes(eo));
         }
     }
 }
@@ -467,9 +476,9 @@ static inline void mm_prep_q3_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
         if (sb0 < n_sb) {
             const uint32_t     need = sb0 + 1 < n_sb ? 24u : 12u;
             const HVX_Vector * sv   = (const HVX_Vector *) (at & ~(uintptr_t) 127);
-            ((HVX_Vector *) scb)[0] = sv[0];
+            hvx_vmem_store((HVX_Vector *) scb, hvx_vmem_load(sv));
             if ((at & 127) + need > 128) {
-                ((HVX_Vector *) scb)[1] = sv[1];
+                hvx_vmem_store((HVX_Vector *) scb + 1, hvx_vmem_load(sv + 1));
             }
         }
         for (uint32_t t = 0; t < 2; t++) {
@@ -491,8 +500,8 @@ static inline void mm_prep_q3_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
                 sc[t][i] = (int8_t) ((aux[i / 4] >> (8 * (i % 4))) & 0xff);
             }
         }
-        const HVX_Vector v = qs[m];
-        const HVX_Vector h = hms[m];
+        const HVX_Vector v = hvx_vmem_load(qs + m);
+        const HVX_Vector h = hvx_vmem_load(hms + m);
         for (uint32_t j = 0; j < 4; j++) {
             for (int l = 0; l < 32; l++) {
                 const uint32_t t  = (uint32_t) l / 16;
@@ -506,9 +515,10 @@ static inline void mm_prep_q3_k(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
             }
             const HVX_Vector hb = Q6_V_vand_VV(Q6_V_vmux_QVV(up, Q6_Vuh_vlsr_VuhR(h, (int) (4 + j)),
                                                               Q6_Vuh_vlsr_VuhR(h, (int) j)), m1);
-            q[j * n_lo + m]     = Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * j)), m2), Q6_Vh_vasl_VhR(hb, 2));
-            s[j * n_lo + m]     = mm_lanes(es);
-            o[j * n_lo + m]     = mm_lanes(eo);
+            hvx_vmem_store(q + j * n_lo + m,
+                           Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * j)), m2), Q6_Vh_vasl_VhR(hb, 2)));
+            hvx_vmem_store(s + j * n_lo + m, mm_lanes(es));
+            hvx_vmem_store(o + j * n_lo + m, mm_lanes(eo));
         }
     }
 }

@@ -15,7 +15,8 @@
 #include "htp-trace-format.h"
 
 /* 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
- *    bytes;
+ *    bytes; pool takes padded windows and POOL_1D (p0, p1, iw, ih, mid_lo, mid_hi, avg_count
+ *    after inv_ka, so the fields after them moved);
  * 17: flash_attn's K and V VTCM fields are two htp_fa_kv_layout (k_vtcm, v_vtcm: was vk,
  *    k_slot, ... kf_pitch and the same for V); lightning's strides are htp_rows_strides q, k,
  *    w, m, d (was q_nb1 ... d_nb3); RMS_NORM's params are htp_norm_params (kind HTP_NORM_RMS,

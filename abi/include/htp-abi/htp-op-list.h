@@ -84,9 +84,11 @@
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
 // ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it);
-// GROUP_NORM is NORM over rows of a group each (host/ops/norm.cpp).
+// GROUP_NORM is NORM over rows of a group each (host/ops/norm.cpp); POOL_1D is POOL_2D with
+// k1 = s1 = 1 (host/ops/pool.cpp).
 #define HTP_GGML_OP_ALIASES(X)              \
     X(CONT,       htp_cpy_encoder)          \
     X(DUP,        htp_cpy_encoder)          \
     X(ROPE_BACK,  htp_rope_encoder)         \
-    X(GROUP_NORM, htp_group_norm_encoder)
+    X(GROUP_NORM, htp_group_norm_encoder)   \
+    X(POOL_1D,    htp_pool_1d_encoder)

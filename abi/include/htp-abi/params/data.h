@@ -90,10 +90,12 @@ struct htp_argsort_params {
     struct htp_vtcm_stream vsrc, vdst;  // keys (sorted in place), indices
 };
 
-// POOL_2D F32 without padding: dst row (oy, i2, i3) holds ne0 pooled values; output ox pools
-// the windows of k1 source rows oy * s1 + ky, elements ox * s0 .. + k0. A 2-D DMA per ky lays
-// the ne0 windows of a source row out one per VTCM window row (win_pitch bytes); HVX reduces
-// each window row to a value and packs 32 values per vector.
+// POOL_2D and POOL_1D (POOL_2D with k1 = s1 = 1) F32: dst row (oy, i2, i3) holds ne0 pooled
+// values; output ox pools the windows of k1 source rows oy * s1 - p1 + ky, elements
+// ox * s0 - p0 .. + k0. A 2-D DMA per ky lays the windows ox in [mid_lo, mid_hi) (whole inside
+// the source row) out one per VTCM window row (win_pitch bytes), a 1-D DMA each the in-range part
+// of the others (the padded edges); HVX reduces each window row to a value, the out-of-range
+// elements masked to the op's identity, and packs 32 values per vector.
 struct htp_pool_params {
     struct htp_split_params split;
     uint32_t is_max;                 // 1: max, 0: average
@@ -101,8 +103,12 @@ struct htp_pool_params {
     uint32_t ne0;                    // pooled values per dst row
     uint32_t win_pitch;              // bytes per window row (whole vectors)
     uint32_t tail_bytes;             // k0 * 4 % 128: bytes of the last window vector used (0: all)
-    float ka;                        // k0 * k1 (the average's divisor)
+    float ka;                        // k0 * k1 (POOL_2D's average divisor, padding included)
     float inv_ka;                    // 1 / ka (div_sf_normal's reciprocal)
+    uint32_t p0, p1;                 // padding before the first column / row
+    uint32_t iw, ih;                 // source row length, rows per source plane
+    uint32_t mid_lo, mid_hi;         // the windows ox in [mid_lo, mid_hi) lie inside the source row
+    uint32_t avg_count;              // 1: the average divides by the in-range count (POOL_1D)
     struct htp_rows_shape shape;     // dst rows
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;  // vsrc: k1 * ne0 window rows per dst row

@@ -14,7 +14,10 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 17: flash_attn's K and V VTCM fields are two htp_fa_kv_layout (k_vtcm, v_vtcm: was vk,
+/* 18: set_rows.quant and cpy.quant (htp_quant_row: the VTCM layout of a quantized dst row;
+ *    set_rows.q8_scale_offset and q8_dscratch_offset gone): SET_ROWS and CPY write Q4_0, Q4_1,
+ *    Q5_0, Q5_1, IQ4_NL (and CPY Q8_0) rows; htp_get_rows_field is htp_block_field;
+ * 17: flash_attn's K and V VTCM fields are two htp_fa_kv_layout (k_vtcm, v_vtcm: was vk,
  *    k_slot, ... kf_pitch and the same for V); lightning's strides are htp_rows_strides q, k,
  *    w, m, d (was q_nb1 ... d_nb3); RMS_NORM's params are htp_norm_params (kind HTP_NORM_RMS,
  *    has_mul and vmul after the NORM fields; htp_rms_norm_params is gone);
@@ -50,7 +53,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   17u
+#define HTP_ABI_VERSION   18u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */

@@ -8,9 +8,9 @@
 
 enum htp_binary_kind { HTP_BINARY_ADD = 0, HTP_BINARY_SUB, HTP_BINARY_MUL, HTP_BINARY_DIV };
 
-// ADD / SUB / MUL / DIV, F32 or F16 (all three tensors the same type): dst = src0 (op)
-// broadcast(src1). Rows are dst rows. F16 rows arrive as F16 in F32-pitched slots and are
-// converted per row into three F32 scratch rows (a, b, y) at vconv, conv_pitch bytes apart.
+// ADD / SUB / MUL / DIV, F32, F16 or BF16 (all three tensors the same type): dst = src0 (op)
+// broadcast(src1). Rows are dst rows. F16 / BF16 rows arrive as such in F32-pitched slots and
+// are converted per row into three F32 scratch rows (a, b, y) at vconv, conv_pitch bytes apart.
 struct htp_binary_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_binary_kind
@@ -26,8 +26,8 @@ struct htp_binary_params {
     uint32_t src1_vtcm_row_step;     // VTCM bytes between the src1 rows that dst rows use (0 when ne11 == 1)
     struct htp_vtcm_stream vsrc0, vsrc1, vdst;
     uint32_t vbcast;                 // offset of a row_pitch(dst) + 128 scratch row for nr0 > 1
-    uint32_t f16;                    // 1: src0, src1, dst are F16
-    uint32_t vconv, conv_pitch;      // F16 only: F32 scratch rows (conv_pitch = 256 * ceil(ne0 / 64))
+    uint32_t half;                   // HTP_TYPE_F16 / HTP_TYPE_BF16: src0, src1, dst are that type; 0: F32
+    uint32_t vconv, conv_pitch;      // F16 / BF16 only: F32 scratch rows (conv_pitch = 256 * ceil(ne0 / 64))
 };
 
 // SCALE F32: dst = x * scale + bias.

@@ -1,11 +1,17 @@
-// Host side of ADD / SUB / MUL / DIV (F32 or F16, ggml broadcasting of src1 over src0).
+// Host side of ADD / SUB / MUL / DIV (F32, F16 or BF16, ggml broadcasting of src1 over src0).
 #include "encode-util.h"
 
 using namespace htp_enc;
 
-// F16 rows convert 64 elements (one F16 vector, two F32 vectors) at a time.
+// F16 / BF16 rows convert 64 elements (one 16-bit vector, two F32 vectors) at a time.
 static uint32_t conv_pitch(uint32_t ne0) {
     return (ne0 + 63) / 64 * 256;
+}
+
+// The dst slot's row pitch: F32-sized, BF16 rows whole pairs of vectors (the kernel computes
+// them there in F32 and narrows them in place after the chunk's rows).
+static uint32_t dst_pitch(ggml_type t, uint32_t ne0) {
+    return t == GGML_TYPE_BF16 ? conv_pitch(ne0) : align_up(ne0 * 4, 128);
 }
 
 // A large op of one row over same-shape, contiguous tensors (1 x 1M, say) runs *flat*: its
@@ -57,6 +63,7 @@ static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor *
     const ggml_tensor * b    = op->src[1];
     const binary_rows   r    = rows_of(op);
     const uint32_t      p0   = align_up(r.ne0 * 4, 128);
+    const uint32_t      pd   = dst_pitch(op->type, r.ne0);
     const uint32_t      p1   = align_up(r.ne10 * 4, 128);
     const uint64_t      nb1a = r.flat ? (uint64_t) r.ne0 * ggml_type_size(op->type) : a->nb[1];
     const uint64_t      nb1b = r.flat ? nb1a : b->nb[1];
@@ -65,10 +72,10 @@ static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor *
     need.total_rows          = r.nrows;
     // A chunk's src1 rows must not wrap around ne11 mid-chunk.
     need.chunk_divides       = r.b_ne1 > 1 && r.b_ne1 < r.ne1 ? r.b_ne1 : r.ne1;
-    need.bytes_per_row       = 2 * p0 + (r.b_ne1 > 1 ? p1 : 0);
+    need.bytes_per_row       = p0 + pd + (r.b_ne1 > 1 ? p1 : 0);
     need.bytes_per_slot      = r.b_ne1 > 1 ? 0 : p1;
     need.bytes_fixed         = r.ne0 != r.ne10 ? p0 + 128 : 0;
-    if (op->type == GGML_TYPE_F16) {
+    if (op->type != GGML_TYPE_F32) {
         need.bytes_fixed += 3 * conv_pitch(r.ne0);
     }
     need.desc_per_chunk      = 3;
@@ -81,7 +88,8 @@ static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor *
 static bool binary_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
-    if ((op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) || a->type != op->type || b->type != op->type) {
+    if ((op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16 && op->type != GGML_TYPE_BF16) || a->type != op->type ||
+        b->type != op->type) {
         return false;
     }
     if (!ggml_are_same_shape(a, op) || !ggml_can_repeat(b, a)) {
@@ -138,12 +146,12 @@ static void binary_encode(const htp_device_caps & caps, const ggml_tensor * op, 
     uint32_t off          = 0;
     p.vsrc0               = stream_at(off, p.split, p0, p.split.rows_per_chunk);
     p.vsrc1               = stream_at(off, p.split, p1, p.src1_rows_per_chunk);
-    p.vdst                = stream_at(off, p.split, p0, p.split.rows_per_chunk);
+    p.vdst                = stream_at(off, p.split, dst_pitch(op->type, r.ne0), p.split.rows_per_chunk);
     p.vbcast              = off;
-    const bool f16 = op->type == GGML_TYPE_F16;
-    p.f16          = f16 ? 1 : 0;
-    p.conv_pitch   = f16 ? conv_pitch(p.ne0) : 0;
-    p.vconv        = f16 ? off + (r.ne0 != r.ne10 ? p0 + 128 : 0) : 0;
+    const bool half = op->type != GGML_TYPE_F32;
+    p.half          = half ? op->type : 0;  // ggml_type values are the ABI's htp_type values
+    p.conv_pitch    = half ? conv_pitch(p.ne0) : 0;
+    p.vconv         = half ? off + (r.ne0 != r.ne10 ? p0 + 128 : 0) : 0;
 }
 
 extern const htp_op_encoder htp_binary_encoder = { binary_supports, binary_encode };

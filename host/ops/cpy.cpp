@@ -1,6 +1,8 @@
-// Host side of CPY / CONT / DUP between F32 and F16, between F32 and I32 (glm5-next's and
-// minimax-m3's position casts), and of BF16 or I32 to the same type (the i32 CONT of
-// deepseek32's sparse-attention indices). Equal shapes are walked dim by dim (any
+// Host side of CPY / CONT / DUP between F32, F16 and BF16, between F32 and I32 (glm5-next's and
+// minimax-m3's position casts), of I32 to I32 (the i32 CONT of deepseek32's sparse-attention
+// indices), and of F32 / F16 / BF16 rows into the quantized rows of htp_quant_row (Q8_0, Q4_0,
+// Q4_1, Q5_0, Q5_1, IQ4_NL: ggml-cpu's quantizing copy, a contiguous dst of whole blocks), and
+// of quantized rows into the same type (a byte copy: block_copy). Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
 // different shapes are accepted when one side is contiguous (walked with the other's shape).
 #include "encode-util.h"
@@ -9,6 +11,25 @@ using namespace htp_enc;
 
 namespace {
 
+// A copy of quantized blocks into the same type (ggml-cpu's byte copy): same shape, whole
+// rows of adjacent blocks on both sides, an even row size; streamed as rows of 16-bit units
+// (an F16 -> F16 copy: the kernel moves the bytes untouched).
+bool block_copy(const ggml_tensor * op) {
+    const ggml_tensor * s = op->src[0];
+    return ggml_is_quantized(op->type) && s->type == op->type && ggml_are_same_shape(s, op) &&
+           s->nb[0] == ggml_type_size(s->type) && op->nb[0] == ggml_type_size(op->type) &&
+           s->ne[0] % ggml_blck_size(s->type) == 0 && ggml_row_size(s->type, s->ne[0]) % 2 == 0;
+}
+
+// The types the kernel streams: F16 for a block copy, else the tensors' own.
+ggml_type src_type_of(const ggml_tensor * op) {
+    return block_copy(op) ? GGML_TYPE_F16 : op->src[0]->type;
+}
+
+ggml_type dst_type_of(const ggml_tensor * op) {
+    return block_copy(op) ? GGML_TYPE_F16 : op->type;
+}
+
 struct cpy_walk {
     uint32_t ne0, ne1, ne2, ne3;
     uint64_t src_nb[4], dst_nb[4];
@@ -16,6 +37,25 @@ struct cpy_walk {
 
 bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
     const ggml_tensor * s = op->src[0];
+    if (block_copy(op)) {
+        w = { (uint32_t) (ggml_row_size(s->type, s->ne[0]) / 2), (uint32_t) s->ne[1], (uint32_t) s->ne[2],
+              (uint32_t) s->ne[3], {}, {} };
+        for (int i = 0; i < 4; i++) {
+            w.src_nb[i] = i == 0 ? 2 : s->nb[i];
+            w.dst_nb[i] = i == 0 ? 2 : op->nb[i];
+        }
+        return true;
+    }
+    if (quant_row_type(op->type) && s->type != op->type) {  // src rows of ne00 into consecutive rows of the contiguous dst
+        w = { (uint32_t) s->ne[0], (uint32_t) s->ne[1], (uint32_t) s->ne[2], (uint32_t) s->ne[3], {}, {} };
+        uint64_t flat = ggml_row_size(op->type, s->ne[0]);
+        for (int i = 0; i < 4; i++) {
+            w.src_nb[i] = s->nb[i];
+            w.dst_nb[i] = i == 0 ? ggml_type_size(op->type) : flat;
+            flat *= i == 0 ? 1 : (uint64_t) s->ne[i];
+        }
+        return true;
+    }
     if (ggml_are_same_shape(s, op)) {
         w = { (uint32_t) s->ne[0], (uint32_t) s->ne[1], (uint32_t) s->ne[2], (uint32_t) s->ne[3], {}, {} };
         for (int i = 0; i < 4; i++) {
@@ -44,25 +84,39 @@ bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
 }
 
 uint32_t type_size(ggml_type t) {
-    return t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 ? 2 : 4;
+    return quant_row_type(t) ? (uint32_t) ggml_type_size(t) : t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 ? 2 : 4;
 }
 
-// VTCM pitches: conversions read or write whole pairs of vectors (64 elements).
-void cpy_pitches(ggml_type ts, ggml_type td, uint32_t ne0, uint32_t & ps, uint32_t & pd) {
-    ps = align_up(ne0 * type_size(ts), ts == GGML_TYPE_F32 && td == GGML_TYPE_F16 ? 256 : 128);
-    pd = align_up(ne0 * type_size(td), ts == GGML_TYPE_F16 && td == GGML_TYPE_F32 ? 256 : 128);
+bool half(ggml_type t) {
+    return t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
+}
+
+// VTCM pitches: conversions between F32 and a 16-bit type read or write whole pairs of
+// vectors (64 elements); a quantized dst row is its htp_quant_row layout.
+void cpy_pitches(ggml_type ts, ggml_type td, uint32_t ne0, uint32_t & ps, uint32_t & pd, htp_quant_row & q) {
+    q = {};
+    if (quant_row_type(td)) {
+        ps = align_up(ne0 * type_size(ts), 128);
+        pd = quant_row_layout(td, ts, ne0, q);
+        return;
+    }
+    ps = align_up(ne0 * type_size(ts), ts == GGML_TYPE_F32 && half(td) ? 256 : 128);
+    pd = align_up(ne0 * type_size(td), half(ts) && td == GGML_TYPE_F32 ? 256 : 128);
 }
 
 stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const cpy_walk & w) {
-    uint32_t ps, pd;
-    cpy_pitches(op->src[0]->type, op->type, w.ne0, ps, pd);
-    const bool  gather  = w.src_nb[0] != type_size(op->src[0]->type);
-    const bool  scatter = w.dst_nb[0] != type_size(op->type);
+    uint32_t      ps, pd;
+    htp_quant_row qr;
+    cpy_pitches(src_type_of(op), dst_type_of(op), w.ne0, ps, pd, qr);
+    const bool  gather  = w.src_nb[0] != type_size(src_type_of(op));
+    const bool  scatter = w.dst_nb[0] != type_size(dst_type_of(op));
+    const bool  quant   = quant_row_type(op->type) && !block_copy(op);
     stream_need need    = {};
     need.total_rows     = w.ne1 * w.ne2 * w.ne3;
     need.chunk_divides  = w.ne1;
     need.bytes_per_row  = ps + pd;
-    need.desc_per_chunk = 2;
+    need.desc_per_chunk = quant ? 1 : 2;  // a quantized row's fields go by per-row descriptors
+    need.desc_per_row   = quant ? qr.n_fields : 0;
     need.multi_row_ok   = !gather && !scatter && dma_field_ok(caps, (uint64_t) w.ne0 * 4) && dma_field_ok(caps, ps) &&
                         dma_field_ok(caps, pd) && dma_field_ok(caps, w.src_nb[1]) && dma_field_ok(caps, w.dst_nb[1]) &&
                         dma_field_ok(caps, w.ne1);
@@ -71,12 +125,19 @@ stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const
 
 bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
-    const auto          f = [](ggml_type t) { return t == GGML_TYPE_F32 || t == GGML_TYPE_F16; };
-    const auto          same = [](ggml_type t) { return t == GGML_TYPE_BF16 || t == GGML_TYPE_I32; };  // copies only
+    const auto          f = [](ggml_type t) { return t == GGML_TYPE_F32 || half(t); };
     const bool          i32_f32 = (s->type == GGML_TYPE_I32 && op->type == GGML_TYPE_F32) ||
                          (s->type == GGML_TYPE_F32 && op->type == GGML_TYPE_I32);
-    const bool          types_ok = (f(s->type) && f(op->type)) || (same(s->type) && s->type == op->type) || i32_f32;
+    const bool          quant    = quant_row_type(op->type) && !block_copy(op);
+    const bool          types_ok = (f(s->type) && (f(op->type) || quant)) ||
+                          (s->type == GGML_TYPE_I32 && op->type == GGML_TYPE_I32) || i32_f32 || block_copy(op);
     if (!types_ok || ggml_nelements(s) != ggml_nelements(op) || !fits_u32(s) || !fits_u32(op)) {
+        return false;
+    }
+    // Quantized: rows of whole blocks, read as adjacent values, into a contiguous dst
+    // (ggml-cpu's condition); the joining descriptors step a block over n_blocks rows.
+    if (quant && (s->ne[0] % 32 != 0 || s->nb[0] != ggml_type_size(s->type) || !ggml_is_contiguous(op) ||
+                  !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
         return false;
     }
     cpy_walk w;
@@ -84,10 +145,10 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
         return false;
     }
     // Element gathers / scatters are 2-D descriptors: ne0 rows of one element, stride nb0.
-    if (w.src_nb[0] != type_size(s->type) && (!dma_field_ok(caps, w.src_nb[0]) || !dma_field_ok(caps, w.ne0))) {
+    if (w.src_nb[0] != type_size(src_type_of(op)) && (!dma_field_ok(caps, w.src_nb[0]) || !dma_field_ok(caps, w.ne0))) {
         return false;
     }
-    if (w.dst_nb[0] != type_size(op->type) && (!dma_field_ok(caps, w.dst_nb[0]) || !dma_field_ok(caps, w.ne0))) {
+    if (w.dst_nb[0] != type_size(dst_type_of(op)) && (!dma_field_ok(caps, w.dst_nb[0]) || !dma_field_ok(caps, w.ne0))) {
         return false;
     }
     return rows_plan_ok(caps, cpy_need(caps, op, w));
@@ -100,17 +161,17 @@ void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_des
     cpy_walk_of(op, w);
     plan_rows(caps, cpy_need(caps, op, w), p.split);
     uint32_t ps, pd;
-    cpy_pitches(op->src[0]->type, op->type, w.ne0, ps, pd);
-    p.src_type    = op->src[0]->type;
-    p.dst_type    = op->type;
+    cpy_pitches(src_type_of(op), dst_type_of(op), w.ne0, ps, pd, p.quant);
+    p.src_type    = src_type_of(op);
+    p.dst_type    = dst_type_of(op);
     p.ne0         = w.ne0;
     p.shape       = rows_shape(w.ne1, w.ne2);
     p.src_nb0     = (uint32_t) w.src_nb[0];
     p.dst_nb0     = (uint32_t) w.dst_nb[0];
     p.src         = rows_strides(w.src_nb[1], w.src_nb[2], w.src_nb[3]);
     p.dst         = rows_strides(w.dst_nb[1], w.dst_nb[2], w.dst_nb[3]);
-    p.src_gather  = p.src_nb0 != type_size(op->src[0]->type);
-    p.dst_scatter = p.dst_nb0 != type_size(op->type);
+    p.src_gather  = p.src_nb0 != type_size(src_type_of(op));
+    p.dst_scatter = p.dst_nb0 != type_size(dst_type_of(op));
     uint32_t off  = 0;
     p.vsrc        = stream_at(off, p.split, ps, p.split.rows_per_chunk);
     p.vdst        = stream_at(off, p.split, pd, p.split.rows_per_chunk);

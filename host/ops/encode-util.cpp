@@ -118,4 +118,57 @@ htp_vtcm_stream stream_at(uint32_t & offset, const htp_split_params & sp, uint32
     return st;
 }
 
+bool quant_row_type(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1: case GGML_TYPE_IQ4_NL:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Arrays in the order of htp_quant_row, each 128-aligned and as long as the kernel writes it:
+// quants by 4 (Q8_0) or 8 blocks, FP16 scales / mins by 64, fifth bits by 32, F32 scratch by
+// pairs of vectors (64 blocks), the widened source by pairs (64 values).
+uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
+    const uint32_t nb     = ne0 / 32;
+    const bool     q8     = t == GGML_TYPE_Q8_0;
+    const bool     has_m  = t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
+    const bool     has_qh = t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1;
+    const uint32_t qb     = q8 ? 32 : 16;  // quant bytes a block
+    const uint32_t n_out  = (nb + 63) / 64;
+    q                     = {};
+    q.n_blocks            = nb;
+    q.block_bytes         = (uint32_t) ggml_type_size(t);
+    uint32_t off          = 0;
+    auto     region       = [&](bool used, uint32_t bytes) {
+        const uint32_t at = used ? off : 0;
+        off += used ? align_up(bytes, 128) : 0;
+        return at;
+    };
+    q.v_quants   = region(true, nb * qb);
+    q.v_scales   = region(true, nb * 2);
+    q.v_mins     = region(has_m, nb * 2);
+    q.v_high     = region(has_qh, nb * 4);
+    q.v_dscratch = region(true, n_out * 256);
+    q.v_mscratch = region(has_m, n_out * 256);
+    q.v_f32      = region(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
+    // The dst block: FP16 d, then FP16 m (Q4_1, Q5_1), then qh (Q5_*), then the quants.
+    uint32_t in_block = 0;
+    auto     field    = [&](uint32_t bytes, uint32_t vtcm_off) {
+        q.field[q.n_fields++] = { in_block, bytes, vtcm_off, bytes };
+        in_block += bytes;
+    };
+    field(2, q.v_scales);
+    if (has_m) {
+        field(2, q.v_mins);
+    }
+    if (has_qh) {
+        field(4, q.v_high);
+    }
+    field(qb, q.v_quants);
+    return off;
+}
+
 }  // namespace htp_enc

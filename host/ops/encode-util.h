@@ -189,4 +189,12 @@ template <typename P> uint32_t rows_in_out(P & p, const ggml_tensor * a, const g
     return rows_in_out(p, a, op, op, pitch);
 }
 
+// The quantized row types SET_ROWS and CPY write (htp_quant_row: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1,
+// IQ4_NL, blocks of 32).
+bool quant_row_type(ggml_type t);
+
+// The VTCM dst row of ne0 (a multiple of 32) values quantized to t from rows of src_type (F32,
+// or F16 / BF16 widened first): q's offsets and DMA fields; returns the row's pitch.
+uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q);
+
 }  // namespace htp_enc

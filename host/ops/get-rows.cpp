@@ -10,7 +10,7 @@ namespace {
 // A quantized row's VTCM layout and the DMAs that make it (the field list of the params).
 struct block_layout {
     uint32_t n_fields = 0;
-    htp_get_rows_field field[HTP_GET_ROWS_MAX_FIELDS] = {};
+    htp_block_field field[HTP_GET_ROWS_MAX_FIELDS] = {};
     uint32_t v_scales = 0, v_mins = 0, v_high = 0, v_quants = 0, bytes = 0;
 };
 

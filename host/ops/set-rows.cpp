@@ -1,49 +1,44 @@
-// Host side of SET_ROWS: F32 rows into F32 / F16 / Q8_0 rows, F16 rows into F16 / F32 rows (deepseek4's
-// compressed-state cache writes), named by I32 / I64 indices.
+// Host side of SET_ROWS: F32 or F16 rows into F32 / F16 / BF16 rows or rows of the quantized
+// types of htp_quant_row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: the KV cache types llama.cpp
+// offers), named by I32 / I64 indices.
 #include "encode-util.h"
 
 using namespace htp_enc;
 
 namespace {
 
-// Q8_0 vdst row: quants (32 per block, whole vectors of 4 blocks), fp16 scales (64 per
-// vector), fp32 scale scratch (an even number of vectors for the fp16 conversion).
-struct q8_layout {
-    uint32_t scale_offset, dscratch_offset, pitch;
-};
-
-q8_layout set_rows_q8_layout(uint32_t ne0) {
-    const uint32_t nb    = ne0 / 32;
-    const uint32_t n_out = (nb + 63) / 64;
-    q8_layout      l;
-    l.scale_offset    = align_up(nb * 32, 128);
-    l.dscratch_offset = l.scale_offset + n_out * 128;
-    l.pitch           = l.dscratch_offset + n_out * 256;
-    return l;
+bool set_rows_dst_type(ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || quant_row_type(t);
 }
 
-void set_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd) {
-    const uint32_t ne0 = (uint32_t) op->src[0]->ne[0];
-    const bool     f16 = op->type == GGML_TYPE_F16;
-    if (op->src[0]->type == GGML_TYPE_F16) {  // copied, or widened by pairs of vectors
-        ps = align_up(ne0 * 2, 128);
-        pd = f16 ? ps : align_up(ne0 * 4, 256);
+// VTCM pitches of a src row and a dst row: F32 sources narrowed and F16 sources widened read
+// or write whole pairs of vectors (64 values); a quantized dst row is its htp_quant_row layout.
+void set_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd, htp_quant_row & q) {
+    const uint32_t  ne0 = (uint32_t) op->src[0]->ne[0];
+    const ggml_type ts = op->src[0]->type, td = op->type;
+    q                  = {};
+    if (quant_row_type(td)) {
+        ps = align_up(ne0 * (uint32_t) ggml_type_size(ts), 128);
+        pd = quant_row_layout(td, ts, ne0, q);
         return;
     }
-    ps                 = align_up(ne0 * 4, f16 ? 256 : 128);
-    pd                 = op->type == GGML_TYPE_Q8_0 ? set_rows_q8_layout(ne0).pitch : align_up(ne0 * (f16 ? 2 : 4), 128);
+    const bool narrow = ts == GGML_TYPE_F32 && td != GGML_TYPE_F32;  // to F16 / BF16
+    const bool widen  = ts == GGML_TYPE_F16 && td == GGML_TYPE_F32;
+    ps                = align_up(ne0 * (uint32_t) ggml_type_size(ts), narrow ? 256 : 128);
+    pd                = align_up(ne0 * (uint32_t) ggml_type_size(td), widen ? 256 : 128);
 }
 
 stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * s = op->src[0];
     uint32_t            ps, pd;
-    set_rows_pitches(op, ps, pd);
+    htp_quant_row       q;
+    set_rows_pitches(op, ps, pd, q);
     stream_need need    = {};
     need.total_rows     = (uint32_t) ggml_nrows(s);
     need.chunk_divides  = (uint32_t) s->ne[1];
     need.bytes_per_row  = ps + pd;
     need.desc_per_chunk = 1;
-    need.desc_per_row   = op->type == GGML_TYPE_Q8_0 ? 2 : 1;
+    need.desc_per_row   = quant_row_type(op->type) ? q.n_fields : 1;
     need.multi_row_ok   = dma_field_ok(caps, (uint64_t) s->ne[0] * ggml_type_size(s->type)) && dma_field_ok(caps, ps) &&
                         dma_field_ok(caps, s->nb[1]) && dma_field_ok(caps, (uint64_t) s->ne[1]);
     return need;
@@ -52,14 +47,11 @@ stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
 bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
     const ggml_tensor * i = op->src[1];
-    const bool f32_src = s->type == GGML_TYPE_F32 &&
-                         (op->type == GGML_TYPE_F32 || op->type == GGML_TYPE_F16 || op->type == GGML_TYPE_Q8_0);
-    const bool f16_src = s->type == GGML_TYPE_F16 && (op->type == GGML_TYPE_F32 || op->type == GGML_TYPE_F16);
-    if (!f32_src && !f16_src) {
+    if ((s->type != GGML_TYPE_F32 && s->type != GGML_TYPE_F16) || !set_rows_dst_type(op->type)) {
         return false;
     }
-    // Q8_0: whole blocks; the interleaving descriptors step 34 bytes over n_blocks rows
-    if (op->type == GGML_TYPE_Q8_0 && (s->ne[0] % 32 != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
+    // Quantized rows: whole blocks; the joining descriptors step a block over n_blocks rows
+    if (quant_row_type(op->type) && (s->ne[0] % 32 != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
         return false;
     }
     if ((i->type != GGML_TYPE_I32 && i->type != GGML_TYPE_I64) || op->ne[0] != s->ne[0]) {
@@ -85,7 +77,7 @@ void set_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     desc.opcode             = HTP_OP_SET_ROWS;
     plan_rows(caps, set_rows_need(caps, op), p.split);
     uint32_t ps, pd;
-    set_rows_pitches(op, ps, pd);
+    set_rows_pitches(op, ps, pd, p.quant);
     p.dst_type      = op->type;
     p.src_type      = s->type;  // ggml_type values are the ABI's htp_type values
     p.idx_i64       = i->type == GGML_TYPE_I64;
@@ -100,10 +92,6 @@ void set_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     uint32_t off    = 0;
     p.vsrc          = stream_at(off, p.split, ps, p.split.rows_per_chunk);
     p.vdst          = stream_at(off, p.split, pd, p.split.rows_per_chunk);
-    const q8_layout l = set_rows_q8_layout(p.ne0);
-    p.n_blocks           = p.ne0 / 32;
-    p.q8_scale_offset    = op->type == GGML_TYPE_Q8_0 ? l.scale_offset : 0;
-    p.q8_dscratch_offset = op->type == GGML_TYPE_Q8_0 ? l.dscratch_offset : 0;
 }
 
 }  // namespace

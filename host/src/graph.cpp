@@ -22,11 +22,11 @@ std::string mib(uint64_t bytes) {
     return buf;
 }
 
-// Views, empty tensors, and nodes the graph does not want computed (no GGML_TENSOR_FLAG_COMPUTE:
+// Views, empty tensors (and SET_ROWS of no rows), and nodes the graph does not want computed (no GGML_TENSOR_FLAG_COMPUTE:
 // ggml's meta backend disables a device's node whose slice is empty; ggml's CPU backend skips
 // them too).
 bool htp_node_is_noop(const ggml_tensor * node) {
-    return htp_op_is_view(node) || ggml_is_empty(node) || !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
+    return htp_op_is_view(node) || htp_op_writes_nothing(node) || !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
 }
 
 uint64_t htp_now_ns() {

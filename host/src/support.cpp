@@ -20,9 +20,13 @@ bool htp_op_is_view(const ggml_tensor * op) {
     }
 }
 
+bool htp_op_writes_nothing(const ggml_tensor * op) {
+    return ggml_is_empty(op) || (op->op == GGML_OP_SET_ROWS && ggml_is_empty(op->src[0]));
+}
+
 // Decided from static tensor properties only, never buffers or repack state (docs/architecture.md).
 bool htp_device_supports_op(const htp_registry & reg, const htp_device & d, const ggml_tensor * op) {
-    if (htp_op_is_view(op) || ggml_is_empty(op)) {
+    if (htp_op_is_view(op) || htp_op_writes_nothing(op)) {
         return true;  // nothing runs for them (graph.cpp skips them)
     }
     if (reg.cfg.has_opfilter && op->op != GGML_OP_SET_ROWS && std::regex_search(ggml_op_desc(op), reg.cfg.opfilter)) {

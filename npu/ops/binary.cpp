@@ -1,6 +1,7 @@
-// ADD / SUB / MUL / DIV on F32 or F16 with ggml broadcasting: src1 repeats along dims 1..3
-// (i1x = i1 % ne1x) and along dim 0 (nr0 = ne0 / ne10 copies per row). F16 rows are widened
-// to F32 per row, computed like F32 rows and narrowed back (as ggml's CPU does). A long row of
+// ADD / SUB / MUL / DIV on F32, F16 or BF16 with ggml broadcasting: src1 repeats along dims
+// 1..3 (i1x = i1 % ne1x) and along dim 0 (nr0 = ne0 / ne10 copies per row). F16 / BF16 rows are
+// widened to F32 per row, computed like F32 rows and narrowed back with F32's rounding to the
+// type (as ggml's CPU does). A long row of
 // same-shape contiguous tensors comes flat (rows of one 128-byte line: host/ops/binary.cpp).
 // DIV: HVX has no divide; 1/d comes from an exponent-flip estimate refined by Newton steps
 // x' = x * (2 - d * x), then q = n * x gets one residual correction, giving ~1 ulp
@@ -40,6 +41,17 @@ HTP_COMPUTE void compute_binary_rows(HVX_Vector * dst, uint32_t dst_pitch_vec, c
     }
 }
 
+// BF16 results: n rows computed in F32 in the dst slot (pitch pd vectors, whole pairs: the
+// host's dst_pitch), narrowed in place after the chunk's rows (vector i is written after
+// vectors 2i and 2i + 1 are read); kept out of compute_rows' row loop, whose registers the
+// rounding's constants would not fit.
+HTP_COMPUTE void compute_bf16_narrow_rows(HVX_Vector * y, uint32_t pd, uint32_t n, uint32_t n_out) {
+    HTP_NO_UNROLL
+    for (uint32_t j = 0; j < n; j++) {
+        f32_to_bf16_vectors(y + j * pd, y + j * pd, n_out);
+    }
+}
+
 // Writes nr0 copies of a src1 row of ne10 floats back to back (unaligned stores; each
 // copy's over-written tail is rewritten by the next copy, the last one's lands in padding).
 inline void expand_row(HVX_Vector * out, const HVX_Vector * row, uint32_t ne10, uint32_t nr0) {
@@ -65,7 +77,7 @@ struct binary_op : row_op<htp_binary_params> {
         const dma_addr_t s1  = octx->src[1].data + row_offset(p->src1, i11, i12, i13);
         const uint32_t   n1  = n < p->src1_rows_per_chunk ? n : p->src1_rows_per_chunk;
         const htp_context * ctx = octx->ctx;
-        const uint32_t      es  = p->f16 ? 2 : 4;
+        const uint32_t      es  = p->half ? 2 : 4;
         if (!dma_queue_push(q, vtcm_slot(ctx, p->split, ith, p->vsrc0, slot), s0, p->vsrc0.row_pitch, p->src0.nb1,
                             p->ne0 * es, n)) {
             return -1;
@@ -82,7 +94,7 @@ struct binary_op : row_op<htp_binary_params> {
         HVX_Vector *        y    = vptr(vtcm_slot(ctx, p->split, ith, p->vdst, slot));
         const HVX_Vector *  a    = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc0, slot));
         const HVX_Vector *  b    = vptr(vtcm_slot(ctx, p->split, ith, p->vsrc1, slot));
-        if (p->nr0 > 1 || p->f16) {  // dim-0 broadcast or F16: one dst row at a time
+        if (p->nr0 > 1 || p->half) {  // dim-0 broadcast or F16 / BF16: one dst row at a time
             switch (p->kind) {
                 case HTP_BINARY_ADD: compute_rows_each<HTP_BINARY_ADD>(y, a, b, n); break;
                 case HTP_BINARY_SUB: compute_rows_each<HTP_BINARY_SUB>(y, a, b, n); break;
@@ -105,22 +117,31 @@ struct binary_op : row_op<htp_binary_params> {
 
     template <int kKind> void compute_rows_each(HVX_Vector * y, const HVX_Vector * a, const HVX_Vector * b,
                                                 uint32_t n) {
-        if (p->f16) {
+        if (p->half == HTP_TYPE_F16) {
             if (p->nr0 > 1) {
-                compute_rows<kKind, true, true>(y, a, b, n);
+                compute_rows<kKind, HTP_TYPE_F16, true>(y, a, b, n);
             } else {
-                compute_rows<kKind, true, false>(y, a, b, n);
+                compute_rows<kKind, HTP_TYPE_F16, false>(y, a, b, n);
+            }
+        } else if (p->half == HTP_TYPE_BF16) {
+            if (p->nr0 > 1) {
+                compute_rows<kKind, HTP_TYPE_BF16, true>(y, a, b, n);
+            } else {
+                compute_rows<kKind, HTP_TYPE_BF16, false>(y, a, b, n);
             }
         } else {
-            compute_rows<kKind, false, true>(y, a, b, n);
+            compute_rows<kKind, HTP_TYPE_F32, true>(y, a, b, n);
         }
     }
 
-    // One dst row at a time (the variants the flat compute_binary_rows does not take). kF16: a
-    // and b widened into scratch rows 0 and 1 (vconv), computed into row 2, narrowed into the
-    // dst slot. kBcast (dim-0 broadcast): the (widened) src1 row expanded nr0 times (vbcast).
-    template <int kKind, bool kF16, bool kBcast>
+    // One dst row at a time (the variants the flat compute_binary_rows does not take). kType F16
+    // / BF16: a and b widened into scratch rows 0 and 1 (vconv), computed into row 2, narrowed
+    // into the dst slot. kBcast (dim-0 broadcast): the (widened) src1 row expanded nr0 times
+    // (vbcast).
+    template <int kKind, uint32_t kType, bool kBcast>
     HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * a, const HVX_Vector * b, uint32_t n) {
+        constexpr bool kF16 = kType != HTP_TYPE_F32;
+        constexpr bool kBF  = kType == HTP_TYPE_BF16;
         const uint32_t nvec  = (p->ne0 + 31) / 32;
         const uint32_t nh0   = (p->ne0 + 63) / 64;
         const uint32_t nh1   = kBcast ? (p->ne10 + 63) / 64 : nh0;  // ne10 == ne0 without dim-0 broadcast
@@ -132,11 +153,18 @@ struct binary_op : row_op<htp_binary_params> {
         HVX_Vector *   cb    = kF16 ? ca + cv : nullptr;
         HVX_Vector *   cy    = kF16 ? cb + cv : nullptr;
         HVX_Vector *   e     = kBcast ? vptr(vtcm_at(octx->ctx, p->split, ith, p->vbcast)) : nullptr;
+        HVX_Vector *   y0    = y;
+        const uint32_t n0    = n;
         for (; n > 0; n--) {  // (a count down: one register less, no spill in the F16 broadcast loop)
             const HVX_Vector * ra = a;
             const HVX_Vector * rb = b;
             HVX_Vector *       ry = y;
-            if (kF16) {
+            if (kBF) {  // the result stays in the dst slot as F32 (narrowed after the loop)
+                bf16_to_f32_vectors(ca, a, nh0);
+                bf16_to_f32_vectors(cb, b, nh1);
+                ra = ca;
+                rb = cb;
+            } else if (kF16) {
                 f16_to_f32_vectors(ca, a, nh0);
                 f16_to_f32_vectors(cb, b, nh1);
                 ra = ca;
@@ -150,17 +178,20 @@ struct binary_op : row_op<htp_binary_params> {
             for (uint32_t i = 0; i < nvec; i++) {
                 hvx_vmem_store(ry + i, apply<kKind>(hvx_vmem_load(ra + i), hvx_vmem_load(rb + i)));
             }
-            if (kF16) {
+            if (kF16 && !kBF) {
                 f32_to_f16_vectors(y, cy, nh0);
             }
             y += pd;
             a += p0;
             b += bstep;
         }
+        if (kBF) {
+            compute_bf16_narrow_rows(y0, pd, n0, nh0);
+        }
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
-        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * (p->f16 ? 2 : 4));
+        return store_chunk(octx, p, ith, q, r, n, slot, p->ne0 * (p->half ? 2 : 4));
     }
 };
 
@@ -174,7 +205,7 @@ int htp_op_binary(struct htp_op_context * octx) {
         // line): a device group splits it by elements in whole lines, the spec's element
         // partition; member 0 alone when dst is not contiguous and line-aligned, or has fewer
         // lines than the group has members.
-        const mdev_range r    = mdev_partition_elements(octx->dst, p.f16 ? 2 : 4, &ctx->mdev);
+        const mdev_range r    = mdev_partition_elements(octx->dst, p.half ? 2 : 4, &ctx->mdev);
         op_rows          rows = { r.start / p.ne0, r.count / p.ne0, 0 };
         const uint32_t   rpc  = p.split.rows_per_chunk;
         const uint32_t   per  = (rows.nrows + p.split.n_threads - 1) / p.split.n_threads;

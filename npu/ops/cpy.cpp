@@ -1,11 +1,11 @@
-// CPY / CONT / DUP between F32 and F16, between F32 and I32 (ggml-cpu's casts: I32 -> F32
-// rounds to nearest, F32 -> I32 truncates toward zero, for |x| < 2^31), and BF16 / I32 to the
-// same type (copied as bytes). Rows of a strided source are gathered element by
-// element with a 2-D DMA (row size = element size, src stride = nb0); a strided destination
-// is scattered the same way. HVX converts between the two VTCM buffers.
-#include "hvx-math.h"
+// CPY / CONT / DUP between F32, F16 and BF16, between F32 and I32 (ggml-cpu's casts: I32 -> F32
+// rounds to nearest, F32 -> I32 truncates toward zero, for |x| < 2^31), I32 to I32 (copied as
+// bytes), and F32 / F16 / BF16 rows quantized (npu/ops/quantize-row.h) into the blocks of a
+// contiguous dst. Rows of a strided source are gathered element by element with a 2-D DMA
+// (row size = element size, src stride = nb0); a strided destination is scattered the same
+// way. HVX converts between the two VTCM buffers.
 #include "op-table.h"
-#include "row-stream.h"
+#include "quantize-row.h"
 
 using namespace htp_ops;
 
@@ -13,6 +13,10 @@ namespace {
 
 inline uint32_t type_size(uint32_t t) {
     return t == HTP_TYPE_F16 || t == HTP_TYPE_BF16 ? 2 : 4;
+}
+
+inline bool quantized(uint32_t t) {
+    return t != HTP_TYPE_F32 && t != HTP_TYPE_F16 && t != HTP_TYPE_BF16 && t != HTP_TYPE_I32;
 }
 
 // Integer words as floats, rounded once: x = hi * 2^16 + lo with both halves exact as floats.
@@ -61,9 +65,52 @@ struct cpy_op : row_op<htp_cpy_params> {
         return ok ? 1 : -1;
     }
 
+    // n rows quantized: F16 / BF16 rows widened into each dst row's F32 scratch first.
+    HTP_COMPUTE void compute_quant_chunk(const HVX_Vector * x0, HVX_Vector * y0, uint32_t n) {
+        const uint32_t px = p->vsrc.row_pitch / 128, py = p->vdst.row_pitch / 128;
+        if (p->src_type == HTP_TYPE_F32) {
+            quantize_rows(p->dst_type, x0, px, y0, py, n, &p->quant);
+            return;
+        }
+        HVX_Vector *   w   = y0 + p->quant.v_f32 / 128;
+        const uint32_t n64 = (p->ne0 + 63) / 64;
+        HTP_NO_UNROLL
+        for (uint32_t j = 0; j < n; j++) {
+            if (p->src_type == HTP_TYPE_F16) {
+                f16_to_f32_vectors(w + j * py, x0 + j * px, n64);
+            } else {
+                bf16_to_f32_vectors(w + j * py, x0 + j * px, n64);
+            }
+        }
+        quantize_rows(p->dst_type, w, py, y0, py, n, &p->quant);
+    }
+
+    // n rows converted to or from BF16 (through F32, rounded as GGML_FP32_TO_BF16 /
+    // GGML_FP32_TO_FP16): one row loop per type pair.
+    HTP_COMPUTE void compute_bf16_chunk(const HVX_Vector * x0, HVX_Vector * y0, uint32_t n) {
+        const uint32_t px = p->vsrc.row_pitch / 128, py = p->vdst.row_pitch / 128;
+        const uint32_t n64 = (p->ne0 + 63) / 64;
+        void (*conv)(HVX_Vector *, const HVX_Vector *, uint32_t) =
+            p->src_type == HTP_TYPE_F32   ? f32_to_bf16_vectors :
+            p->src_type == HTP_TYPE_F16   ? f16_to_bf16_vectors :
+            p->dst_type == HTP_TYPE_F32   ? bf16_to_f32_vectors : bf16_to_f16_vectors;
+        HTP_NO_UNROLL
+        for (uint32_t j = 0; j < n; j++) {
+            conv(y0 + j * py, x0 + j * px, n64);
+        }
+    }
+
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        if (quantized(p->dst_type)) {
+            compute_quant_chunk(x0, y0, n);
+            return;
+        }
+        if (p->src_type != p->dst_type && (p->src_type == HTP_TYPE_BF16 || p->dst_type == HTP_TYPE_BF16)) {
+            compute_bf16_chunk(x0, y0, n);
+            return;
+        }
         for (uint32_t j = 0; j < n; j++) {
             const HVX_Vector * x = x0 + j * (p->vsrc.row_pitch / 128);
             HVX_Vector *       y = y0 + j * (p->vdst.row_pitch / 128);
@@ -85,6 +132,14 @@ struct cpy_op : row_op<htp_cpy_params> {
         const row_pos    c  = row_coords(p->shape, r);
         const dma_addr_t d  = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
         const dma_addr_t v  = vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot);
+        if (quantized(p->dst_type)) {  // each row's fields into its blocks (a chunk stays in one plane)
+            for (uint32_t j = 0; j < n; j++) {
+                if (!quant_row_store(q, d + j * p->dst.nb1, v + j * p->vdst.row_pitch, p->quant)) {
+                    return -1;
+                }
+            }
+            return (int) (p->quant.n_fields * n);
+        }
         const uint32_t   es = type_size(p->dst_type);
         const bool       ok = p->dst_scatter ? dma_queue_push(q, d, v, p->dst_nb0, es, es, p->ne0)  // n == 1
                                              : dma_queue_push(q, d, v, p->dst.nb1, p->vdst.row_pitch, p->ne0 * es, n);

@@ -81,7 +81,7 @@ struct get_rows_op : row_op<htp_get_rows_params> {
                 continue;
             }
             for (uint32_t f = 0; f < p->n_fields; f++) {
-                const htp_get_rows_field & fd = p->field[f];
+                const htp_block_field & fd = p->field[f];
                 if (!dma_queue_push(q, vj + fd.vtcm_off, s + fd.src_off, fd.vtcm_step, p->block_bytes, fd.bytes,
                                     p->n_blocks)) {
                     return -1;

@@ -1,6 +1,6 @@
 // Small HVX building blocks the kernels share: float splats, lane extraction into a
-// register-file copy (not a VTCM scalar read), fp16 <-> fp32 and bf16 -> fp32 rows, Q8_0 ->
-// fp32 rows, vector row copies.
+// register-file copy (not a VTCM scalar read), fp16 <-> fp32, bf16 <-> fp32 and fp16 <-> bf16
+// rows, Q8_0 -> fp32 rows, vector row copies.
 #pragma once
 #include <stdint.h>
 
@@ -153,6 +153,33 @@ static inline HVX_Vector f32_to_bf16_bits(HVX_Vector u) {
 // Two fp32 vectors (elements in order: lo's 32, then hi's) -> one vector of 64 bf16.
 static inline HVX_Vector f32_to_bf16_vector(HVX_Vector lo, HVX_Vector hi) {
     return Q6_Vh_vpacke_VwVw(f32_to_bf16_bits(hi), f32_to_bf16_bits(lo));
+}
+
+// fp32 -> bf16 for 64 * n_out elements (GGML_FP32_TO_BF16's rounding): reads 2 * n_out
+// vectors, writes n_out.
+static inline void f32_to_bf16_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n_out) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n_out; i++) {
+        hvx_vmem_store(&dst[i], f32_to_bf16_vector(hvx_vmem_load(&src[2 * i]), hvx_vmem_load(&src[2 * i + 1])));
+    }
+}
+
+// fp16 -> bf16 for 64 * n elements, through fp32 (exact) and its bf16 rounding: n vectors each.
+static inline void f16_to_bf16_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {
+        const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(hvx_vmem_load(&src[i])));
+        hvx_vmem_store(&dst[i], f32_to_bf16_vector(Q6_V_lo_W(w), Q6_V_hi_W(w)));
+    }
+}
+
+// bf16 -> fp16 for 64 * n elements, through fp32 (exact) and its fp16 rounding: n vectors each.
+static inline void bf16_to_f16_vectors(HVX_Vector * dst, const HVX_Vector * src, uint32_t n) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {
+        const HVX_VectorPair w = bf16_to_f32_pair(hvx_vmem_load(&src[i]));
+        hvx_vmem_store(&dst[i], Q6_Vh_vdeal_Vh(Q6_Vhf_vcvt_VsfVsf(Q6_V_lo_W(w), Q6_V_hi_W(w))));
+    }
 }
 
 // Scale d[b & 63] of a block from the fp32 scales of its 64-block group (lo: blocks 0..31,

@@ -2,7 +2,7 @@
 // 2k holds the signed value of code k), and MXFP4's E8M0 half scale. One copy for every kernel
 // that decodes these codes: GET_ROWS' flat rows (npu/ops/get-rows.cpp), the tiled formats'
 // HMX tiles (npu/ops/mul-mat/tile-dequant.cpp) and the flat MUL_MAT's row prep
-// (npu/ops/mul-mat/mul-mat-prep.h).
+// (npu/ops/mul-mat/mul-mat-prep.h); and the tables of the quantizers that write these formats.
 #pragma once
 #include <stdint.h>
 
@@ -22,6 +22,57 @@ alignas(128) inline constexpr int8_t kLutIq4nl[128] = { -127, 0, -104, 0, -83, 0
 // MXFP4: ggml's kvalues_mxfp4, twice E2M1 (bit 3 the sign); the E8M0 half scale below undoes the 2.
 alignas(128) inline constexpr int8_t kLutMxfp4x2[128] = { 0, 0, 1,  0, 2,  0, 3,  0, 4,  0, 6,  0, 8,  0, 12,  0,
                                                           0, 0, -1, 0, -2, 0, -3, 0, -4, 0, -6, 0, -8, 0, -12, 0 };
+
+// The quantizers of SET_ROWS / CPY (npu/ops/quantize-row.h). Word lane l: 1 << l (a Q5 block's
+// fifth bits gathered into its 32-bit qh).
+struct lane_words {
+    uint32_t v[32] __attribute__((aligned(128)));
+};
+
+constexpr lane_words make_lane_pow2() {
+    lane_words t{};
+    for (int l = 0; l < 32; l++) {
+        t.v[l] = 1u << l;
+    }
+    return t;
+}
+
+alignas(128) inline constexpr lane_words kLanePow2 = make_lane_pow2();
+
+// The F32 bits of a small integer (|v| < 2^24), at compile time.
+constexpr uint32_t small_int_f32_bits(int v) {
+    if (v == 0) {
+        return 0;
+    }
+    const uint32_t s = v < 0 ? 0x80000000u : 0u;
+    const uint32_t a = (uint32_t) (v < 0 ? -v : v);
+    int            e = 0;
+    while ((a >> (e + 1)) != 0) {
+        e++;
+    }
+    return s | (uint32_t) (e + 127) << 23 | ((a << (23 - e)) & 0x7fffffu);
+}
+
+// IQ4_NL's values as F32 bits (val[16]: +inf, the bound past the last) and, for the code
+// search, key[k] = the order key of val[k] (hvx-math.h sf_key: the magnitude bits of a
+// negative flipped) minus one, so that x >= val[k] is key(x) > key[k].
+struct iq4nl_search {
+    uint32_t val[17];
+    int32_t  key[16];
+};
+
+constexpr iq4nl_search make_iq4nl_search() {
+    iq4nl_search t{};
+    for (int k = 0; k < 16; k++) {
+        const uint32_t b = small_int_f32_bits(kLutIq4nl[2 * k]);
+        t.val[k]         = b;
+        t.key[k]         = (int32_t) ((b & 0x80000000u) ? b ^ 0x7fffffffu : b) - 1;
+    }
+    t.val[16] = 0x7f800000u;
+    return t;
+}
+
+inline constexpr iq4nl_search kIq4nlSearch = make_iq4nl_search();
 
 // Code k -> k - bias for the K-quants' offset codes (Q3_K: 3 bits, bias 4; Q6_K: 6 bits, bias
 // 32; codes 32..63 read with Rt = 1), as vlut32 tables.

@@ -658,6 +658,93 @@ TEST_F(NpuOps, SetRowsQ8_0) {
     }
 }
 
+// The quantizers of SET_ROWS (npu/ops/quantize-row.h) against ggml's own (from_float_ref: the
+// quantize_row_*_ref that ggml-cpu's quantize_row_* call), bit for bit, from F32 and F16 rows:
+// random blocks and blocks that test the edges: halves everywhere (rounding ties), all zero,
+// a negative and a positive value of the same largest magnitude (the first one sets the
+// sign), and values below IQ4_NL's 1e-15 (d = 0: there its quant bytes are not compared,
+// they decode to 0 whatever they are). BF16 rows as ggml_fp32_to_bf16.
+TEST_F(NpuOps, SetRowsQuantizedMatchesGgml) {
+    const ggml_type types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+                                GGML_TYPE_IQ4_NL, GGML_TYPE_BF16 };
+    for (const Caps & c : kCaps) {
+        for (ggml_type t : types) {
+            for (ggml_type ts : { GGML_TYPE_F32, GGML_TYPE_F16 }) {
+                for (int64_t ne0 : { 32, 96, 2080 }) {
+                    ggml_tensor * dst = ggml_new_tensor_4d(ctx, t, ne0, 9, 2, 1);
+                    std::memset(dst->data, 0x11, ggml_nbytes(dst));
+                    ggml_tensor * src32 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, 4, 2, 1);
+                    fill_f32(src32, -3, 3);
+                    float * x = (float *) src32->data;
+                    for (int64_t i = 0; i < 32; i++) {  // block 0 of row 0: ties of the codes
+                        x[i] = (float) (i - 16) * 0.25f + 0.125f;
+                    }
+                    for (int64_t i = 32; i < 64 && i < ne0; i++) {  // block 1: zero
+                        x[i] = 0.0f;
+                    }
+                    if (ne0 >= 128) {
+                        x[64 + 5]  = -4.0f;  // block 2: -4 before +4
+                        x[64 + 20] = 4.0f;
+                        for (int64_t i = 96; i < 128; i++) {  // block 3: below 1e-15
+                            x[i] = (float) (i - 100) * 1e-17f;
+                        }
+                    }
+                    ggml_tensor * src = src32;
+                    if (ts == GGML_TYPE_F16) {
+                        src = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, ne0, 4, 2, 1);
+                        for (int64_t i = 0; i < ggml_nelements(src); i++) {
+                            ((ggml_fp16_t *) src->data)[i] = ggml_fp32_to_fp16(x[i]);
+                        }
+                    }
+                    ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I64, 4);
+                    for (int i = 0; i < 4; i++) {
+                        ((int64_t *) idx->data)[i] = (i * 5 + 2) % 9;
+                    }
+                    ggml_tensor * y = ggml_set_rows(ctx, dst, src, idx);
+                    if (!htp_find_op_encoder(y)->supports(c.caps, y, htp_encode_context())) {
+                        EXPECT_GT(ne0 * 4, 4096) << c.name << ": only rows too long for the tiny VTCM may be refused";
+                        continue;
+                    }
+                    ASSERT_TRUE(run(c.caps, y)) << c.name;
+                    const size_t         rs = ggml_row_size(t, ne0);
+                    std::vector<float>   xr(ne0);
+                    std::vector<uint8_t> want(rs);
+                    for (int64_t i2 = 0; i2 < 2; i2++) {
+                        for (int64_t i1 = 0; i1 < 4; i1++) {
+                            for (int64_t k = 0; k < ne0; k++) {
+                                const float v = x[(i2 * 4 + i1) * ne0 + k];
+                                xr[k] = ts == GGML_TYPE_F16 ? ggml_fp16_to_fp32(ggml_fp32_to_fp16(v)) : v;
+                            }
+                            if (t == GGML_TYPE_BF16) {
+                                for (int64_t k = 0; k < ne0; k++) {
+                                    const ggml_bf16_t b = ggml_fp32_to_bf16(xr[k]);
+                                    std::memcpy(&want[2 * k], &b, 2);
+                                }
+                            } else {
+                                ggml_get_type_traits(t)->from_float_ref(xr.data(), want.data(), ne0);
+                            }
+                            const int64_t   r   = ((int64_t *) idx->data)[i1];
+                            const uint8_t * got = (const uint8_t *) dst->data + r * dst->nb[1] + i2 * dst->nb[2];
+                            const size_t    bb  = ggml_type_size(t);
+                            for (size_t b = 0; b < rs / bb; b++) {
+                                float amax = 0.0f;
+                                for (int k = 0; k < 32 && t != GGML_TYPE_BF16; k++) {
+                                    amax = std::max(amax, std::fabs(xr[b * 32 + k]));
+                                }
+                                // IQ4_NL's d = 0 block: only d (its first 2 bytes) is defined
+                                const size_t n = t == GGML_TYPE_IQ4_NL && amax < 1e-15f ? 2 : bb;
+                                ASSERT_EQ(std::memcmp(got + b * bb, want.data() + b * bb, n), 0)
+                                    << c.name << " " << ggml_type_name(t) << " from " << ggml_type_name(ts)
+                                    << " ne0=" << ne0 << " row " << i1 << "," << i2 << " block " << b;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 // FLASH_ATTN_EXT streams K / V in the chunks and through the slots split says: the host plans
 // 64-row chunks in 2 slots; the same op run with 16-row chunks in 1 slot and 32-row chunks
 // in 2 slots (both fit the planned layout) gives the same attention (chunking changes the

@@ -17,6 +17,10 @@
 /* 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
  *    bytes; pool takes padded windows and POOL_1D (p0, p1, iw, ih, mid_lo, mid_hi, avg_count
  *    after inv_ka, so the fields after them moved);
+ *    set_rows.quant and cpy.quant (htp_quant_row: the VTCM layout of a quantized dst row;
+ *    set_rows.q8_scale_offset and q8_dscratch_offset gone): SET_ROWS and CPY write Q4_0, Q4_1,
+ *    Q5_0, Q5_1, IQ4_NL (and CPY Q8_0) rows; htp_get_rows_field is htp_block_field;
+ *    binary.f16 is binary.half (HTP_TYPE_F16, or HTP_TYPE_BF16: BF16 rows);
  * 17: flash_attn's K and V VTCM fields are two htp_fa_kv_layout (k_vtcm, v_vtcm: was vk,
  *    k_slot, ... kf_pitch and the same for V); lightning's strides are htp_rows_strides q, k,
  *    w, m, d (was q_nb1 ... d_nb3); RMS_NORM's params are htp_norm_params (kind HTP_NORM_RMS,

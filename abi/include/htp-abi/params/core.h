@@ -8,9 +8,9 @@
 
 enum htp_binary_kind { HTP_BINARY_ADD = 0, HTP_BINARY_SUB, HTP_BINARY_MUL, HTP_BINARY_DIV };
 
-// ADD / SUB / MUL / DIV, F32 or F16 (all three tensors the same type): dst = src0 (op)
-// broadcast(src1). Rows are dst rows. F16 rows arrive as F16 in F32-pitched slots and are
-// converted per row into three F32 scratch rows (a, b, y) at vconv, conv_pitch bytes apart.
+// ADD / SUB / MUL / DIV, F32, F16 or BF16 (all three tensors the same type): dst = src0 (op)
+// broadcast(src1). Rows are dst rows. F16 / BF16 rows arrive as such in F32-pitched slots and
+// are converted per row into three F32 scratch rows (a, b, y) at vconv, conv_pitch bytes apart.
 struct htp_binary_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_binary_kind
@@ -26,8 +26,8 @@ struct htp_binary_params {
     uint32_t src1_vtcm_row_step;     // VTCM bytes between the src1 rows that dst rows use (0 when ne11 == 1)
     struct htp_vtcm_stream vsrc0, vsrc1, vdst;
     uint32_t vbcast;                 // offset of a row_pitch(dst) + 128 scratch row for nr0 > 1
-    uint32_t f16;                    // 1: src0, src1, dst are F16
-    uint32_t vconv, conv_pitch;      // F16 only: F32 scratch rows (conv_pitch = 256 * ceil(ne0 / 64))
+    uint32_t half;                   // HTP_TYPE_F16 / HTP_TYPE_BF16: src0, src1, dst are that type; 0: F32
+    uint32_t vconv, conv_pitch;      // F16 / BF16 only: F32 scratch rows (conv_pitch = 256 * ceil(ne0 / 64))
 };
 
 // SCALE F32: dst = x * scale + bias.
@@ -43,11 +43,41 @@ struct htp_scale_params {
     struct htp_vtcm_stream vsrc, vdst;
 };
 
-// CPY / CONT / DUP between F32 and F16, or BF16 / I32 to the same type. Both tensors are walked with the same (iteration)
-// shape; the host rewrites shapes that differ but are both contiguous into one flat shape.
+// One field of a block moved by a 2-D DMA between the blocks of a DDR row and a dense array of
+// a VTCM row: GET_ROWS splits blocks into such arrays, SET_ROWS and CPY join them into blocks.
+struct htp_block_field {
+    uint32_t src_off;                // byte of the field in a block
+    uint32_t bytes;                  // its width
+    uint32_t vtcm_off;               // where block 0's copy goes in the VTCM row
+    uint32_t vtcm_step;              // bytes between blocks there
+};
+
+// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: blocks of 32) as SET_ROWS and
+// CPY quantize it into their VTCM dst row (npu/ops/quantize-row.h): dense arrays, the quants
+// at v_quants (Q8_0: 32 int8 a block; the others their 16 packed bytes), the FP16 scales at
+// v_scales, Q4_1 / Q5_1 FP16 mins at v_mins, Q5_* fifth bits at v_high (4 bytes a block), the
+// scales and mins first as F32 at v_dscratch / v_mscratch (2 vectors per 64 blocks); n_fields
+// 2-D DMAs (field[]: src_off is the field's byte in a dst block) join them into the dst row's
+// blocks. An F16 / BF16 source row is widened to F32 at v_f32 first.
+#define HTP_QUANT_ROW_MAX_FIELDS 4
+
+struct htp_quant_row {
+    uint32_t n_blocks;               // blocks per row
+    uint32_t block_bytes;
+    uint32_t n_fields;
+    struct htp_block_field field[HTP_QUANT_ROW_MAX_FIELDS];
+    uint32_t v_quants, v_scales, v_mins, v_high;
+    uint32_t v_dscratch, v_mscratch;
+    uint32_t v_f32;                  // 0 when the source is F32
+};
+
+// CPY / CONT / DUP between F32, F16 and BF16, F32 <-> I32, I32 to I32, and F32 / F16 / BF16
+// into the quantized types of htp_quant_row (contiguous dst, rows of whole blocks). Both
+// tensors are walked with the same (iteration) shape; the host rewrites shapes that differ but
+// are both contiguous into one flat shape.
 struct htp_cpy_params {
     struct htp_split_params split;
-    uint32_t src_type, dst_type;     // F32 / F16 / I32 (I32 <-> F32 converts); or both BF16 or both I32
+    uint32_t src_type, dst_type;     // htp_type values (see above)
     uint32_t ne0;                    // elements per row
     struct htp_rows_shape shape;
     uint32_t src_nb0, dst_nb0;       // element strides; != element size means gather / scatter
@@ -55,6 +85,7 @@ struct htp_cpy_params {
     uint32_t src_gather;             // 1: src row fetched element by element (2-D DMA, rows_per_chunk 1)
     uint32_t dst_scatter;            // 1: dst row written element by element
     struct htp_vtcm_stream vsrc, vdst;
+    struct htp_quant_row quant;      // a quantized dst_type: its vdst row (src rows F32 / F16 / BF16)
 };
 
 // GET_ROWS: dst[:, i10, i11, i12] = src0[:, src1[i10, i11, i12], i11, i12] as F32.
@@ -68,13 +99,6 @@ struct htp_cpy_params {
 // the packed sub-block scales at v_scales (16 bytes a super-block), the FP16 d, dmin at v_mins
 // (4 bytes), the high bits at v_high (Q3_K hmask, Q5_K qh, Q6_K qh) and the low bits at v_quants,
 // each field at its own width (host/ops/get-rows.cpp kquant_layout).
-struct htp_get_rows_field {
-    uint32_t src_off;                // byte of the field in a block
-    uint32_t bytes;                  // its width
-    uint32_t vtcm_off;               // where block 0's copy goes in the VTCM row
-    uint32_t vtcm_step;              // bytes between blocks there
-};
-
 #define HTP_GET_ROWS_MAX_FIELDS 6
 
 struct htp_get_rows_params {
@@ -85,7 +109,7 @@ struct htp_get_rows_params {
     uint32_t n_blocks;               // blocks per row (block types)
     uint32_t block_bytes;            // bytes of one block
     uint32_t n_fields;               // block types: DMAs per row (field[0 .. n_fields))
-    struct htp_get_rows_field field[HTP_GET_ROWS_MAX_FIELDS];
+    struct htp_block_field field[HTP_GET_ROWS_MAX_FIELDS];
     uint32_t v_scales, v_mins, v_high, v_quants;  // block types: offsets in a VTCM row
     struct htp_rows_shape shape;
     struct htp_rows_strides src0;    // nb01 (row index), nb02 (i11), nb03 (i12)
@@ -99,7 +123,7 @@ struct htp_get_rows_params {
 // Rows are src0 rows.
 struct htp_set_rows_params {
     struct htp_split_params split;
-    uint32_t dst_type;               // HTP_TYPE_F32 / F16 / Q8_0
+    uint32_t dst_type;               // HTP_TYPE_F32 / F16 / BF16, or a quantized type of htp_quant_row
     uint32_t idx_i64;                // 1: indices are I64, 0: I32
     uint32_t ne0;
     struct htp_rows_shape shape;     // src0 rows
@@ -110,13 +134,8 @@ struct htp_set_rows_params {
     struct htp_rows_strides dst;     // nb1 (index), nb2 (i02), nb3 (i03)
     uint32_t dst_row_bytes;
     struct htp_vtcm_stream vsrc, vdst;
-    // Q8_0: a vdst row holds n_blocks * 32 quants (at 0), the fp16 scales (at q8_scale_offset)
-    // and an fp32 scale scratch (at q8_dscratch_offset); two 2-D descriptors interleave
-    // scales and quants into the 34-byte blocks of the dst row.
-    uint32_t n_blocks;
-    uint32_t q8_scale_offset;
-    uint32_t q8_dscratch_offset;
-    uint32_t src_type;               // HTP_TYPE_F32, or HTP_TYPE_F16 (into F16 / F32 rows)
+    struct htp_quant_row quant;      // a quantized dst_type: its vdst row
+    uint32_t src_type;               // HTP_TYPE_F32, or HTP_TYPE_F16
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_CORE           \

@@ -1,0 +1,309 @@
+// F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), as
+// SET_ROWS and CPY write them: a row lands in its VTCM dst row as the dense arrays of
+// htp_quant_row (abi/include/htp-abi/params/core.h) and quant_row_store joins them into the
+// blocks of the DDR row by one 2-D DMA per field.
+//
+// The roundings are ggml's, bit for bit (tests/kernels/test_npu_ops.cpp checks them against
+// ggml's own quantizers): Q4_0 .. Q5_1 and IQ4_NL as quantize_row_*_ref, which ggml-cpu's
+// quantize_row_* call; Q8_0 as ggml-cpu's x86 quantize_row_q8_0 (d = amax / 127, quants
+// round(x * (127 / amax)) half to even), which is what test-backend-ops compares with. Each
+// block's statistics come to a scalar (vextract), its scale and reciprocal are scalar IEEE
+// divisions as in the C code, and the block's 32 values are coded in F32 / I32 lanes (HVX
+// has no byte arithmetic we need), then packed to bytes.
+#pragma once
+#include "hvx-math.h"
+#include "quant-luts.h"
+#include "row-stream.h"
+
+namespace htp_ops {
+
+// Pieces of W bytes (bytes 0 .. W - 1 of v) gathered in order into whole vectors: push moves
+// the pieces so far down W bytes and puts the new one at the top; after the last piece of a
+// vector (128 / W of them), or the row's last piece (i = n - 1), the vector goes to
+// out[i / (128 / W)], its first piece at byte 0. W = 4 gathers per-block scalars (splatted),
+// one lane per block.
+template <int W> struct piece_collector {
+    HVX_Vector acc;
+
+    HTP_INLINE void push(HVX_Vector v, HVX_Vector * out, uint32_t i, uint32_t n) {
+        constexpr uint32_t per = 128 / W;
+        acc                    = Q6_V_valign_VVR(v, acc, W);
+        if (i % per == per - 1 || i == n - 1) {
+            hvx_vmem_store(&out[i / per], Q6_V_vror_VR(acc, (int32_t) (128 - W * (i % per + 1))));
+        }
+    }
+};
+
+// The low bytes of the 32 words of w in bytes 0..31.
+HTP_INLINE HVX_Vector word_bytes(HVX_Vector w) {
+    const HVX_Vector h = Q6_Vh_vpacke_VwVw(w, w);
+    return Q6_Vb_vpacke_VhVh(h, h);
+}
+
+// The F32 scales (or mins) of nb blocks at scr, 32 a vector, to FP16 at out: whole pairs of
+// vectors, the odd group's partner zeroed first.
+HTP_INLINE void quant_scales_to_f16(HVX_Vector * out, HVX_Vector * scr, uint32_t nb) {
+    const uint32_t groups = (nb + 31) / 32;
+    if (groups % 2) {
+        hvx_vmem_store(&scr[groups], Q6_V_vzero());
+    }
+    f32_to_f16_vectors(out, scr, (nb + 63) / 64);
+}
+
+// The value of largest magnitude, the first of them (quantize_row_q4_0_ref's `max`: its strict
+// comparison keeps the first; +0 when every value is zero). idx: lane_index().
+HTP_INLINE float first_absmax_sf(HVX_Vector x, HVX_Vector idx) {
+    const HVX_Vector a = Q6_V_vand_VV(x, Q6_V_vsplat_R(0x7fffffff));
+    HVX_Vector       m = a;  // float bits without the sign order like their integers
+    for (int s = 64; s >= 4; s >>= 1) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, s));
+    }
+    HVX_Vector k = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(a, m), idx, Q6_V_vsplat_R(32));
+    for (int s = 64; s >= 4; s >>= 1) {
+        k = Q6_Vw_vmin_VwVw(k, Q6_V_vror_VR(k, s));
+    }
+    if (Q6_R_vextract_VR(m, 0) == 0) {
+        return 0.0f;
+    }
+    return lane_f32(x, (uint32_t) Q6_R_vextract_VR(k, 0));
+}
+
+// Smallest and largest value (the order key of hvx-math.h: an integer min / max tree).
+HTP_INLINE void min_max_sf(HVX_Vector x, float & mn, float & mx) {
+    const HVX_Vector k  = sf_key(x);
+    HVX_Vector       lo = k, hi = k;
+    for (int s = 64; s >= 4; s >>= 1) {
+        lo = Q6_Vw_vmin_VwVw(lo, Q6_V_vror_VR(lo, s));
+        hi = Q6_Vw_vmax_VwVw(hi, Q6_V_vror_VR(hi, s));
+    }
+    mn = lane0_f32(sf_key(lo));
+    mx = lane0_f32(sf_key(hi));
+}
+
+// The codes of the C casts (int8_t) / (uint8_t) of t for t in (-1, 2^22): floor(t), 0 for
+// t < 0. t + 1.5 * 2^23 rounds t to an integer in the low mantissa bits; one less where that
+// went up; the max with 0 covers (-1, 0).
+HTP_INLINE HVX_Vector trunc_code(HVX_Vector t) {
+    const HVX_Vector     magic = splat_f32(12582912.0f);
+    const HVX_Vector     r     = Q6_Vsf_vadd_VsfVsf(t, magic);
+    const HVX_Vector     n     = Q6_Vw_vsub_VwVw(r, magic);
+    const HVX_VectorPred up    = Q6_Q_vcmp_gt_VwVw(Q6_Vsf_vsub_VsfVsf(r, magic), t);  // t >= 0: bits order as floats
+    return Q6_Vw_vmax_VwVw(Q6_Vw_vsub_VwVw(n, Q6_V_vand_QR(up, 1)), Q6_V_vzero());
+}
+
+// ((t0 + t1) + t2) + ... + t31 in lane 0, in the order of a C loop (IQ4_NL's sums).
+HTP_INLINE float ordered_sum_sf(HVX_Vector t) {
+    HVX_Vector s = t;
+    HTP_NO_UNROLL
+    for (int32_t j = 1; j < 32; j++) {
+        s = Q6_Vsf_vadd_VsfVsf(s, Q6_V_vror_VR(t, 4 * j));
+    }
+    return lane0_f32(s);
+}
+
+// One block's codes (32 words) and its scalars, per format. d: the scale, m: the min (Q4_1,
+// Q5_1); the 5-bit codes keep their fifth bit (bit 4).
+struct block_q4_0_codes {
+    static HTP_INLINE HVX_Vector codes(HVX_Vector x, HVX_Vector idx, float & d, float &) {
+        d              = first_absmax_sf(x, idx) / -8;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const HVX_Vector t = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id)), splat_f32(8.5f));
+        return Q6_Vw_vmin_VwVw(trunc_code(t), Q6_V_vsplat_R(15));
+    }
+};
+
+struct block_q5_0_codes {
+    static HTP_INLINE HVX_Vector codes(HVX_Vector x, HVX_Vector idx, float & d, float &) {
+        d              = first_absmax_sf(x, idx) / -16;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const HVX_Vector t = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id)), splat_f32(16.5f));
+        return Q6_Vw_vmin_VwVw(trunc_code(t), Q6_V_vsplat_R(31));
+    }
+};
+
+// Q4_1 (MAXQ 15, clamped) and Q5_1 (MAXQ 31: its C code casts without a clamp; the codes cannot
+// pass 31).
+template <int MAXQ> struct block_min_codes {
+    static HTP_INLINE HVX_Vector codes(HVX_Vector x, HVX_Vector, float & d, float & m) {
+        float mx;
+        min_max_sf(x, m, mx);
+        d              = (mx - m) / MAXQ;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const HVX_Vector t =
+            Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(x, splat_f32(m)), splat_f32(id)), splat_f32(0.5f));
+        return MAXQ == 15 ? Q6_Vw_vmin_VwVw(trunc_code(t), Q6_V_vsplat_R(15)) : trunc_code(t);
+    }
+};
+
+// IQ4_NL as quantize_row_iq4_nl_ref (no importance weights, no scale search): d0 = max / -127,
+// each value's code the nearest of kvalues_iq4nl to x / d0 (best_index_int8: below the
+// midpoint, as its float differences decide, the lower one), then the scale that fits those
+// codes best with weights x^2, d = sum(w q x) / sum(w q^2), summed in element order. A block
+// whose |x| stays below 1e-15 gets d = 0 (its codes do not matter: they decode to 0).
+struct block_iq4_nl_codes {
+    static HTP_INLINE HVX_Vector codes(HVX_Vector x, HVX_Vector idx, float & d, float &) {
+        const float max = first_absmax_sf(x, idx);
+        d               = 0.0f;
+        if (__builtin_fabsf(max) < 1e-15f) {
+            return Q6_V_vzero();
+        }
+        const float      id  = 1.0f / (max / -127.0f);
+        const HVX_Vector al  = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id));
+        const HVX_Vector kal = sf_key(al);
+        // lo / hi: the values either side of al (hi = +inf past the last), l: lo's code.
+        HVX_Vector lo = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[0]);
+        HVX_Vector hi = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[1]);
+        HVX_Vector l  = Q6_V_vzero();
+        HTP_NO_UNROLL
+        for (int32_t k = 1; k < 16; k++) {
+            const HVX_VectorPred ge = Q6_Q_vcmp_gt_VwVw(kal, Q6_V_vsplat_R(kIq4nlSearch.key[k]));
+            lo                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k]), lo);
+            hi                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k + 1]), hi);
+            l                       = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R(k), l);
+        }
+        // x - lo < hi - x keeps lo, else hi (ties to hi).
+        const HVX_VectorPred keep = sf_gt(Q6_Vsf_vsub_VsfVsf(hi, al), Q6_Vsf_vsub_VsfVsf(al, lo));
+        const HVX_Vector     q    = Q6_V_vmux_QVV(keep, lo, hi);
+        l                         = Q6_V_vmux_QVV(keep, l, Q6_Vw_vadd_VwVw(l, Q6_V_vsplat_R(1)));
+        const HVX_Vector wq       = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, x), q);
+        const float      sumqx    = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, x));
+        const float      sumq2    = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, q));
+        d                         = sumq2 > 0 ? sumqx / sumq2 : 0.0f;
+        return l;
+    }
+};
+
+// A block's 32 codes (low 4 bits) as its 16 quant bytes in bytes 0..15 (byte j: code j |
+// code j + 16 << 4).
+HTP_INLINE HVX_Vector nibble_bytes(HVX_Vector c) {
+    const HVX_Vector f = Q6_V_vsplat_R(0x0f);
+    return word_bytes(Q6_V_vor_VV(Q6_V_vand_VV(c, f), Q6_Vw_vasl_VwR(Q6_V_vand_VV(Q6_V_vror_VR(c, 64), f), 4)));
+}
+
+// The VTCM arrays of one dst row (htp_quant_row offsets from the row's start y).
+struct quant_row_arrays {
+    HVX_Vector *quants, *scales, *mins, *high, *dscr, *mscr;
+
+    HTP_INLINE quant_row_arrays(HVX_Vector * y, const htp_quant_row & L)
+        : quants(y + L.v_quants / 128),
+          scales(y + L.v_scales / 128),
+          mins(y + L.v_mins / 128),
+          high(y + L.v_high / 128),
+          dscr(y + L.v_dscratch / 128),
+          mscr(y + L.v_mscratch / 128) {}
+};
+
+// A row of the 4-bit index formats (Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL) from nb blocks of F32 at x,
+// block by block (compute_quant_row_scales converts the scales after). MIN: mins too; HIGH:
+// the fifth bits.
+template <class B, bool MIN, bool HIGH>
+HTP_COMPUTE void compute_quant_row_4bit(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    const uint32_t         nb  = L->n_blocks;
+    const HVX_Vector       idx = lane_index();
+    piece_collector<16>    qc  = { Q6_V_vzero() };
+    piece_collector<4>     dc = { Q6_V_vzero() }, mc = { Q6_V_vzero() }, hc = { Q6_V_vzero() };
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < nb; b++) {
+        float            d = 0.0f, m = 0.0f;
+        const HVX_Vector c = B::codes(hvx_vmem_load(&x[b]), idx, d, m);
+        qc.push(nibble_bytes(c), a.quants, b, nb);
+        dc.push(splat_f32(d), a.dscr, b, nb);
+        if (MIN) {
+            mc.push(splat_f32(m), a.mscr, b, nb);
+        }
+        if (HIGH) {  // qh bit k: code k's bit 4
+            const HVX_Vector bit4 = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(c, 4), Q6_V_vsplat_R(1));
+            HVX_Vector       h    = Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), bit4), hvx_vmem_load_at(kLanePow2.v));
+            for (int s = 64; s >= 4; s >>= 1) {
+                h = Q6_V_vor_VV(h, Q6_V_vror_VR(h, s));
+            }
+            hc.push(h, a.high, b, nb);
+        }
+    }
+}
+
+// x * 127 / amax rounded half to even (adding 1.5 * 2^23 leaves the rounded integer in the low
+// bits); d = amax / 127.
+HTP_INLINE HVX_Vector q8_0_codes(HVX_Vector x, float & d) {
+    const float amax = max_abs_sf(&x, 1);
+    d                = amax / 127.f;
+    const float      id    = amax != 0.0f ? 127.f / amax : 0.0f;
+    const HVX_Vector magic = splat_f32(12582912.0f);
+    return Q6_Vw_vsub_VwVw(Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id)), magic), magic);
+}
+
+// A Q8_0 row, block by block.
+static HTP_COMPUTE void compute_quant_row_q8_0(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    const uint32_t         nb = L->n_blocks;
+    piece_collector<32>    qc = { Q6_V_vzero() };
+    piece_collector<4>     dc = { Q6_V_vzero() };
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < nb; b++) {
+        float            d = 0.0f;
+        const HVX_Vector c = q8_0_codes(hvx_vmem_load(&x[b]), d);
+        qc.push(word_bytes(c), a.quants, b, nb);
+        dc.push(splat_f32(d), a.dscr, b, nb);
+    }
+}
+
+// The F32 scales (and mins) a row's blocks left in the scratch, to FP16: after the blocks, in
+// a function of its own (its conversion loops kept apart from the block loop's registers).
+static HTP_COMPUTE void compute_quant_row_scales(HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    quant_scales_to_f16(a.scales, a.dscr, L->n_blocks);
+    if (L->v_mins) {
+        quant_scales_to_f16(a.mins, a.mscr, L->n_blocks);
+    }
+}
+
+// n rows of F32 (x, px vectors apart) quantized to type into VTCM dst rows (y, py apart): one
+// row loop per type.
+template <class R>
+HTP_INLINE void quantize_rows_with(R row, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py, uint32_t n,
+                                   const htp_quant_row * L) {
+    HTP_NO_UNROLL
+    for (uint32_t j = 0; j < n; j++) {
+        row(x + j * px, y + j * py, L);
+        compute_quant_row_scales(y + j * py, L);
+    }
+}
+
+static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py,
+                                 uint32_t n, const htp_quant_row * L) {
+    switch (type) {
+        case HTP_TYPE_Q8_0:
+            quantize_rows_with(compute_quant_row_q8_0, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q4_0:
+            quantize_rows_with(compute_quant_row_4bit<block_q4_0_codes, false, false>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q4_1:
+            quantize_rows_with(compute_quant_row_4bit<block_min_codes<15>, true, false>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q5_0:
+            quantize_rows_with(compute_quant_row_4bit<block_q5_0_codes, false, true>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q5_1:
+            quantize_rows_with(compute_quant_row_4bit<block_min_codes<31>, true, true>, x, px, y, py, n, L);
+            break;
+        default:  // HTP_TYPE_IQ4_NL
+            quantize_rows_with(compute_quant_row_4bit<block_iq4_nl_codes, false, false>, x, px, y, py, n, L);
+            break;
+    }
+}
+
+// The DMAs that join a quantized VTCM row at v into the blocks of the DDR row at d, one per
+// field; false when the queue refused one.
+static inline bool quant_row_store(dma_queue * q, dma_addr_t d, dma_addr_t v, const htp_quant_row & L) {
+    for (uint32_t f = 0; f < L.n_fields; f++) {
+        const htp_block_field & fd = L.field[f];
+        if (!dma_queue_push(q, d + fd.src_off, v + fd.vtcm_off, L.block_bytes, fd.vtcm_step, fd.bytes, L.n_blocks)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace htp_ops

@@ -15,10 +15,12 @@ published).
 layer's ops and HVX dispatches (hvx_runs: work_queue_run calls).
 Single-session rows only (a graph's estimate is the sum of its ops').
 """
-import argparse
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools"))
+import tool_exit  # noqa: E402  tools/tool_exit.py: one-line option errors
 
 # host/src/profile.cpp kCostModels: arch -> (MHz, HVX contexts, per packet, mpy, perm, ld, st, issue,
 # HMX cycles per tile, DDR GB/s, descriptor round trip us, per-op us)
@@ -72,7 +74,7 @@ def graph_us(m, ops, v):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = tool_exit.Parser(description=__doc__.split("\n")[0])
     ap.add_argument("dir", help="the LOGS folder of bench/cost-model.sh")
     ap.add_argument("--no-refit", action="store_true", help="keep the issue rate instead of refitting it per variant")
     ap.add_argument("--per-layer", action="store_true", help="per row: a layer's estimate, ops and HVX dispatches")

@@ -15,7 +15,6 @@ host and estimated device microseconds per token and tokens per second, and for 
 the devices together (a token passes through each in turn, so their times add).
 Other lines are ignored; a file with no profile line is an error (exit 1).
 """
-import argparse
 import json
 import re
 import os
@@ -151,14 +150,8 @@ def table(ops, by):
     return list(rows.values()), total
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not usage + error
-        print(f"ggml-hexagon-profile: {message} (see --help)", file=sys.stderr)
-        sys.exit(2)
-
-
 def main():
-    ap = Parser(
+    ap = tool_exit.Parser(
         description="Per-op table of a GGML_HEXAGON_PROFILE=1/2 log (docs/profiling.md).",
         epilog="example: GGML_HEXAGON_PROFILE=2 llama-completion ... 2>&1 | %(prog)s -")
     ap.add_argument("log", help="the run's log file, or - for standard input")

@@ -13,7 +13,6 @@ waited for whom: the host's waits on a device's queued work, and each member's f
 
 A malformed trace is one line naming the first fault (exit 1).
 """
-import argparse
 import collections
 import json
 import os
@@ -116,14 +115,8 @@ def waits(procs, tracks, slices):
     return [{"who": w, "what": what, "count": n, "us": us} for (w, what), (n, us) in sorted(rows.items())]
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not usage + error
-        print(f"ggml-hexagon-trace: {message} (see --help)", file=sys.stderr)
-        sys.exit(2)
-
-
 def main():
-    ap = Parser(description="Check and summarize a GGML_HEXAGON_PROFILE=3 trace (docs/tracing.md).",
+    ap = tool_exit.Parser(description="Check and summarize a GGML_HEXAGON_PROFILE=3 trace (docs/tracing.md).",
                 epilog="example: %(prog)s ggml-hexagon-trace-1234.json --waits")
     ap.add_argument("trace", help="ggml-hexagon-trace-<pid>.json")
     ap.add_argument("--check", action="store_true", help="only check the file: one line, exit 0 or 1")

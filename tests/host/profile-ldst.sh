@@ -73,6 +73,12 @@
 # nv loads and nv stores when a source row covers it, nv stores (zeroes) when not. And IM2COL f32
 # -> f32 (npu/ops/im2col.cpp), per dst row of sv = 2 ceil(ne0 x 4 / 256) staging vectors: sv stores
 # (the staging row zeroed), then sv loads and sv stores (copied).
+# Then GET_ROWS to f32 (npu/ops/get-rows.cpp), rows of ne0 = 256 picked from F32, Q4_0 and Q8_0
+# rows (the index is a scalar load, the rows come by DMA), per dst row: F32 copy_vectors, nv =
+# ceil(ne0/32) loads and nv stores; Q4_0 (compute_nibble_row<false, false>, nb = ne0/32 blocks) 3
+# table loads (low_half, lut, bcast0), the first scales vector, the scales again every 64 blocks
+# (ceil(nb/64)) and one quant vector per 4 blocks, one store per block; Q8_0 (q8_0_to_f32_vectors)
+# the same without the 3 tables.
 # And hvx_runs, the op's HVX dispatches (work_queue_run): 2 for a flat MUL_MAT of one activation
 # chunk (activation prep, then the dots: mul-mat-flat.h mm_run_chunk); the tiled one the same, but
 # 1 for up to 2 rows (act_private, host/ops/mul-mat/mul-mat-tiled.cpp kPrivateRows: each thread
@@ -118,6 +124,7 @@ case_lines rope_neox20 ROPE 'ROPE\|' "^type=f32,ne_a=\[80,32,2,1\],n_dims=20,mod
 case_lines pad PAD 'PAD\|' '^type=f32,ne_a=\[1024,16,1,1\],pad_0=0,pad_1=1,circular=0'
 case_lines im2col IM2COL 'IM2COL\|' \
     '^type_input=f32,type_kernel=f32,dst_type=f32,ne_input=\[20,2,2,1\],ne_kernel=\[3,2,2,1\],s0=1,s1=0,p0=0,p1=0,d0=1,d1=0,is_2D=0'
+case_lines get_rows GET_ROWS 'GET_ROWS\|' '^type=(f32|q4_0|q8_0),n=256,m=5,r=4,be1=(1|7),be2=1,v=0,vs0=0,offset_cols=0$'
 LINES=$all python3 - <<'PY' || exit 1
 import os, re
 
@@ -263,13 +270,25 @@ def im2col(d, x):
     return "f32", rows * sv, 2 * rows * sv, {"hvx_runs": 1}
 
 
+def get_rows(d, x):
+    rows, nv, _ = rows_of(d)
+    t, nb = x["types"][1], d[0][0] // 32
+    assert nb % 4 == 0, "whole groups of 4 blocks expected"
+    if t == "f32":
+        ld, st = nv, nv
+    else:
+        ld, st = (3 if t == "q4_0" else 0) + 1 + cdiv(nb, 64) + nb // 4, nb
+    return (t, d[0][2]), rows * ld, rows * st, {"hvx_runs": 1}
+
+
 # tag -> (what the code must execute, the cases each must cover)
 want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
         "flat_q": (flat_q, {(t, n) for t in PREP for n in (1, 3)}), "norm": (norm, {"norm"}),
         "l2_norm": (l2_norm, {"l2"}), "rope_normal": (rope(False, 128), {"f32", "f16"}),
         "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}), "pad": (pad, {"pad"}),
-        "im2col": (im2col, {"f32"})}
+        "im2col": (im2col, {"f32"}),
+        "get_rows": (get_rows, {(t, b) for t in ("f32", "q4_0", "q8_0") for b in (1, 7)})}
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)

@@ -25,9 +25,10 @@ HTP_COMPUTE void compute_i32_to_f32(HVX_Vector * y, const HVX_Vector * x, uint32
     const HVX_Vector k16  = splat_f32(65536.0f);
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        const HVX_Vector hi = int_to_sf_small(Q6_Vw_vasr_VwR(x[i], 16));
-        const HVX_Vector lo = int_to_sf_small(Q6_V_vand_VV(x[i], mask));
-        y[i]                = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hi, k16), lo);
+        const HVX_Vector v  = hvx_vmem_load(x + i);
+        const HVX_Vector hi = int_to_sf_small(Q6_Vw_vasr_VwR(v, 16));
+        const HVX_Vector lo = int_to_sf_small(Q6_V_vand_VV(v, mask));
+        hvx_vmem_store(y + i, Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hi, k16), lo));
     }
 }
 
@@ -48,9 +49,10 @@ static inline HVX_Vector trunc_small(HVX_Vector v) {
 HTP_COMPUTE void compute_f32_to_i32(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        const HVX_Vector hi = trunc_small(Q6_Vsf_vmpy_VsfVsf(x[i], splat_f32(1.0f / 65536.0f)));
-        const HVX_Vector lo = Q6_Vsf_vsub_VsfVsf(x[i], Q6_Vsf_vmpy_VsfVsf(int_to_sf_small(hi), splat_f32(65536.0f)));
-        y[i]                = Q6_Vw_vadd_VwVw(Q6_Vw_vasl_VwR(hi, 16), trunc_small(lo));
+        const HVX_Vector v  = hvx_vmem_load(x + i);
+        const HVX_Vector hi = trunc_small(Q6_Vsf_vmpy_VsfVsf(v, splat_f32(1.0f / 65536.0f)));
+        const HVX_Vector lo = Q6_Vsf_vsub_VsfVsf(v, Q6_Vsf_vmpy_VsfVsf(int_to_sf_small(hi), splat_f32(65536.0f)));
+        hvx_vmem_store(y + i, Q6_Vw_vadd_VwVw(Q6_Vw_vasl_VwR(hi, 16), trunc_small(lo)));
     }
 }
 

@@ -125,6 +125,8 @@ case_lines pad PAD 'PAD\|' '^type=f32,ne_a=\[1024,16,1,1\],pad_0=0,pad_1=1,circu
 case_lines im2col IM2COL 'IM2COL\|' \
     '^type_input=f32,type_kernel=f32,dst_type=f32,ne_input=\[20,2,2,1\],ne_kernel=\[3,2,2,1\],s0=1,s1=0,p0=0,p1=0,d0=1,d1=0,is_2D=0'
 case_lines get_rows GET_ROWS 'GET_ROWS\|' '^type=(f32|q4_0|q8_0),n=256,m=5,r=4,be1=(1|7),be2=1,v=0,vs0=0,offset_cols=0$'
+case_lines cpy_i32 CPY 'CPY\|' \
+    '^type_src=(f32,type_dst=i32|i32,type_dst=f32),ne_src=\[256,2,3,4\],permute_src=\[0,0,0,0\],permute_dst=\[0,0,0,0\]'
 LINES=$all python3 - <<'PY' || exit 1
 import os, re
 
@@ -281,6 +283,11 @@ def get_rows(d, x):
     return (t, d[0][2]), rows * ld, rows * st, {"hvx_runs": 1}
 
 
+def cpy_i32(d, x):  # cpy.cpp compute_i32_to_f32 / compute_f32_to_i32: one load, one store per vector
+    rows, nv, _ = rows_of(d)
+    return x["types"][1] + "->" + x["types"][2], rows * nv, rows * nv, {"hvx_runs": 1}
+
+
 # tag -> (what the code must execute, the cases each must cover)
 want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
@@ -288,7 +295,8 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, T
         "l2_norm": (l2_norm, {"l2"}), "rope_normal": (rope(False, 128), {"f32", "f16"}),
         "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}), "pad": (pad, {"pad"}),
         "im2col": (im2col, {"f32"}),
-        "get_rows": (get_rows, {(t, b) for t in ("f32", "q4_0", "q8_0") for b in (1, 7)})}
+        "get_rows": (get_rows, {(t, b) for t in ("f32", "q4_0", "q8_0") for b in (1, 7)}),
+        "cpy_i32": (cpy_i32, {"f32->i32", "i32->f32"})}
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)

@@ -502,6 +502,20 @@ TEST_F(SessionGroup, WholeLinesPerMemberPass) {
     EXPECT_EQ(data.host[16383], 2);
 }
 
+TEST_F(SessionGroup, WholeLinesPerMemberPassEveryTime) {
+    // The same op again and again: the members' write-backs into the shared page race with
+    // each other's first store there (write_fault copies DDR while the peer writes it back).
+    // A copy and snapshot of two different instants once made a peer's line look dirty here
+    // (1 run in ~50; vhtp/src/l2-cache.cpp copy_one_instant).
+    const uint32_t cut[3] = { 0, 4096 + 3 * 128, 16384 }, flush[2] = { FIXTURE_MDEV_FLUSH, FIXTURE_MDEV_FLUSH };
+    for (int round = 0; round < 16; round++) {
+        ddr_buffer data{ 16384 };
+        ASSERT_EQ(op(data, cut, flush), (std::vector<int>{ HTP_STATUS_OK, HTP_STATUS_OK })) << "round " << round;
+        ASSERT_EQ(data.host[cut[1] - 1], 1) << "round " << round;
+        ASSERT_EQ(data.host[cut[1]], 2) << "round " << round;
+    }
+}
+
 TEST_F(SessionGroup, APartitionInBytesNotLinesIsCaught) {
     // Planted: the members' shares meet in the middle of the line at 0x1000.
     ddr_buffer     data{ 16384 };
@@ -511,7 +525,14 @@ TEST_F(SessionGroup, APartitionInBytesNotLinesIsCaught) {
     const std::string      err = ::testing::internal::GetCapturedStderr();
     std::fputs(err.c_str(), stdout);  // the line a user would see
     EXPECT_TRUE(st[0] == HTP_STATUS_OWNERSHIP || st[1] == HTP_STATUS_OWNERSHIP) << st[0] << " " << st[1];
-    EXPECT_NE(err.find("members 0 and 1 both wrote the 128-byte line [0x1000, 0x1080)"), std::string::npos) << err;
+    // Caught one of two ways, by timing: both write-backs reach DDR (the barrier's check), or
+    // one member writes the shared line back first and the other's store then touches a line
+    // a peer wrote since it last invalidated it (its write-back would put old bytes over the
+    // peer's: the same planted error, caught at the store).
+    const bool both  = err.find("members 0 and 1 both wrote the 128-byte line [0x1000, 0x1080)") != std::string::npos;
+    const bool stale = err.find("(line 0x00001000 of buffer 'test')") != std::string::npos &&
+                       err.find("wrote since member") != std::string::npos;
+    EXPECT_TRUE(both || stale) << err;
 }
 
 TEST_F(SessionGroup, ReadingThePeersShareAfterAnInvalidatePasses) {

@@ -21,6 +21,25 @@ void * map_fixed(uint8_t * at, uint64_t len, int prot, int flags, int fd) {
 void reserve_none(uint8_t * at, uint64_t len) {
     mmap(at, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 }
+// Copies src (DDR, which peers write meanwhile) into a and then a into b, so that a and b hold
+// one instant of it. The compiler barrier keeps the optimizer from reading src twice (clang
+// forwards memcpy(b, a) after memcpy(a, src) into memcpy(b, src)): two instants would leave a
+// peer's line differing between the copy and its snapshot, a dirty line this member never
+// wrote (its write-back then puts the old bytes over the peer's).
+void copy_one_instant(uint8_t * a, uint8_t * b, const uint8_t * src, size_t n) {
+    memcpy(a, src, n);
+    asm volatile("" ::: "memory");
+    memcpy(b, a, n);
+}
+// Non-zero while this thread reads or writes a view page for the model itself (clean_page,
+// dirty): the protection that work needs. A fault there is a peer's guard landing on the page
+// meanwhile (mark_stale), not a core access to a stale line, so stale_access gives the page
+// that protection back and reports nothing.
+thread_local int t_maintenance = 0;
+struct maintenance_scope {
+    explicit maintenance_scope(int prot) { t_maintenance = prot; }
+    ~maintenance_scope() { t_maintenance = 0; }
+};
 // Async-signal-safe: write(2) only.
 void say_full() {
     static const char msg[] = "vhtp: L2 model: more dirty pages than it keeps (clean earlier): the store faults\n";
@@ -160,7 +179,13 @@ bool l2_cache::write_fault(uint64_t addr) {
         return false;  // not a cached buffer: a real MMU fault
     }
     if (s == kDirty) {
-        return true;  // another thread of the session made the page writable meanwhile
+        // Another thread of the session made the page writable meanwhile, or an opening
+        // (stale_access, clear_stale) that saw the page clean protected it read-only after:
+        // writable again (a guard stays: stale_access handles that fault first).
+        if (!guard_[p / kPage].load(std::memory_order_acquire)) {
+            mprotect(view_ + p, kPage, PROT_READ | PROT_WRITE);
+        }
+        return true;
     }
     if (s == kBusy || !st.compare_exchange_strong(s, kBusy, std::memory_order_acq_rel)) {
         sched_yield();  // another thread is making or cleaning the page: retry the store
@@ -179,8 +204,7 @@ bool l2_cache::write_fault(uint64_t addr) {
         st.store(kClean, std::memory_order_release);
         return false;
     }
-    memcpy(scratch, alias_ + p, kPage);
-    memcpy(shadow_ + p, scratch, kPage);
+    copy_one_instant(static_cast<uint8_t *>(scratch), shadow_ + p, alias_ + p, kPage);
     if (mremap(scratch, kPage, kPage, MREMAP_MAYMOVE | MREMAP_FIXED, view_ + p) == MAP_FAILED) {
         munmap(scratch, kPage);
         st.store(kClean, std::memory_order_release);
@@ -210,8 +234,9 @@ uint64_t l2_cache::clean_page(uint64_t p, uint64_t lo, uint64_t hi, bool invalid
     if (!st.compare_exchange_strong(expect, kBusy, std::memory_order_acq_rel)) {
         return 0;  // nothing cached there
     }
-    uint64_t      base = 0;
-    const range * r    = find(p, &base);
+    maintenance_scope in_model(PROT_READ);
+    uint64_t          base = 0;
+    const range *     r    = find(p, &base);
     // Read-only while we compare: a store of another thread waits in write_fault.
     mprotect(view_ + p, kPage, PROT_READ);
     uint64_t written = 0, run = 0, run_len = 0;
@@ -246,14 +271,17 @@ uint64_t l2_cache::clean_page(uint64_t p, uint64_t lo, uint64_t hi, bool invalid
         }
         return written;
     }
-    mprotect(view_ + p, kPage,
-             guard_[p / kPage].load(std::memory_order_acquire) ? PROT_NONE : PROT_READ | PROT_WRITE);
     if (invalidate) {
-        for (uint64_t l = lo; l < hi; l += kLine) {  // the range's lines read DDR again
-            memcpy(view_ + l, alias_ + l, kLine);
-            memcpy(shadow_ + l, alias_ + l, kLine);
+        // The range's lines read DDR again: snapshot and copy from one instant of each line
+        // (peers may write DDR meanwhile), written while the view is writable.
+        t_maintenance = PROT_READ | PROT_WRITE;
+        mprotect(view_ + p, kPage, PROT_READ | PROT_WRITE);
+        for (uint64_t l = lo; l < hi; l += kLine) {
+            copy_one_instant(shadow_ + l, view_ + l, alias_ + l, kLine);
         }
     }
+    mprotect(view_ + p, kPage,
+             guard_[p / kPage].load(std::memory_order_acquire) ? PROT_NONE : PROT_READ | PROT_WRITE);
     st.store(kDirty, std::memory_order_release);
     return written;
 }
@@ -303,6 +331,22 @@ int l2_cache::open_prot(uint64_t p) const {
     return state_[p / kPage].load(std::memory_order_acquire) == kDirty ? PROT_READ | PROT_WRITE : PROT_READ;
 }
 
+void l2_cache::open_pages(uint64_t lo, uint64_t hi, int prot) {
+    mprotect(view_ + lo, hi - lo, prot);
+    if (!(prot & PROT_WRITE)) {
+        return;
+    }
+    // The protection was chosen from the state before the mprotect: a page cleaned to its file
+    // mapping meanwhile (clean_page) must not stay writable, or a store would copy it on write
+    // unseen by the model (lost at the next fresh mapping). A page made dirty again after this
+    // check ends read-only, and write_fault makes it writable at its next store.
+    for (uint64_t p = lo; p < hi; p += kPage) {
+        if (state_[p / kPage].load(std::memory_order_acquire) != kDirty) {
+            mprotect(view_ + p, kPage, PROT_READ);
+        }
+    }
+}
+
 void l2_cache::mark_stale(uint64_t addr, uint64_t bytes, uint32_t writer) {
     if (bytes == 0 || addr >= reserve_) {
         return;
@@ -347,7 +391,7 @@ void l2_cache::clear_stale(uint64_t lo, uint64_t hi) {
     int      run_prot = 0;
     auto     flush    = [&] {
         if (run_end > run) {
-            mprotect(view_ + run, run_end - run, run_prot);
+            open_pages(run, run_end, run_prot);
         }
         run = run_end = 0;
     };
@@ -377,10 +421,19 @@ void l2_cache::clear_stale(uint64_t lo, uint64_t hi) {
 }
 
 l2_cache::stale_result l2_cache::stale_access(uint64_t addr, uint32_t * writer) {
-    if (addr >= reserve_ || stale_n_.load(std::memory_order_acquire) == 0) {
+    if (addr >= reserve_) {
         return kNotStale;
     }
     const uint64_t p = addr & ~(kPage - 1);
+    if (t_maintenance) {
+        // The model's own access (a guard, or another thread's opening, came meanwhile): the
+        // protection it needs; a guard stays (clean_page and dirty put PROT_NONE back).
+        mprotect(view_ + p, kPage, t_maintenance);
+        return kOpened;
+    }
+    if (stale_n_.load(std::memory_order_acquire) == 0) {
+        return kNotStale;
+    }
     if (!guard_[p / kPage].load(std::memory_order_acquire)) {
         // Not guarded (or opened by another thread meanwhile): a store to a clean page, which
         // write_fault handles (for a racing load it makes a copy with no dirty line: harmless).
@@ -390,7 +443,7 @@ l2_cache::stale_result l2_cache::stale_access(uint64_t addr, uint32_t * writer) 
     const bool     stale = (stale_[p / kPage].load(std::memory_order_acquire) & bit) != 0;
     *writer              = writer_[p / kPage];
     if (guard_[p / kPage].exchange(0, std::memory_order_acq_rel)) {
-        mprotect(view_ + p, kPage, open_prot(p));
+        open_pages(p, p + kPage, open_prot(p));
     }
     return stale ? kStale : kOpened;
 }
@@ -400,6 +453,7 @@ l2_cache::dirty_report l2_cache::dirty() const {
     if (dirty_.load(std::memory_order_acquire) == 0) {
         return d;
     }
+    maintenance_scope in_model(PROT_READ);
     for (const auto & [start, r] : ranges_) {
         if (!r.tracked) {
             continue;
@@ -415,6 +469,9 @@ l2_cache::dirty_report l2_cache::dirty() const {
                     d.ino    = r.ino;
                     d.offset = l - start;
                 }
+            }
+            if (guard_[p / kPage].load(std::memory_order_acquire)) {
+                mprotect(view_ + p, kPage, PROT_NONE);  // the scan may have opened it (stale_access)
             }
         }
     }

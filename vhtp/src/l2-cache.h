@@ -119,6 +119,9 @@ class l2_cache {
     // The view's protection of page p without a guard: read-only when clean (the first store
     // faults into write_fault), read-write when it is the member's dirty copy.
     int           open_prot(uint64_t p) const;
+    // Applies prot (open_prot's) to the view's pages [lo, hi), then takes write back from any
+    // that is no longer dirty (cleaned meanwhile).
+    void          open_pages(uint64_t lo, uint64_t hi, int prot);
 
     uint8_t *               view_   = nullptr;
     uint8_t *               alias_  = nullptr;  // shared mappings: the DMA engine's view

@@ -79,6 +79,12 @@
 # table loads (low_half, lut, bcast0), the first scales vector, the scales again every 64 blocks
 # (ceil(nb/64)) and one quant vector per 4 blocks, one store per block; Q8_0 (q8_0_to_f32_vectors)
 # the same without the 3 tables.
+# Then POOL_2D and POOL_1D f32 (npu/ops/pool.cpp; POOL_1D is POOL_2D with k1 = s1 = 1, p1 = 0), max
+# and average, per dst row (one per chunk, oy): the window rows in range nky = #{ky < k1: 0 <= oy s1
+# + ky - p1 < ih}; each of the ne0 windows reads nv = ceil(k0 x 4 / 128) vectors per window row,
+# middle and padded windows alike (mid_windows, edge_windows: a padded window's vectors are masked,
+# not skipped; a window all in the padding too): ne0 nky nv loads; the values are packed 32 a vector
+# (put), ceil(ne0/32) stores.
 # And hvx_runs, the op's HVX dispatches (work_queue_run): 2 for a flat MUL_MAT of one activation
 # chunk (activation prep, then the dots: mul-mat-flat.h mm_run_chunk); the tiled one the same, but
 # 1 for up to 2 rows (act_private, host/ops/mul-mat/mul-mat-tiled.cpp kPrivateRows: each thread
@@ -127,6 +133,11 @@ case_lines im2col IM2COL 'IM2COL\|' \
 case_lines get_rows GET_ROWS 'GET_ROWS\|' '^type=(f32|q4_0|q8_0),n=256,m=5,r=4,be1=(1|7),be2=1,v=0,vs0=0,offset_cols=0$'
 case_lines cpy_i32 CPY 'CPY\|' \
     '^type_src=(f32,type_dst=i32|i32,type_dst=f32),ne_src=\[256,2,3,4\],permute_src=\[0,0,0,0\],permute_dst=\[0,0,0,0\]'
+pool2d_tail=',k0=3,k1=3,s0=2,s1=2,p0=1,p1=1$'
+case_lines pool2d_avg POOL_2D 'POOL_2D\|' "^pool_type=avg,type_input=f32,ne_input=\[10,10,3,1\]$pool2d_tail"
+case_lines pool2d_max POOL_2D 'POOL_2D\|' "^pool_type=max,type_input=f32,ne_input=\[10,10,3,1\]$pool2d_tail"
+case_lines pool1d POOL_1D 'POOL_1D\|' \
+    '^pool_type=(avg|max),type_input=f32,ne_input=\[(128,2,1,3\],k0=3,s0=1,p0=1|10,3,2,1\],k0=3,s0=2,p0=3)$'
 LINES=$all python3 - <<'PY' || exit 1
 import os, re
 
@@ -288,6 +299,19 @@ def cpy_i32(d, x):  # cpy.cpp compute_i32_to_f32 / compute_f32_to_i32: one load,
     return x["types"][1] + "->" + x["types"][2], rows * nv, rows * nv, {"hvx_runs": 1}
 
 
+def pool(k0, k1, s0, s1, p0, p1):  # pool.cpp: ne0 nky nv loads and ceil(ne0/32) stores per dst row
+    def count(d, x):
+        ne0, oh, planes, ih = d[0][0], d[0][1], d[0][2] * d[0][3], d[1][1]
+        nv = cdiv(k0 * 4, 128)
+        nky = [sum(1 for ky in range(k1) if 0 <= oy * s1 + ky - p1 < ih) for oy in range(oh)]
+        return (ne0, d[1][0]), planes * ne0 * nv * sum(nky), planes * oh * cdiv(ne0, 32), {"hvx_runs": 1}
+    return count
+
+
+def pool1d(d, x):  # the two POOL_1D cases: k0 = 3, s0 = 1, p0 = 1 on rows of 128; k0 = 3, s0 = 2, p0 = 3 on 10
+    return pool(3, 1, 1, 1, 1, 0)(d, x) if d[1][0] == 128 else pool(3, 1, 2, 1, 3, 0)(d, x)
+
+
 # tag -> (what the code must execute, the cases each must cover)
 want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
@@ -296,7 +320,9 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, T
         "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}), "pad": (pad, {"pad"}),
         "im2col": (im2col, {"f32"}),
         "get_rows": (get_rows, {(t, b) for t in ("f32", "q4_0", "q8_0") for b in (1, 7)}),
-        "cpy_i32": (cpy_i32, {"f32->i32", "i32->f32"})}
+        "cpy_i32": (cpy_i32, {"f32->i32", "i32->f32"}),
+        "pool2d_avg": (pool(3, 3, 2, 2, 1, 1), {(5, 10)}), "pool2d_max": (pool(3, 3, 2, 2, 1, 1), {(5, 10)}),
+        "pool1d": (pool1d, {(128, 128), (7, 10)})}
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)

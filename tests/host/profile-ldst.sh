@@ -376,6 +376,15 @@ for l in os.environ["LINES"].strip().splitlines():
     assert c["hvx_st"] == st, f"{tag} {f[2]} {f[3]}: hvx_st {c['hvx_st']}, the code must execute {st}"
     for k, v in more.items():
         assert c[k] == v, f"{tag} {f[2]} {f[3]}: {k} {c[k]}, the code must execute {v}"
+    # est-usec by the v79 cost model (host/src/profile.cpp; tests/host/profile-counters.sh works
+    # out the same): each HVX dispatch after the op's first adds 4.4 us (the two-dispatch MUL_MATs).
+    thr = 6 if int(re.search(r"thr=(\d+)", f[5]).group(1)) > 1 else 1
+    hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
+    pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"], c["hvx_ldst"] - c["hvx_st"], c["hvx_st"]) / thr / (1250 * 0.55)
+    dma = (c["dma_in"] + c["dma_out"]) / 32e3 + c["dma_desc"] * 0.2 / thr
+    est = 5 + 4.4 * max(0, c["hvx_runs"] - 1) + max(pk, c["hmx_tiles"] * 16 / 1250, dma)
+    got = float(re.search(r" est-usec ([0-9.]+)", l).group(1))
+    assert abs(got - est) <= 0.051, f"{tag} {f[2]} {f[3]}: est-usec {got}, the cost model gives {est:.2f}"
     seen[tag].add(key)
     print(f"ok: {tag} {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})" +
           "".join(f", {k} {v}" for k, v in more.items()))

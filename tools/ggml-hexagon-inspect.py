@@ -95,6 +95,8 @@ class Insn:
 
 
 class Function:
+    all_loops = False  # --all-loops: also rotated hardware loops and a jump table's cases (inspect_loops.py)
+
     def __init__(self, addr, name):
         self.addr = addr
         self.name = name
@@ -108,7 +110,7 @@ class Function:
         """Find the loops once, on demand: a run that selects a few functions (--func,
         --disasm) does not pay for the hundreds it leaves out."""
         if not self.analysed:
-            find_loops(self)
+            find_loops(self, Function.all_loops)
             self.analysed = True
 
     @property
@@ -549,9 +551,14 @@ def main(argv=None):
                     help="with --strict, also exit 1 when a kernel source of DIR (a .cpp defining an "
                          "htp_op_* entry) has no function --func selects, defined in it or a header of "
                          "DIR it includes (a kernel whose compute is not named compute_*)")
+    ap.add_argument("--all-loops", action="store_true",
+                    help="also find the loops the default finder misses: rotated hardware loops (the setup "
+                         "jumps to a start placed after the :endloop packet) and the cases of a switch "
+                         "compiled to a jump table (docs/tools.md)")
     ap.add_argument("--limit", type=int, default=8, metavar="N",
                     help="findings listed per function and check (default 8; 0 = all)")
     args = ap.parse_args(argv)
+    Function.all_loops = args.all_loops
 
     if args.lib:
         if args.arch:

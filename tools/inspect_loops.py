@@ -16,30 +16,25 @@ HWLOOP = re.compile(r"\b(?:sp[123])?loop([01])\(0x([0-9a-f]+)")
 BRANCH = re.compile(r"\bjump(?::n?t)?\s+0x([0-9a-f]+)")
 UNCOND_JUMP = re.compile(r"^jump\s+0x([0-9a-f]+)$")
 EXIT = re.compile(r"^(?:dealloc_return|jumpr\s+r\d+|jumpr:\w+\s+r\d+|dealloc_return:\w+)$")
+# A computed jump (a switch's jump table: jumpr through a register other than the return
+# address r31): its targets are in a table the disassembly does not show.
+COMPUTED_JUMP = re.compile(r"^jumpr(?::\w+)?\s+r(?!31\b)\d+$")
 
 
-def packet_graph(insns):
+def packet_graph(insns, all_loops=False):
     """The packets in address order (packets: address -> its insns; order; index: address ->
     position), the hardware loops' back edges (hw_edges: :endloop packet -> loop starts) and each
-    packet's successors by position (succs)."""
+    packet's successors by position (succs). all_loops: also the loops the default finder
+    misses (rotated hardware loops, a jump table's cases; below)."""
     packets = collections.OrderedDict()
     for insn in insns:
         packets.setdefault(insn.packet, []).append(insn)
     order = list(packets)
     index = {a: i for i, a in enumerate(order)}
-    # Hardware loop ends: the first :endloopN packet at or after each loopN start.
-    hw_edges = {}
-    for insn in insns:
-        m = HWLOOP.search(insn.text)
-        if m:
-            start, which = int(m.group(2), 16), m.group(1)
-            for a in order[index.get(start, len(order)):] if start in index else []:
-                if any(i.text.startswith(":endloop") and which in i.text[8:] for i in packets[a]):
-                    hw_edges.setdefault(a, set()).add(start)
-                    break
+    # Plain successors: branches and fall-throughs.
     succs = []
     for i, a in enumerate(order):
-        out = set(hw_edges.get(a, ()))
+        out = set()
         falls = True
         for insn in packets[a]:
             m = BRANCH.search(insn.text)
@@ -54,6 +49,66 @@ def packet_graph(insns):
         if falls and i + 1 < len(order):
             out.add(order[i + 1])
         succs.append([index[t] for t in out])
+    # A computed jump's targets (a switch's case bodies) are where code nothing else reaches
+    # starts: the first packet, in address order, that the entry does not reach, alignment
+    # padding (nop-only packets) aside; it gets an edge from every computed jump, and so on
+    # until the rest is padding. Without this, a function whose switch became a jump table had
+    # its cases' loops unseen (unreachable from the entry, no dominator). Padding that falls into
+    # a rotated loop's first packet would give that loop a second entry, hence not padding.
+    computed = [i for i, a in enumerate(order) if any(COMPUTED_JUMP.match(insn.text) for insn in packets[a])]
+    if computed and all_loops:
+        reach, work = {0}, [0]
+        while True:
+            while work:
+                for k in succs[work.pop()]:
+                    if k not in reach:
+                        reach.add(k)
+                        work.append(k)
+            rest = [i for i, a in enumerate(order)
+                    if i not in reach and not all(insn.text == "nop" for insn in packets[a])]
+            if not rest:
+                break
+            for i in computed:
+                succs[i].append(rest[0])
+            reach.add(rest[0])
+            work.append(rest[0])
+    # Hardware loops. Default: the first :endloopN packet at or after each loopN start. That
+    # misses a rotated loop, whose start (the setup jumps to it) lies after its :endloop packet:
+    # the rule pairs it with a later loop's end, and no loop is found. all_loops: the :endloopN
+    # packets a loopN start reaches (branches and fall-throughs, not past an :endloopN nor into
+    # another loopN setup) jump back to it.
+    hw_edges = {}
+    for insn in insns:
+        m = HWLOOP.search(insn.text)
+        if not m or int(m.group(2), 16) not in index:
+            continue
+        if not all_loops:
+            start, which = int(m.group(2), 16), m.group(1)
+            for a in order[index[start]:]:
+                if any(i.text.startswith(":endloop") and which in i.text[8:] for i in packets[a]):
+                    hw_edges.setdefault(a, set()).add(start)
+                    break
+            continue
+        start, which = index[int(m.group(2), 16)], m.group(1)
+
+        def ends_here(j):
+            return any(i.text.startswith(":endloop") and which in i.text[8:] for i in packets[order[j]])
+
+        def sets_up(j):
+            return any((h := HWLOOP.search(i.text)) and h.group(1) == which for i in packets[order[j]])
+
+        seen, work = {start}, [start]
+        while work:
+            j = work.pop()
+            if ends_here(j):
+                hw_edges.setdefault(order[j], set()).add(order[start])
+                continue
+            for k in succs[j]:
+                if k not in seen and not sets_up(k):
+                    seen.add(k)
+                    work.append(k)
+    for a, starts in hw_edges.items():
+        succs[index[a]].extend(index[t] for t in starts if index[t] not in succs[index[a]])
     return packets, order, hw_edges, succs
 
 
@@ -148,11 +203,11 @@ def natural_loops(packets, order, hw_edges, succs, preds, idom):
     return loops
 
 
-def find_loops(f):
+def find_loops(f, all_loops=False):
     """Natural loops of the function's packet graph (hardware loops: the :endloop packet -> the
     loop0/loop1 start). Each instruction gets the loops whose body holds its packet, innermost
-    last; f.loops lists (header, latch, how)."""
-    packets, order, hw_edges, succs = packet_graph(f.insns)
+    last; f.loops lists (header, latch, how). all_loops: packet_graph's."""
+    packets, order, hw_edges, succs = packet_graph(f.insns, all_loops)
     if not order:
         f.loops = []
         return

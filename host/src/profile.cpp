@@ -95,11 +95,11 @@ uint64_t htp_pmu_value(uint32_t event, const htp_op_timing & t, uint32_t mhz, bo
 // docs/profiling.md "Estimated device time" gives each number's source or says it is our assumption.
 static const htp_cost_model kCostModels[] = {
     // Issue rate: fit to Llama-3.1-8B pp on v81 (docs/profiling.md), the same for every arch.
-    // arch MHz  HVX  pkt  mpy  perm  ld  st  issue  HMX tile  DDR GB/s  desc us  op us
-    { 73, 1100, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
-    { 75, 1150, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
-    { 79, 1250, 6, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
-    { 81, 1400, 8, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5 },
+    // arch MHz  HVX  pkt  mpy  perm  ld  st  issue  HMX tile  DDR GB/s  desc us  op us  dispatch us
+    { 73, 1100, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
+    { 75, 1150, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
+    { 79, 1250, 6, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
+    { 81, 1400, 8, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
 };
 
 const htp_cost_model * htp_cost_model_of(uint32_t arch) {
@@ -120,7 +120,9 @@ const htp_cost_model * htp_cost_model_of(uint32_t arch) {
 // is the op's time, plus the fixed per-op cost. A DMA descriptor waits one DDR round trip before
 // its bytes move, and a thread's queue runs its descriptors one after the other while the
 // threads' queues overlap: the DMA unit takes bytes / bandwidth + descriptors x round trip /
-// threads. A group's members on one NPU share its contexts.
+// threads. A group's members on one NPU share its contexts. Each HVX dispatch after an op's
+// first (hvx_runs: work_queue_run calls, each starting the op's HVX threads and joining them)
+// adds the threads' setup once more (hvx_run_us; the op's first is in op_overhead_us).
 double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint32_t sharing) {
     const double all   = (double) hvx_instructions(t);
     const double loads = (double) (t.counters[HTP_CNT_HVX_LDST] - std::min(t.counters[HTP_CNT_HVX_LDST], t.counters[HTP_CNT_HVX_ST]));
@@ -133,7 +135,8 @@ double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint
     const double bytes = (double) t.counters[HTP_CNT_DMA_IN_BYTES] + (double) t.counters[HTP_CNT_DMA_OUT_BYTES];
     const double dma   = bytes / (m.ddr_gbps * 1e3)                                // GB/s = 1e3 bytes/us
                        + t.counters[HTP_CNT_DMA_DESC] * m.dma_desc_us / thr;
-    return m.op_overhead_us + std::max({ hvx, hmx, dma });
+    const double runs  = (double) t.counters[HTP_CNT_HVX_RUNS];
+    return m.op_overhead_us + m.hvx_run_us * std::max(0.0, runs - 1) + std::max({ hvx, hmx, dma });
 }
 
 std::string htp_profile_op_line(const std::string & session, const std::string & label, const htp_op_timing & t,

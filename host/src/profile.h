@@ -37,6 +37,7 @@ struct htp_cost_model {
     double   ddr_gbps;         // effective DDR <-> VTCM DMA bandwidth, GB/s
     double   dma_desc_us;      // what one DMA descriptor waits before its bytes move (a DDR round trip)
     double   op_overhead_us;   // fixed cost of one op (dispatch)
+    double   hvx_run_us;       // each HVX dispatch of an op after its first (hvx_runs - 1): threads' setup
 };
 const htp_cost_model * htp_cost_model_of(uint32_t arch);
 // sharing: sessions that run the op at once on the same NPU (a group's members), which share

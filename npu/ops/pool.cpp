@@ -107,7 +107,7 @@ struct pool_op : row_op<htp_pool_params> {
     static inline void put(packer & pk, HVX_Vector a) {
         pk.acc = Q6_V_valign_VVR(a, pk.acc, 4);  // the newest value enters at lane 31
         if (++pk.lane == 32) {
-            *pk.y++ = pk.acc;
+            hvx_vmem_store(pk.y++, pk.acc);
             pk.lane = 0;
         }
     }
@@ -130,9 +130,9 @@ struct pool_op : row_op<htp_pool_params> {
             const HVX_Vector * win = w;
             for (uint32_t ky = 0; ky < nky; ky++, win += plane) {
                 for (uint32_t i = 0; i + 1 < nv; i++) {
-                    a = combine<kMax>(a, win[i]);
+                    a = combine<kMax>(a, hvx_vmem_load(&win[i]));
                 }
-                a = combine<kMax>(a, masked(win[nv - 1], keep, init));
+                a = combine<kMax>(a, masked(hvx_vmem_load(&win[nv - 1]), keep, init));
             }
             put(pk, kMax ? reduce_max_sf(a) : div_sf_normal(reduce_sum_sf(a), ka, inv));
         }
@@ -155,7 +155,7 @@ struct pool_op : row_op<htp_pool_params> {
             for (uint32_t i = 0; i < nv; i++) {
                 const HVX_Vector m = byte_range(r.lo * 4 - (int32_t) (128 * i), r.hi * 4 - (int32_t) (128 * i));
                 for (uint32_t ky = 0; ky < nky; ky++) {
-                    a = combine<kMax>(a, masked(win[ky * plane + i], m, init));
+                    a = combine<kMax>(a, masked(hvx_vmem_load(&win[ky * plane + i]), m, init));
                 }
             }
             if (kMax) {
@@ -186,7 +186,7 @@ struct pool_op : row_op<htp_pool_params> {
             edge_windows<kMax>(pk, w, nky, p->mid_hi, p->ne0);
         }
         if (pk.lane) {
-            *pk.y = Q6_V_vror_VR(pk.acc, (int32_t) (128 - 4 * pk.lane));  // the first value to lane 0
+            hvx_vmem_store(pk.y, Q6_V_vror_VR(pk.acc, (int32_t) (128 - 4 * pk.lane)));  // the first value to lane 0
         }
     }
 

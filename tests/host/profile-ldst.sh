@@ -79,6 +79,23 @@
 # table loads (low_half, lut, bcast0), the first scales vector, the scales again every 64 blocks
 # (ceil(nb/64)) and one quant vector per 4 blocks, one store per block; Q8_0 (q8_0_to_f32_vectors)
 # the same without the 3 tables.
+# Then POOL_2D and POOL_1D f32 (npu/ops/pool.cpp; POOL_1D is POOL_2D with k1 = s1 = 1, p1 = 0), max
+# and average, per dst row (one per chunk, oy): the window rows in range nky = #{ky < k1: 0 <= oy s1
+# + ky - p1 < ih}; each of the ne0 windows reads nv = ceil(k0 x 4 / 128) vectors per window row,
+# middle and padded windows alike (mid_windows, edge_windows: a padded window's vectors are masked,
+# not skipped; a window all in the padding too): ne0 nky nv loads; the values are packed 32 a vector
+# (put), ceil(ne0/32) stores.
+# Then SET_ROWS (npu/ops/set-rows.cpp), per source row of ne0 values (nv = ceil(ne0/32) F32
+# vectors, n64 = ceil(ne0/64) pairs of them; the index is a scalar load, the rows go out by DMA):
+# F32 -> F32 copy_vectors (nv loads, nv stores), F32 -> F16 / BF16 (f32_to_f16_vectors /
+# f32_to_bf16_vectors: 2 n64 loads, n64 stores), F16 -> F16 (n64, n64), F16 -> F32 (n64, 2 n64);
+# F32 -> the quantized rows of npu/ops/quantize-row.h, nb = ne0/32 blocks: per block the block's
+# vector (1 load; Q8_0's max_abs_sf loads its register copy once more, Q5_0 / Q5_1 the kLanePow2
+# table), the pieces gathered into whole vectors (piece_collector: quants ceil(nb/4) stores for
+# Q8_0, ceil(nb/8) for the 4-bit codes; the F32 scales, Q4_1 / Q5_1's mins and Q5's qh words
+# ceil(nb/32) stores each), then the scales (and mins) to FP16 (quant_scales_to_f16: the odd
+# group's partner zeroed, 1 store when ceil(nb/32) is odd; f32_to_f16_vectors, 2 ceil(nb/64) loads,
+# ceil(nb/64) stores); F16 -> quantized widens the row first (f16_to_f32_vectors: n64, 2 n64).
 # And hvx_runs, the op's HVX dispatches (work_queue_run): 2 for a flat MUL_MAT of one activation
 # chunk (activation prep, then the dots: mul-mat-flat.h mm_run_chunk); the tiled one the same, but
 # 1 for up to 2 rows (act_private, host/ops/mul-mat/mul-mat-tiled.cpp kPrivateRows: each thread
@@ -127,6 +144,13 @@ case_lines im2col IM2COL 'IM2COL\|' \
 case_lines get_rows GET_ROWS 'GET_ROWS\|' '^type=(f32|q4_0|q8_0),n=256,m=5,r=4,be1=(1|7),be2=1,v=0,vs0=0,offset_cols=0$'
 case_lines cpy_i32 CPY 'CPY\|' \
     '^type_src=(f32,type_dst=i32|i32,type_dst=f32),ne_src=\[256,2,3,4\],permute_src=\[0,0,0,0\],permute_dst=\[0,0,0,0\]'
+pool2d_tail=',k0=3,k1=3,s0=2,s1=2,p0=1,p1=1$'
+case_lines pool2d_avg POOL_2D 'POOL_2D\|' "^pool_type=avg,type_input=f32,ne_input=\[10,10,3,1\]$pool2d_tail"
+case_lines pool2d_max POOL_2D 'POOL_2D\|' "^pool_type=max,type_input=f32,ne_input=\[10,10,3,1\]$pool2d_tail"
+case_lines pool1d POOL_1D 'POOL_1D\|' \
+    '^pool_type=(avg|max),type_input=f32,ne_input=\[(128,2,1,3\],k0=3,s0=1,p0=1|10,3,2,1\],k0=3,s0=2,p0=3)$'
+case_lines set_rows SET_ROWS 'SET_ROWS\|' \
+    '^type_src=(f32,type_dst=(f32|f16|bf16|q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl)|f16,type_dst=(f16|f32|q8_0|q4_0)),type_idx=i64,ne=\[(256,5,1,3\],nr23=\[1,1\],r=1|256,11,1,7\],nr23=\[2,3\],r=7),v=0$'
 LINES=$all python3 - <<'PY' || exit 1
 import os, re
 
@@ -288,6 +312,43 @@ def cpy_i32(d, x):  # cpy.cpp compute_i32_to_f32 / compute_f32_to_i32: one load,
     return x["types"][1] + "->" + x["types"][2], rows * nv, rows * nv, {"hvx_runs": 1}
 
 
+def pool(k0, k1, s0, s1, p0, p1):  # pool.cpp: ne0 nky nv loads and ceil(ne0/32) stores per dst row
+    def count(d, x):
+        ne0, oh, planes, ih = d[0][0], d[0][1], d[0][2] * d[0][3], d[1][1]
+        nv = cdiv(k0 * 4, 128)
+        nky = [sum(1 for ky in range(k1) if 0 <= oy * s1 + ky - p1 < ih) for oy in range(oh)]
+        return (ne0, d[1][0]), planes * ne0 * nv * sum(nky), planes * oh * cdiv(ne0, 32), {"hvx_runs": 1}
+    return count
+
+
+def pool1d(d, x):  # the two POOL_1D cases: k0 = 3, s0 = 1, p0 = 1 on rows of 128; k0 = 3, s0 = 2, p0 = 3 on 10
+    return pool(3, 1, 1, 1, 1, 0)(d, x) if d[1][0] == 128 else pool(3, 1, 2, 1, 3, 0)(d, x)
+
+
+SET_ROWS_QUANT = {  # dst type: (quant bytes per block, loads per block, mins, qh)
+    "q8_0": (32, 2, False, False), "q4_0": (16, 1, False, False), "q4_1": (16, 1, True, False),
+    "q5_0": (16, 2, False, True), "q5_1": (16, 2, True, True), "iq4_nl": (16, 1, False, False)}
+
+
+def set_rows(d, x):
+    ts, td = x["types"][1], x["types"][0]
+    ne0, rows = d[1][0], d[1][1] * d[1][2] * d[1][3]
+    nv, n64 = cdiv(ne0, 32), cdiv(ne0, 64)
+    if td in SET_ROWS_QUANT:
+        qb, lpb, mins, qh = SET_ROWS_QUANT[td]
+        nb = ne0 // 32
+        g, n_out = cdiv(nb, 32), cdiv(nb, 64)
+        fields = 2 if mins else 1  # F32 scales (and mins) gathered, then narrowed to FP16
+        ld = lpb * nb + fields * 2 * n_out
+        st = cdiv(nb, 128 // qb) + (fields + qh) * g + fields * (g % 2 + n_out)
+        if ts == "f16":
+            ld, st = ld + n64, st + 2 * n64
+    else:
+        ld, st = {("f32", "f32"): (nv, nv), ("f32", "f16"): (2 * n64, n64), ("f32", "bf16"): (2 * n64, n64),
+                  ("f16", "f16"): (n64, n64), ("f16", "f32"): (n64, 2 * n64)}[(ts, td)]
+    return (ts, td, d[1][1]), rows * ld, rows * st, {"hvx_runs": 1}
+
+
 # tag -> (what the code must execute, the cases each must cover)
 want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
@@ -296,7 +357,12 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, T
         "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}), "pad": (pad, {"pad"}),
         "im2col": (im2col, {"f32"}),
         "get_rows": (get_rows, {(t, b) for t in ("f32", "q4_0", "q8_0") for b in (1, 7)}),
-        "cpy_i32": (cpy_i32, {"f32->i32", "i32->f32"})}
+        "cpy_i32": (cpy_i32, {"f32->i32", "i32->f32"}),
+        "pool2d_avg": (pool(3, 3, 2, 2, 1, 1), {(5, 10)}), "pool2d_max": (pool(3, 3, 2, 2, 1, 1), {(5, 10)}),
+        "pool1d": (pool1d, {(128, 128), (7, 10)}),
+        "set_rows": (set_rows, {(s, t, r) for s, ts in (("f32", ("f32", "f16", "bf16", *SET_ROWS_QUANT)),
+                                                        ("f16", ("f16", "f32", "q8_0", "q4_0")))
+                                for t in ts for r in (1, 7)})}
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)
@@ -306,10 +372,19 @@ for l in os.environ["LINES"].strip().splitlines():
     x = {"types": f[3].split(":"), "rpc": int(re.search(r"rpc=(\d+)", f[5]).group(1))}
     c = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in re.search(r" counters (\S+)", l).group(1).split(",")}
     key, ld, st, more = want[tag][0](dims, x)
-    assert c["hvx_ldst"] == ld + st, f"{tag} {f[2]}: hvx_ldst {c['hvx_ldst']}, the code must execute {ld} loads + {st} stores"
-    assert c["hvx_st"] == st, f"{tag} {f[2]}: hvx_st {c['hvx_st']}, the code must execute {st}"
+    assert c["hvx_ldst"] == ld + st, f"{tag} {f[2]} {f[3]}: hvx_ldst {c['hvx_ldst']}, the code must execute {ld} loads + {st} stores"
+    assert c["hvx_st"] == st, f"{tag} {f[2]} {f[3]}: hvx_st {c['hvx_st']}, the code must execute {st}"
     for k, v in more.items():
-        assert c[k] == v, f"{tag} {f[2]}: {k} {c[k]}, the code must execute {v}"
+        assert c[k] == v, f"{tag} {f[2]} {f[3]}: {k} {c[k]}, the code must execute {v}"
+    # est-usec by the v79 cost model (host/src/profile.cpp; tests/host/profile-counters.sh works
+    # out the same): each HVX dispatch after the op's first adds 4.4 us (the two-dispatch MUL_MATs).
+    thr = 6 if int(re.search(r"thr=(\d+)", f[5]).group(1)) > 1 else 1
+    hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
+    pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"], c["hvx_ldst"] - c["hvx_st"], c["hvx_st"]) / thr / (1250 * 0.55)
+    dma = (c["dma_in"] + c["dma_out"]) / 32e3 + c["dma_desc"] * 0.2 / thr
+    est = 5 + 4.4 * max(0, c["hvx_runs"] - 1) + max(pk, c["hmx_tiles"] * 16 / 1250, dma)
+    got = float(re.search(r" est-usec ([0-9.]+)", l).group(1))
+    assert abs(got - est) <= 0.051, f"{tag} {f[2]} {f[3]}: est-usec {got}, the cost model gives {est:.2f}"
     seen[tag].add(key)
     print(f"ok: {tag} {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})" +
           "".join(f", {k} {v}" for k, v in more.items()))

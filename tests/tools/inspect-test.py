@@ -14,12 +14,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(ROOT, "tools", "ggml-hexagon-inspect.py")
 FIXTURE = os.path.join(HERE, "fixtures", "inspect-fixture.c")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import inspect_loops  # noqa: E402  (the tool's loop finder)
 
 
 def pinned_zig():
@@ -179,6 +182,49 @@ class Inspect(unittest.TestCase):
             res = run("--lib", Fixture.libs["so"], "--addr2line", arg)
             self.assertEqual(res.returncode, 0, res.stderr)
             self.assertRegex(res.stdout, rf"^{addr:#x}: compute_divide at .*inspect-fixture\.c:\d+")
+
+
+def synthetic(packets):
+    """A function of (address, [instruction texts]) packets for the loop finder (an
+    ":endloopN" text marks the packet that closes a hardware loop, as the tool's parser does)."""
+    insns = [types.SimpleNamespace(addr=a + 4 * k, text=t, packet=a, loops=[]) for a, ts in packets for k, t in enumerate(ts)]
+    return types.SimpleNamespace(insns=insns, loops=[])
+
+
+class LoopFinder(unittest.TestCase):
+    """tools/inspect_loops.py on hand-made packet graphs: what the default finder misses and
+    --all-loops finds."""
+
+    def loops(self, packets, all_loops):
+        f = synthetic(packets)
+        inspect_loops.find_loops(f, all_loops)
+        return [(h, how) for h, _, how in f.loops]
+
+    def test_rotated_hardware_loop(self):
+        # The setup jumps to the start S (0x30), placed after the :endloop packet (0x10) it
+        # reaches; nop padding (0x08) falls into 0x10 and reaches nothing else.
+        packets = [(0x00, ["loop0(0x30,#0x4)", "jump 0x30"]), (0x08, ["nop", "nop"]),
+                   (0x10, ["r1 = add(r1,#0x1)", "memw(r29+#0x8) = r1", ":endloop0"]),
+                   (0x18, ["jumpr r31"]), (0x30, ["r2 = add(r2,#0x1)", "jump 0x10"])]
+        self.assertEqual(self.loops(packets, False), [])
+        self.assertEqual(self.loops(packets, True), [(0x30, "hardware loop")])
+
+    def test_hardware_loop_in_order(self):  # both finders agree on the usual layout
+        packets = [(0x00, ["loop0(0x08,#0x4)"]), (0x08, ["r1 = add(r1,#0x1)", ":endloop0"]), (0x10, ["jumpr r31"])]
+        for all_loops in (False, True):
+            self.assertEqual(self.loops(packets, all_loops), [(0x08, "hardware loop")])
+
+    def test_jump_table_case(self):
+        # A switch through a jump table (jumpr r4): the case at 0x10 holds a loop, reached from
+        # nothing the disassembly shows.
+        packets = [(0x00, ["r4 = memw(r5+r4<<#0x2)"]), (0x04, ["jumpr r4"]), (0x08, ["nop"]),
+                   (0x10, ["r1 = add(r1,#0x1)"]), (0x14, ["p0 = cmp.gt(r1,#0x9)", "if (!p0.new) jump:t 0x10"]),
+                   (0x1c, ["jumpr r31"])]
+        self.assertEqual(self.loops(packets, False), [])
+        self.assertEqual(self.loops(packets, True), [(0x10, "back-edge")])
+
+    def test_all_loops_flag(self):
+        self.assertIn("--all-loops", run("--help").stdout)
 
 
 if __name__ == "__main__":

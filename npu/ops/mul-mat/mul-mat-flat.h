@@ -80,14 +80,6 @@ struct mm_act_prep_op {
 };
 
 // Phase 2: chunks of weight rows; results [act row j][weight row i] into the out slot.
-// The 16-byte-block family's kind (mul-mat-prep.h) of weight type t: IQ4_NL, MXFP4, Q1_0, Q2_0.
-static inline mm_b16_kind mm_b16_kind_of(uint32_t t) {
-    return t == HTP_TYPE_IQ4_NL ? MM_B16_IQ4_NL
-           : t == HTP_TYPE_MXFP4 ? MM_B16_MXFP4
-           : t == HTP_TYPE_Q1_0  ? MM_B16_Q1_0
-                                 : MM_B16_Q2_0;
-}
-
 struct mm_dot_op {
     const htp_op_context *     octx;
     const htp_mul_mat_params * p;
@@ -161,11 +153,17 @@ struct mm_dot_op {
             case HTP_TYPE_Q3_K:
                 mm_prep_q3_k(w, w + parts, w + 2 * parts, F(2), F(0), raw + p->field_vtcm[3], F(4), p->n_blocks, p->n_lo);
                 break;
-            case HTP_TYPE_IQ4_NL:
+            case HTP_TYPE_IQ4_NL:  // the 16-byte-block family: one instance per kind (mul-mat-prep.h)
+                mm_prep_b16<MM_B16_IQ4_NL>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
+                break;
             case HTP_TYPE_MXFP4:
+                mm_prep_b16<MM_B16_MXFP4>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
+                break;
             case HTP_TYPE_Q1_0:
+                mm_prep_b16<MM_B16_Q1_0>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
+                break;
             case HTP_TYPE_Q2_0:
-                mm_prep_b16(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo, mm_b16_kind_of(p->wtype));
+                mm_prep_b16<MM_B16_Q2_0>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
                 break;
             case HTP_TYPE_BF16:
                 bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);

@@ -344,20 +344,24 @@ static inline float mm_e8m0_half(uint8_t e) {
     return v.f;
 }
 
-// scales: FP16 d per block (MXFP4: one E8M0 byte per block), dense.
+// scales: FP16 d per block (MXFP4: one E8M0 byte per block), dense. The kind is a template
+// argument: the per-lane scale loop and the plane stores are straight code for each type, with
+// no test of the kind per lane (mul-mat-flat.h prep_weight: one call per type).
+template <mm_b16_kind kind>
 static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
-                               const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo, mm_b16_kind kind) {
+                               const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo) {
     const HVX_Vector    m4           = Q6_V_vsplat_R(0x0F0F0F0F);
     float               d[64] __attribute__((aligned(128)));
     uint8_t             e8[128] __attribute__((aligned(128)));
     float               es[32] __attribute__((aligned(128)));
     float               eo[32] __attribute__((aligned(128)));
-    const bool          lut_kind     = kind == MM_B16_IQ4_NL || kind == MM_B16_MXFP4;
+    constexpr bool      lut_kind     = kind == MM_B16_IQ4_NL || kind == MM_B16_MXFP4;
+    constexpr uint32_t  np           = kind == MM_B16_Q1_0 ? 8 : kind == MM_B16_Q2_0 ? 4 : 2;  // quant planes
     const HVX_Vector    lut          = lut_kind ? hvx_vmem_load_at(kind == MM_B16_IQ4_NL ? kLutIq4nl : kLutMxfp4x2)
                                                 : Q6_V_vzero();
     for (uint32_t m = 0; m < n_lo; m++) {
         const uint32_t b0 = 8 * m;
-        if (kind == MM_B16_MXFP4) {
+        if constexpr (kind == MM_B16_MXFP4) {
             if ((b0 & 127) == 0) {
                 hvx_vmem_store((HVX_Vector *) e8, hvx_vmem_load(scales + b0 / 128));
             }
@@ -368,33 +372,26 @@ static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, c
             const uint32_t b  = b0 + (uint32_t) l / 4;
             float          dv = 0.0f;
             if (b < n_blocks) {
-                dv = kind == MM_B16_MXFP4 ? mm_e8m0_half(e8[b & 127]) : d[b & 63];
+                if constexpr (kind == MM_B16_MXFP4) {
+                    dv = mm_e8m0_half(e8[b & 127]);
+                } else {
+                    dv = d[b & 63];
+                }
             }
             // Q1_0: w = d * (2 bit - 1); Q2_0: w = d * (q - 1); the tables are signed already.
             es[l] = kind == MM_B16_Q1_0 ? 2.0f * dv : dv;
             eo[l] = kind == MM_B16_Q1_0 || kind == MM_B16_Q2_0 ? dv : 0.0f;
         }
-        const HVX_Vector v  = hvx_vmem_load(quants + m);
-        uint32_t         np = 2;
-        switch (kind) {
-            case MM_B16_IQ4_NL:
-            case MM_B16_MXFP4:
-                hvx_vmem_store(q + m, mm_lut16(Q6_V_vand_VV(v, m4), lut));
-                hvx_vmem_store(q + n_lo + m, mm_lut16(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), lut));
-                break;
-            case MM_B16_Q1_0:
-                np = 8;
-                for (uint32_t k = 0; k < 8; k++) {
-                    hvx_vmem_store(q + k * n_lo + m, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) k), Q6_V_vsplat_R(0x01010101)));
-                }
-                break;
-            case MM_B16_Q2_0:
-                np = 4;
-                for (uint32_t k = 0; k < 4; k++) {
-                    hvx_vmem_store(q + k * n_lo + m,
-                                   Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, (int) (2 * k)), Q6_V_vsplat_R(0x03030303)));
-                }
-                break;
+        const HVX_Vector v = hvx_vmem_load(quants + m);
+        if constexpr (lut_kind) {
+            hvx_vmem_store(q + m, mm_lut16(Q6_V_vand_VV(v, m4), lut));
+            hvx_vmem_store(q + n_lo + m, mm_lut16(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m4), lut));
+        } else {  // np planes of 8 / np bits
+            constexpr int      bits = 8 / (int) np;
+            constexpr int32_t  mask = kind == MM_B16_Q1_0 ? 0x01010101 : 0x03030303;
+            for (uint32_t k = 0; k < np; k++) {
+                hvx_vmem_store(q + k * n_lo + m, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, bits * (int) k), Q6_V_vsplat_R(mask)));
+            }
         }
         const HVX_Vector sv = mm_lanes(es), ov = mm_lanes(eo);
         for (uint32_t k = 0; k < np; k++) {

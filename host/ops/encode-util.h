@@ -197,4 +197,10 @@ bool quant_row_type(ggml_type t);
 // or F16 / BF16 widened first): q's offsets and DMA fields; returns the row's pitch.
 uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q);
 
+// A copy of a block-quantized src0 (the types GET_ROWS dequantizes) into an F32 dst of the same
+// shape, run by the GET_ROWS kernel on src0's own rows (host/ops/get-rows.cpp: opcode
+// HTP_OP_GET_ROWS, get_rows.idx_identity): rows of adjacent whole blocks and adjacent F32 values.
+bool dequant_rows_supports(const htp_device_caps & caps, const ggml_tensor * op);
+void dequant_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc);
+
 }  // namespace htp_enc

@@ -117,6 +117,8 @@ struct htp_get_rows_params {
     struct htp_rows_strides dst;
     struct htp_vtcm_stream vsrc;     // F32/F16/BF16/I32: raw rows; block types: the arrays above
     struct htp_vtcm_stream vdst;
+    uint32_t idx_identity;           // 1: no index tensor, dst row (i1, i2, i3) reads src0 row (i1, i2, i3)
+                                     // (CPY / CONT / DUP of a block-quantized source to F32)
 };
 
 // SET_ROWS: dst[:, src1[i01, i02 % ne11, i03 % ne12], i02, i03] = src0[:, i01, i02, i03].

@@ -44,6 +44,8 @@ static inline void norm_fields(htp_norm_params & p, uint32_t kind, uint32_t ne0,
     p.tail_bytes = ne0 * 4 % 128;
     p.has_mul    = 0;
     p.vmul       = 0;
+    p.src_gather = 0;
+    p.src_nb0    = 4;
 }
 
 // A thread's share of VTCM (whole vectors) when every HVX thread (1 to 8) runs.

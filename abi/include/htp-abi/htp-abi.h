@@ -17,7 +17,7 @@
 /* 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the
  *    GET_ROWS kernel with src0's own rows (host/ops/get-rows.cpp dequant_rows_encode);
  *    binary.src1_gather, src1_nb0, src1_f32 (after conv_pitch): a permuted src1, an F32 src1
- *    of BF16 rows;
+ *    of BF16 rows; norm.src_gather, src_nb0 (after vmul): NORM / L2_NORM of a transposed source;
  * 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
  *    bytes; pool takes padded windows and POOL_1D (p0, p1, iw, ih, mid_lo, mid_hi, avg_count
  *    after inv_ka, so the fields after them moved);

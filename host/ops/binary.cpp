@@ -1,4 +1,5 @@
-// Host side of ADD / SUB / MUL / DIV (F32, F16 or BF16, ggml broadcasting of src1 over src0).
+// Host side of ADD / SUB / MUL / DIV (F32, F16 or BF16, or BF16 rows with an F32 src1; ggml
+// broadcasting of src1 over src0, src1 of any strides: a permuted src1 is gathered).
 #include "encode-util.h"
 
 using namespace htp_enc;
@@ -26,7 +27,7 @@ static bool binary_flat(const ggml_tensor * op) {
     const ggml_tensor * b  = op->src[1];
     const uint64_t      es = ggml_type_size(op->type);
     const uint64_t      n  = (uint64_t) ggml_nelements(op);
-    return ggml_nrows(op) == 1 && ggml_are_same_shape(a, b) && ggml_is_contiguous(a) && ggml_is_contiguous(b) &&
+    return ggml_nrows(op) == 1 && b->type == op->type && ggml_are_same_shape(a, b) && ggml_is_contiguous(a) && ggml_is_contiguous(b) &&
            ggml_is_contiguous(op) && (n * es) % kFlatRowBytes == 0 && n * es >= kFlatMinBytes;
 }
 
@@ -58,6 +59,18 @@ static binary_rows rows_of(const ggml_tensor * op) {
     return r;
 }
 
+// src1's element size (F32 under BF16 rows, else the op's type's).
+static uint32_t src1_es(const ggml_tensor * op) {
+    return (uint32_t) ggml_type_size(op->src[1]->type);
+}
+
+// src1's elements are not adjacent (a permuted src1, e.g. test-backend-ops' perm1): each src1
+// row comes by a 2-D DMA of one element per DMA row, one row per chunk.
+static bool src1_gather(const ggml_tensor * op) {
+    const ggml_tensor * b = op->src[1];
+    return b->ne[0] > 1 && b->nb[0] != src1_es(op) && !binary_flat(op);
+}
+
 static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * a    = op->src[0];
     const ggml_tensor * b    = op->src[1];
@@ -79,7 +92,7 @@ static stream_need binary_need(const htp_device_caps & caps, const ggml_tensor *
         need.bytes_fixed += 3 * conv_pitch(r.ne0);
     }
     need.desc_per_chunk      = 3;
-    need.multi_row_ok        = dma_field_ok(caps, (uint64_t) r.ne0 * 4) && dma_field_ok(caps, p0) &&
+    need.multi_row_ok        = !src1_gather(op) && dma_field_ok(caps, (uint64_t) r.ne0 * 4) && dma_field_ok(caps, p0) &&
                         dma_field_ok(caps, p1) && dma_field_ok(caps, nb1a) && dma_field_ok(caps, nb1b) &&
                         dma_field_ok(caps, nb1d) && dma_field_ok(caps, (uint64_t) r.ne1);
     return need;
@@ -89,15 +102,18 @@ static bool binary_supports(const htp_device_caps & caps, const ggml_tensor * op
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
     if ((op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16 && op->type != GGML_TYPE_BF16) || a->type != op->type ||
-        b->type != op->type) {
+        (b->type != op->type && !(op->type == GGML_TYPE_BF16 && b->type == GGML_TYPE_F32))) {
         return false;
     }
     if (!ggml_are_same_shape(a, op) || !ggml_can_repeat(b, a)) {
         return false;
     }
     const size_t es = ggml_type_size(op->type);
-    if (a->nb[0] != es || b->nb[0] != es || op->nb[0] != es) {
+    if (a->nb[0] != es || op->nb[0] != es) {
         return false;
+    }
+    if (src1_gather(op) && (!dma_field_ok(caps, b->nb[0]) || !dma_field_ok(caps, (uint64_t) b->ne[0]))) {
+        return false;  // the gather's DMA rows: ne10 of them, nb10 apart
     }
     if (!fits_u32(a) || !fits_u32(b) || !fits_u32(op) ||
         (!binary_flat(op) && !dma_1d_ok((uint64_t) a->ne[0] * 4))) {
@@ -152,6 +168,9 @@ static void binary_encode(const htp_device_caps & caps, const ggml_tensor * op, 
     p.half          = half ? op->type : 0;  // ggml_type values are the ABI's htp_type values
     p.conv_pitch    = half ? conv_pitch(p.ne0) : 0;
     p.vconv         = half ? off + (r.ne0 != r.ne10 ? p0 + 128 : 0) : 0;
+    p.src1_gather   = src1_gather(op) ? 1 : 0;
+    p.src1_nb0      = (uint32_t) b->nb[0];
+    p.src1_f32      = b->type != op->type ? 1 : 0;
 }
 
 extern const htp_op_encoder htp_binary_encoder = { binary_supports, binary_encode };

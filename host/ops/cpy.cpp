@@ -2,7 +2,8 @@
 // minimax-m3's position casts), of I32 to I32 (the i32 CONT of deepseek32's sparse-attention
 // indices), and of F32 / F16 / BF16 rows into the quantized rows of htp_quant_row (Q8_0, Q4_0,
 // Q4_1, Q5_0, Q5_1, IQ4_NL: ggml-cpu's quantizing copy, a contiguous dst of whole blocks), and
-// of quantized rows into the same type (a byte copy: block_copy). Equal shapes are walked dim by dim (any
+// of quantized rows into the same type (a byte copy: block_copy); a block-quantized source to
+// F32 runs on GET_ROWS' kernel (dequant_copy). Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
 // different shapes are accepted when one side is contiguous (walked with the other's shape).
 #include "encode-util.h"
@@ -123,8 +124,17 @@ stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const
     return need;
 }
 
+// A block-quantized source to F32 (ggml-cpu's dequantizing copy): GET_ROWS' kernel on src0's
+// own rows (dequant_rows_supports).
+bool dequant_copy(const ggml_tensor * op) {
+    return ggml_is_quantized(op->src[0]->type) && op->type == GGML_TYPE_F32;
+}
+
 bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
+    if (dequant_copy(op)) {
+        return dequant_rows_supports(caps, op);
+    }
     const auto          f = [](ggml_type t) { return t == GGML_TYPE_F32 || half(t); };
     const bool          i32_f32 = (s->type == GGML_TYPE_I32 && op->type == GGML_TYPE_F32) ||
                          (s->type == GGML_TYPE_F32 && op->type == GGML_TYPE_I32);
@@ -155,6 +165,10 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
 }
 
 void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
+    if (dequant_copy(op)) {
+        dequant_rows_encode(caps, op, desc);
+        return;
+    }
     htp_cpy_params & p = desc.params.cpy;
     desc.opcode        = HTP_OP_CPY;
     cpy_walk w;

@@ -74,18 +74,9 @@ float param_f32(const ggml_tensor * op, int i) {
     return v;
 }
 
-// BF16 rows: UNARY and GLU (the ops whose ggml-cpu kernels take BF16), but SWIGLU and
-// GEGLU_QUICK, whose BF16 results differ from the CPU's by one BF16 step in too many elements
-// for test-backend-ops (docs/op-support.md).
+// BF16 rows: UNARY and GLU (the ops whose ggml-cpu kernels take BF16).
 bool is_bf16(const ggml_tensor * op) {
-    if (op->type != GGML_TYPE_BF16) {
-        return false;
-    }
-    if (op->op == GGML_OP_GLU) {
-        const ggml_glu_op g = ggml_get_glu_op(op);
-        return g != GGML_GLU_OP_SWIGLU && g != GGML_GLU_OP_GEGLU_QUICK;
-    }
-    return op->op == GGML_OP_UNARY;
+    return op->type == GGML_TYPE_BF16 && (op->op == GGML_OP_GLU || op->op == GGML_OP_UNARY);
 }
 
 // F32 rows, or F16 rows when the whole op is F16 (not ADD_ID), or BF16 (is_bf16).

@@ -44,6 +44,8 @@ static inline void norm_fields(htp_norm_params & p, uint32_t kind, uint32_t ne0,
     p.tail_bytes = ne0 * 4 % 128;
     p.has_mul    = 0;
     p.vmul       = 0;
+    p.src_gather = 0;
+    p.src_nb0    = 4;
 }
 
 // A thread's share of VTCM (whole vectors) when every HVX thread (1 to 8) runs.
@@ -196,5 +198,11 @@ bool quant_row_type(ggml_type t);
 // The VTCM dst row of ne0 (a multiple of 32) values quantized to t from rows of src_type (F32,
 // or F16 / BF16 widened first): q's offsets and DMA fields; returns the row's pitch.
 uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q);
+
+// A copy of a block-quantized src0 (the types GET_ROWS dequantizes) into an F32 dst of the same
+// shape, run by the GET_ROWS kernel on src0's own rows (host/ops/get-rows.cpp: opcode
+// HTP_OP_GET_ROWS, get_rows.idx_identity): rows of adjacent whole blocks and adjacent F32 values.
+bool dequant_rows_supports(const htp_device_caps & caps, const ggml_tensor * op);
+void dequant_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc);
 
 }  // namespace htp_enc

@@ -1,6 +1,8 @@
 // Host side of GET_ROWS: F32 / F16 / BF16 rows, the blocks-of-32 quantized rows (Q8_0, Q4_0,
 // Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and the K-quant rows (Q2_K .. Q6_K, IQ4_XS) picked by I32 indices, to F32; I32 rows to I32 (a copy, as
-// ggml_get_rows keeps I32). The VTCM layout of a quantized row: htp_get_rows_params.
+// ggml_get_rows keeps I32). The VTCM layout of a quantized row: htp_get_rows_params. The same
+// kernel dequantizes the rows of a CPY / CONT / DUP of a block-quantized source to F32 with no
+// index tensor (dequant_rows_encode: get_rows.idx_identity).
 #include "encode-util.h"
 
 using namespace htp_enc;
@@ -146,18 +148,19 @@ stream_need get_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
     return need;
 }
 
-bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
+// The checks GET_ROWS and the identity rows of dequant_rows_supports share: src0's rows of
+// adjacent elements (whole blocks) into F32 (I32: I32) dst rows of adjacent elements.
+bool rows_ok(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * s = op->src[0];
-    const ggml_tensor * i = op->src[1];
     if (s->type != GGML_TYPE_F32 && s->type != GGML_TYPE_F16 && s->type != GGML_TYPE_BF16 &&
         s->type != GGML_TYPE_I32 && !is_block_type(s->type)) {
         return false;
     }
     const ggml_type dst_type = s->type == GGML_TYPE_I32 ? GGML_TYPE_I32 : GGML_TYPE_F32;
-    if (i->type != GGML_TYPE_I32 || op->type != dst_type || op->ne[0] != s->ne[0] || op->nb[0] != 4) {
+    if (op->type != dst_type || op->ne[0] != s->ne[0] || op->nb[0] != 4) {
         return false;
     }
-    if (s->nb[0] != ggml_type_size(s->type) || !fits_u32(s) || !fits_u32(i) || !fits_u32(op)) {
+    if (s->nb[0] != ggml_type_size(s->type) || !fits_u32(s) || !fits_u32(op)) {
         return false;
     }
     if (!dma_1d_ok(ggml_row_size(s->type, s->ne[0])) || !dma_1d_ok((uint64_t) op->ne[0] * 4)) {
@@ -170,9 +173,14 @@ bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     return rows_plan_ok(caps, get_rows_need(caps, op));
 }
 
-void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
+bool get_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
+    const ggml_tensor * i = op->src[1];
+    return i->type == GGML_TYPE_I32 && fits_u32(i) && rows_ok(caps, op);
+}
+
+// idx: the index tensor, or nullptr for the identity rows (dst row i1 reads src0 row i1).
+void rows_encode(const htp_device_caps & caps, const ggml_tensor * op, const ggml_tensor * i, htp_op_desc & desc) {
     const ggml_tensor *   s = op->src[0];
-    const ggml_tensor *   i = op->src[1];
     htp_get_rows_params & p = desc.params.get_rows;
     desc.opcode             = HTP_OP_GET_ROWS;
     plan_rows(caps, get_rows_need(caps, op), p.split);
@@ -192,19 +200,37 @@ void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     for (uint32_t f = 0; f < HTP_GET_ROWS_MAX_FIELDS; f++) {
         p.field[f] = L.field[f];
     }
-    p.v_scales   = L.v_scales;
-    p.v_mins     = L.v_mins;
-    p.v_high     = L.v_high;
-    p.v_quants   = L.v_quants;
-    p.shape      = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
-    p.src0       = rows_strides(s->nb[1], s->nb[2], s->nb[3]);
-    p.idx        = rows_strides(i->nb[0], i->nb[1], i->nb[2]);
-    p.dst        = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
-    uint32_t off = 0;
-    p.vsrc       = stream_at(off, p.split, ps, p.split.rows_per_chunk);
-    p.vdst       = stream_at(off, p.split, pd, p.split.rows_per_chunk);
+    p.v_scales     = L.v_scales;
+    p.v_mins       = L.v_mins;
+    p.v_high       = L.v_high;
+    p.v_quants     = L.v_quants;
+    p.shape        = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
+    p.src0         = rows_strides(s->nb[1], s->nb[2], s->nb[3]);
+    p.idx          = i ? rows_strides(i->nb[0], i->nb[1], i->nb[2]) : htp_rows_strides{};
+    p.idx_identity = i ? 0 : 1;
+    p.dst          = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
+    uint32_t off   = 0;
+    p.vsrc         = stream_at(off, p.split, ps, p.split.rows_per_chunk);
+    p.vdst         = stream_at(off, p.split, pd, p.split.rows_per_chunk);
+}
+
+void get_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
+    rows_encode(caps, op, op->src[1], desc);
 }
 
 }  // namespace
+
+namespace htp_enc {
+
+bool dequant_rows_supports(const htp_device_caps & caps, const ggml_tensor * op) {
+    const ggml_tensor * s = op->src[0];
+    return is_block_type(s->type) && op->type == GGML_TYPE_F32 && ggml_are_same_shape(s, op) && rows_ok(caps, op);
+}
+
+void dequant_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc) {
+    rows_encode(caps, op, nullptr, desc);
+}
+
+}  // namespace htp_enc
 
 extern const htp_op_encoder htp_get_rows_encoder = { get_rows_supports, get_rows_encode };

@@ -1,4 +1,5 @@
-// Host side of NORM and L2_NORM (F32, one row in, one row out), and GROUP_NORM on NORM's
+// Host side of NORM and L2_NORM (F32, one row in, one row out; a transposed source gathered),
+// and GROUP_NORM on NORM's
 // kernel: a group of ne2 / n_groups channels of a contiguous tensor is one row of
 // ne0 * ne1 * ne2 / n_groups adjacent elements, normalized as NORM normalizes a row.
 #include <cstring>
@@ -9,14 +10,26 @@ using namespace htp_enc;
 
 namespace {
 
+// A source whose elements are not adjacent (a transposed one, test-backend-ops' noncontig_rows)
+// is gathered a row at a time: ne0 DMA rows of one element, nb0 apart.
+bool norm_gather(const ggml_tensor * op) {
+    const ggml_tensor * a = op->src[0];
+    return a->ne[0] > 1 && a->nb[0] != 4;
+}
+
 stream_need norm_need(const htp_device_caps & caps, const ggml_tensor * op) {
-    return rows_in_out_need(caps, op, align_up((uint32_t) op->src[0]->ne[0] * 4, 128));
+    stream_need need = rows_in_out_need(caps, op, align_up((uint32_t) op->src[0]->ne[0] * 4, 128));
+    need.multi_row_ok &= !norm_gather(op);
+    return need;
 }
 
 bool norm_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
-    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || !ggml_are_same_shape(a, op) || a->nb[0] != 4 ||
-        op->nb[0] != 4 || !fits_u32(a) || !fits_u32(op) || !dma_1d_ok((uint64_t) a->ne[0] * 4)) {
+    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32 || !ggml_are_same_shape(a, op) || op->nb[0] != 4 ||
+        !fits_u32(a) || !fits_u32(op) || !dma_1d_ok((uint64_t) a->ne[0] * 4)) {
+        return false;
+    }
+    if (norm_gather(op) && (!dma_field_ok(caps, a->nb[0]) || !dma_field_ok(caps, (uint64_t) a->ne[0]))) {
         return false;
     }
     return rows_plan_ok(caps, norm_need(caps, op));
@@ -32,6 +45,8 @@ void fill(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & de
     std::memcpy(&eps, op->op_params, sizeof(float));
     norm_fields(p, kind, (uint32_t) a->ne[0], eps);
     rows_in_out(p, a, op, pitch);
+    p.src_gather = norm_gather(op) ? 1 : 0;
+    p.src_nb0    = (uint32_t) a->nb[0];
 }
 
 void norm_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {

@@ -1,7 +1,9 @@
 // ADD / SUB / MUL / DIV on F32, F16 or BF16 with ggml broadcasting: src1 repeats along dims
 // 1..3 (i1x = i1 % ne1x) and along dim 0 (nr0 = ne0 / ne10 copies per row). F16 / BF16 rows are
 // widened to F32 per row, computed like F32 rows and narrowed back with F32's rounding to the
-// type (as ggml's CPU does). A long row of
+// type (as ggml's CPU does); an F32 src1 of BF16 rows (src1_f32) is used as it comes. A
+// permuted src1 (src1_gather: its elements not adjacent) is gathered by a 2-D DMA of one
+// element per DMA row, as CPY's src_gather. A long row of
 // same-shape contiguous tensors comes flat (rows of one 128-byte line: host/ops/binary.cpp).
 // DIV: HVX has no divide; 1/d comes from an exponent-flip estimate refined by Newton steps
 // x' = x * (2 - d * x), then q = n * x gets one residual correction, giving ~1 ulp
@@ -78,15 +80,15 @@ struct binary_op : row_op<htp_binary_params> {
         const uint32_t   n1  = n < p->src1_rows_per_chunk ? n : p->src1_rows_per_chunk;
         const htp_context * ctx = octx->ctx;
         const uint32_t      es  = p->half ? 2 : 4;
+        const uint32_t      es1 = p->src1_f32 ? 4 : es;
+        const dma_addr_t    v1  = vtcm_slot(ctx, p->split, ith, p->vsrc1, slot);
         if (!dma_queue_push(q, vtcm_slot(ctx, p->split, ith, p->vsrc0, slot), s0, p->vsrc0.row_pitch, p->src0.nb1,
                             p->ne0 * es, n)) {
             return -1;
         }
-        if (!dma_queue_push(q, vtcm_slot(ctx, p->split, ith, p->vsrc1, slot), s1, p->vsrc1.row_pitch, p->src1.nb1,
-                            p->ne10 * es, n1)) {
-            return -1;  // stream_rows flushes what was queued
-        }
-        return 2;
+        const bool ok = p->src1_gather ? dma_queue_push(q, v1, s1, es1, p->src1_nb0, es1, p->ne10)  // n1 == 1
+                                       : dma_queue_push(q, v1, s1, p->vsrc1.row_pitch, p->src1.nb1, p->ne10 * es1, n1);
+        return ok ? 2 : -1;  // stream_rows flushes what was queued
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
@@ -123,6 +125,12 @@ struct binary_op : row_op<htp_binary_params> {
             } else {
                 compute_rows<kKind, HTP_TYPE_F16, false>(y, a, b, n);
             }
+        } else if (p->half == HTP_TYPE_BF16 && p->src1_f32) {
+            if (p->nr0 > 1) {
+                compute_rows<kKind, HTP_TYPE_BF16, true, true>(y, a, b, n);
+            } else {
+                compute_rows<kKind, HTP_TYPE_BF16, false, true>(y, a, b, n);
+            }
         } else if (p->half == HTP_TYPE_BF16) {
             if (p->nr0 > 1) {
                 compute_rows<kKind, HTP_TYPE_BF16, true>(y, a, b, n);
@@ -137,8 +145,8 @@ struct binary_op : row_op<htp_binary_params> {
     // One dst row at a time (the variants the flat compute_binary_rows does not take). kType F16
     // / BF16: a and b widened into scratch rows 0 and 1 (vconv), computed into row 2, narrowed
     // into the dst slot. kBcast (dim-0 broadcast): the (widened) src1 row expanded nr0 times
-    // (vbcast).
-    template <int kKind, uint32_t kType, bool kBcast>
+    // (vbcast). kB32 (BF16 rows only): src1 is F32, read from its slot as it is.
+    template <int kKind, uint32_t kType, bool kBcast, bool kB32 = false>
     HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * a, const HVX_Vector * b, uint32_t n) {
         constexpr bool kF16 = kType != HTP_TYPE_F32;
         constexpr bool kBF  = kType == HTP_TYPE_BF16;
@@ -161,9 +169,11 @@ struct binary_op : row_op<htp_binary_params> {
             HVX_Vector *       ry = y;
             if (kBF) {  // the result stays in the dst slot as F32 (narrowed after the loop)
                 bf16_to_f32_vectors(ca, a, nh0);
-                bf16_to_f32_vectors(cb, b, nh1);
+                if (!kB32) {
+                    bf16_to_f32_vectors(cb, b, nh1);
+                    rb = cb;
+                }
                 ra = ca;
-                rb = cb;
             } else if (kF16) {
                 f16_to_f32_vectors(ca, a, nh0);
                 f16_to_f32_vectors(cb, b, nh1);

@@ -145,6 +145,19 @@ inline HVX_Vector xielu_b(HVX_Vector x, HVX_Vector a, const ew_consts & c) {
     return Q6_V_vmux_QVV(sf_gt(x, Q6_V_vzero()), pos, neg);
 }
 
+// SWIGLU_OAI in two halves: a = sigmoid(p0 x'), then x' a (g' + 1) (x' = min(x, p1), g' =
+// clamp(g, -p1, p1)); in one loop its constants and sigmoid_sf's divide spilled.
+inline HVX_Vector swiglu_oai_a(HVX_Vector x, const ew_consts & c) {
+    return sigmoid_sf(Q6_Vsf_vmpy_VsfVsf(c.p0, sf_min(x, c.p1)));
+}
+
+inline HVX_Vector swiglu_oai_b(HVX_Vector x, HVX_Vector a, HVX_Vector g, const ew_consts & c) {
+    const HVX_Vector xl = sf_min(x, c.p1);
+    const HVX_Vector nl = Q6_V_vxor_VV(c.p1, splat_i32(0x80000000));
+    const HVX_Vector gl = sf_min(sf_max(g, nl), c.p1);
+    return Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(xl, a), Q6_Vsf_vadd_VsfVsf(gl, splat_f32(1.0f)));
+}
+
 template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_consts & c) {
     switch (K) {
         case HTP_EW_ABS:         return sf_abs(x);
@@ -167,13 +180,7 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
         case HTP_EW_GEGLU_ERF:   return Q6_Vsf_vmpy_VsfVsf(gelu_erf_sf(x), g);
         case HTP_EW_GEGLU_QUICK: return Q6_Vsf_vmpy_VsfVsf(gelu_quick_sf(x), g);
         case HTP_EW_SWIGLU:      return Q6_Vsf_vmpy_VsfVsf(silu_sf(x), g);
-        case HTP_EW_SWIGLU_OAI: {
-            const HVX_Vector xl = sf_min(x, c.p1);
-            const HVX_Vector nl = Q6_V_vxor_VV(c.p1, splat_i32(0x80000000));
-            const HVX_Vector gl = sf_min(sf_max(g, nl), c.p1);
-            const HVX_Vector a  = Q6_Vsf_vmpy_VsfVsf(xl, sigmoid_sf(Q6_Vsf_vmpy_VsfVsf(c.p0, xl)));
-            return Q6_Vsf_vmpy_VsfVsf(a, Q6_Vsf_vadd_VsfVsf(gl, splat_f32(1.0f)));
-        }
+        case HTP_EW_SWIGLU_OAI:  return swiglu_oai_b(x, swiglu_oai_a(x, c), g, c);  // (runs as two passes)
         case HTP_EW_SWIGLU_CLAMP: {
             const HVX_Vector nl = Q6_V_vxor_VV(c.p1, splat_i32(0x80000000));
             return Q6_Vsf_vmpy_VsfVsf(silu_sf(sf_min(x, c.p1)), sf_min(sf_max(g, nl), c.p1));
@@ -211,11 +218,12 @@ template <int K> inline HVX_Vector apply(HVX_Vector x, HVX_Vector g, const ew_co
 template <int K> struct ew_two_pass {
     static constexpr bool on = K == HTP_EW_TANH || K == HTP_EW_GELU || K == HTP_EW_GELU_ERF || K == HTP_EW_SOFTPLUS ||
                                K == HTP_EW_GEGLU || K == HTP_EW_GEGLU_ERF || K == HTP_EW_HARDSWISH ||
-                               K == HTP_EW_HARDSIGMOID || K == HTP_EW_XIELU;
+                               K == HTP_EW_HARDSIGMOID || K == HTP_EW_XIELU || K == HTP_EW_SWIGLU_OAI;
 };
 
-template <int K> inline HVX_Vector first_pass(HVX_Vector x) {
+template <int K> inline HVX_Vector first_pass(HVX_Vector x, const ew_consts & c) {
     switch (K) {
+        case HTP_EW_SWIGLU_OAI: return swiglu_oai_a(x, c);
         case HTP_EW_TANH:      return tanh_sf_exp(x);
         case HTP_EW_GELU:
         case HTP_EW_GEGLU:     return gelu_a(x);
@@ -238,6 +246,7 @@ template <int K> inline HVX_Vector second_pass(HVX_Vector x, HVX_Vector a, HVX_V
         case HTP_EW_SOFTPLUS:  return log_sf_normal(Q6_Vsf_vadd_VsfVsf(splat_f32(1.0f), a));  // then softplus_c
         case HTP_EW_HARDSWISH: return Q6_Vsf_vmpy_VsfVsf(x, hardsigmoid_b(a));
         case HTP_EW_XIELU:     return xielu_b(x, a, c);
+        case HTP_EW_SWIGLU_OAI: return swiglu_oai_b(x, a, g, c);
         default:               return hardsigmoid_b(a);  // HARDSIGMOID
     }
 }
@@ -256,10 +265,11 @@ template <int K> inline HVX_Vector ew_operand(const HVX_Vector * g, uint32_t i, 
 
 // Out of line, one pass each: inlined into the row loop, both passes' constants were hoisted
 // above it together.
-template <int K> HTP_COMPUTE void compute_pass_a(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
+template <int K>
+HTP_COMPUTE void compute_pass_a(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec, const ew_consts & c) {
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        hvx_vmem_store(y + i, first_pass<K>(hvx_vmem_load(x + i)));
+        hvx_vmem_store(y + i, first_pass<K>(hvx_vmem_load(x + i), c));
     }
 }
 
@@ -284,7 +294,7 @@ HTP_COMPUTE void compute_pass_softplus_c(HVX_Vector * y, const HVX_Vector * x, u
 template <int K> inline void apply_row(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g, uint32_t n_vec,
                                        const ew_consts & c) {
     if (ew_two_pass<K>::on) {
-        compute_pass_a<K>(y, x, n_vec);
+        compute_pass_a<K>(y, x, n_vec, c);
         compute_pass_b<K>(y, x, g, n_vec, c);
         if (K == HTP_EW_SOFTPLUS) {
             compute_pass_softplus_c(y, x, n_vec);
@@ -358,16 +368,18 @@ HTP_COMPUTE void compute_rows(HVX_Vector * y, const HVX_Vector * x, const HVX_Ve
         }
         return;
     }
-    HVX_Vector * gs = c.gs;
+    // The scratch rows, their length and the pitches are read from c at each use, not kept in
+    // registers: with a two-pass kind whose passes read c (SWIGLU_OAI) the values kept across
+    // the calls were one more than the callee-saved registers.
     HTP_NO_UNROLL
     for (; n_rows > 0; n_rows--) {
-        widen_row<K>(xs, x, n_half);
-        widen_row<K>(gs, g, n_half);
-        apply_row<K>(ys, xs, gs, 2 * n_half, c);
-        narrow_row<K>(y, ys, n_half);
-        x += px;
-        g += pg;
-        y += py;
+        widen_row<K>(c.xs, x, c.n_half);
+        widen_row<K>(c.gs, g, c.n_half);
+        apply_row<K>(c.ys, c.xs, c.gs, 2 * c.n_half, c);
+        narrow_row<K>(y, c.ys, c.n_half);
+        x += c.px;
+        g += c.pg;
+        y += c.py;
     }
 }
 

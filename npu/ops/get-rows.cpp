@@ -1,7 +1,9 @@
 // GET_ROWS to F32 from F32 / F16 / BF16 rows, from the blocks-of-32 quantized rows (Q8_0,
 // Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and from the K-quant rows (Q2_K .. Q6_K, super-blocks
 // of 256: compute_kquant_row, which also takes IQ4_XS), picked by I32 indices (I32 rows: copied). The index
-// is a scalar load from DDR (it forms the DMA address). A quantized row is split by 2-D DMAs
+// is a scalar load from DDR (it forms the DMA address); with idx_identity there is none and a
+// dst row reads the src0 row of its own coordinates (CPY / CONT / DUP of a block-quantized
+// source to F32: host/ops/get-rows.cpp dequant_rows_encode). A quantized row is split by 2-D DMAs
 // into dense arrays in VTCM (htp_get_rows_params: scales, mins, fifth bits, quants), laid out
 // so that HVX sees each block's 32 values in element order: the 4-bit types' 16 quant bytes
 // come twice, the first copy read for its low nibbles (elements 0..15), the second for its
@@ -70,8 +72,10 @@ struct get_rows_op : row_op<htp_get_rows_params> {
         const row_pos    c = row_coords(p->shape, r);  // (i10, i11, i12); a chunk stays in one plane
         const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot);
         for (uint32_t j = 0; j < n; j++) {
-            const dma_addr_t ia  = octx->src[1].data + row_offset(p->idx, c.i1 + j, c.i2, c.i3);
-            const uint32_t   row = (uint32_t) *(const int32_t *) htp_va(ia);
+            // idx_identity (a CPY of a quantized source): src0's own row, no index tensor
+            const uint32_t   row = p->idx_identity ? c.i1 + j
+                                                   : (uint32_t) *(const int32_t *) htp_va(
+                                                         octx->src[1].data + row_offset(p->idx, c.i1 + j, c.i2, c.i3));
             const dma_addr_t s   = octx->src[0].data + row_offset(p->src0, row, c.i2, c.i3);
             const dma_addr_t vj  = v + j * p->vsrc.row_pitch;
             if (p->n_fields == 0) {

@@ -277,11 +277,17 @@ static inline float sqrt_f32(float x) {
     return y;
 }
 
-// 1 / (1 + e^-x); e^-x is capped at e^87 so the reciprocal's argument stays below 2^126.
+// 1 / (1 + e^-x); e^-x is capped at e^87 so the divisor d stays in [1, 2^126), where
+// div_sf_normal applies. Divided, not recip_sf(d) alone: recip_sf(1) is 0.99999994, so where
+// 1 + e^-x rounds to 1 (x > 17) x * sigmoid_sf(x) was a step below x, and SWIGLU's / GEGLU_QUICK's
+// x * g (exact for BF16 x and g, often a tie between two BF16 values) rounded to the other
+// BF16 value than ggml-cpu's x / (1 + expf(-x)) * g in ~0.4% of the elements.
 static inline HVX_Vector sigmoid_sf(HVX_Vector x) {
-    const HVX_Vector nx = Q6_V_vxor_VV(x, splat_i32(0x80000000));
-    const HVX_Vector e  = exp_sf(sf_min(nx, splat_f32(87.0f)));
-    return recip_sf(Q6_Vsf_vadd_VsfVsf(e, splat_f32(1.0f)));
+    const HVX_Vector nx  = Q6_V_vxor_VV(x, splat_i32(0x80000000));
+    const HVX_Vector e   = exp_sf(sf_min(nx, splat_f32(87.0f)));
+    const HVX_Vector one = splat_f32(1.0f);
+    const HVX_Vector d   = Q6_Vsf_vadd_VsfVsf(e, one);
+    return div_sf_normal(one, d, recip_sf(d));
 }
 
 // tanh x: an odd polynomial for |x| < 0.625, else 1 - 2 / (e^(2|x|) + 1) via t = e^-2|x|.

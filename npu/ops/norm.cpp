@@ -2,6 +2,8 @@
 // padding never enters a sum).
 //   NORM:    y = (x - mean) / sqrt(mean((x - mean)^2) + eps)
 //   L2_NORM: y = x / max(sqrt(sum(x^2)), eps)
+// A transposed source (src_gather: its elements src_nb0 bytes apart) comes a row a chunk by a
+// 2-D DMA of one element per DMA row, as CPY's src_gather.
 #include "hvx-math.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -11,6 +13,16 @@ using namespace htp_ops;
 namespace {
 
 struct norm_op : row_op<htp_norm_params> {
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        if (!p->src_gather) {
+            return fetch_chunk(octx, p, ith, q, r, n, slot, p->ne0 * 4);
+        }
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t s = octx->src[0].data + row_offset(p->src0, c.i1, c.i2, c.i3);
+        return dma_queue_push(q, vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot), s, 4, p->src_nb0, 4, p->ne0)
+                   ? 1 : -1;  // n == 1
+    }
+
     // Sum over the row of f(x[i]) with padding lanes zeroed first.
     static HVX_Vector masked(const HVX_Vector * x, uint32_t i, uint32_t n_full, HVX_VectorPred tail) {
         const HVX_Vector v = hvx_vmem_load(x + i);

@@ -187,6 +187,20 @@ TEST(HvxMath, ActivationsWithinAbsoluteBounds) {
     EXPECT_TRUE(same(s[3], -0.0f));
 }
 
+// Where 1 + e^-x rounds to 1, sigmoid is exactly 1 (ggml-cpu's 1 / (1 + expf(-x))), so that
+// x * sigmoid(x) * g keeps the exact product of BF16 x and g: 92 * 34 = 3128 lies halfway
+// between two BF16 values, and a step below it rounds to the other one.
+TEST(HvxMath, SigmoidExactOne) {
+    const auto xs = sweep(17.0f, 120.0f, 4000);
+    const auto sg = run(sigmoid_sf, xs);
+    for (size_t i = 0; i < xs.size(); i++) {
+        EXPECT_EQ(sg[i], 1.0f / (1.0f + std::exp(-xs[i]))) << xs[i];
+    }
+    const auto p = run([](HVX_Vector x) { return Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, sigmoid_sf(x)), splat_f32(34.0f)); },
+                       { 92.0f });
+    EXPECT_EQ(p[0], 3128.0f);
+}
+
 TEST(HvxMath, FloatOrderMinMax) {
     const std::vector<float> a = { -2.0f, -0.0f, 0.0f, 3.0f, -kInf, kInf, 1e-40f, -1e-40f };
     const auto mn = run([](HVX_Vector v) { return sf_min(v, splat_f32(0.5f)); }, a);

@@ -8,9 +8,10 @@
 
 enum htp_binary_kind { HTP_BINARY_ADD = 0, HTP_BINARY_SUB, HTP_BINARY_MUL, HTP_BINARY_DIV };
 
-// ADD / SUB / MUL / DIV, F32, F16 or BF16 (all three tensors the same type): dst = src0 (op)
-// broadcast(src1). Rows are dst rows. F16 / BF16 rows arrive as such in F32-pitched slots and
-// are converted per row into three F32 scratch rows (a, b, y) at vconv, conv_pitch bytes apart.
+// ADD / SUB / MUL / DIV, F32, F16 or BF16 (all three tensors the same type, or a BF16 src0 and
+// dst with an F32 src1: src1_f32): dst = src0 (op) broadcast(src1). Rows are dst rows. F16 /
+// BF16 rows arrive as such in F32-pitched slots and are converted per row into three F32
+// scratch rows (a, b, y) at vconv, conv_pitch bytes apart (an F32 src1 is read in its slot).
 struct htp_binary_params {
     struct htp_split_params split;
     uint32_t kind;                   // enum htp_binary_kind
@@ -28,6 +29,9 @@ struct htp_binary_params {
     uint32_t vbcast;                 // offset of a row_pitch(dst) + 128 scratch row for nr0 > 1
     uint32_t half;                   // HTP_TYPE_F16 / HTP_TYPE_BF16: src0, src1, dst are that type; 0: F32
     uint32_t vconv, conv_pitch;      // F16 / BF16 only: F32 scratch rows (conv_pitch = 256 * ceil(ne0 / 64))
+    uint32_t src1_gather;            // 1: src1's elements lie src1_nb0 bytes apart (a permuted src1): each
+    uint32_t src1_nb0;               //    src1 row is gathered element by element (2-D DMA, rows_per_chunk 1)
+    uint32_t src1_f32;               // 1: src1 is F32 while src0 and dst are BF16 (`half`)
 };
 
 // SCALE F32: dst = x * scale + bias.
@@ -117,6 +121,8 @@ struct htp_get_rows_params {
     struct htp_rows_strides dst;
     struct htp_vtcm_stream vsrc;     // F32/F16/BF16/I32: raw rows; block types: the arrays above
     struct htp_vtcm_stream vdst;
+    uint32_t idx_identity;           // 1: no index tensor, dst row (i1, i2, i3) reads src0 row (i1, i2, i3)
+                                     // (CPY / CONT / DUP of a block-quantized source to F32)
 };
 
 // SET_ROWS: dst[:, src1[i01, i02 % ne11, i03 % ne12], i02, i03] = src0[:, i01, i02, i03].

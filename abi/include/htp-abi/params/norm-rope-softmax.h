@@ -27,6 +27,9 @@ struct htp_norm_params {
     struct htp_vtcm_stream vsrc, vdst;
     uint32_t has_mul;                // RMS_NORM only
     uint32_t vmul;
+    uint32_t src_gather;             // NORM / L2_NORM: 1: src0's elements lie src_nb0 bytes apart (a
+    uint32_t src_nb0;                //    transposed source): each row gathered element by element
+                                     //    (2-D DMA, rows_per_chunk 1)
 };
 
 enum htp_rope_mode { HTP_ROPE_NORMAL = 0, HTP_ROPE_NEOX = 1 };  // rotation pattern

@@ -30,7 +30,7 @@ Also reachable as scripts/snapdragon/ggml-hexagon-inspect.py (the spec's path; a
 tools/ggml-hexagon-inspect.py), run from the repository root as the spec shows.
 
 The loop finder (the packet graph, its dominators, the natural loops) is tools/inspect_loops.py,
-imported from beside this file. Python 3 standard library only; needs llvm-objdump-16, llvm-symbolizer-16 and llvm-readelf-16
+the kernel-source scan of --ops-dir tools/inspect_sources.py, both imported from beside this file. Python 3 standard library only; needs llvm-objdump-16, llvm-symbolizer-16 and llvm-readelf-16
 (Debian's llvm-16, installed by scripts/deps-hexagon.sh; HEXAGON_LLVM_SUFFIX=-19 picks another).
 """
 
@@ -43,9 +43,10 @@ import shutil
 import subprocess
 import sys
 
-# The loop finder, a module beside this file (installed with it; realpath: through the link too).
+# The loop finder and the kernel-source scan, modules beside this file (realpath: through the link too).
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from inspect_loops import find_loops  # noqa: E402
+from inspect_sources import kernel_sources  # noqa: E402
 
 # The real file: scripts/snapdragon/ggml-hexagon-inspect.py (the spec's path) links here.
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -415,31 +416,6 @@ def report(binary, label, checks, regex, limit, exclude=None):
                 print(f"      ... {len(found) - len(shown)} more (--limit 0 shows all)")
     symb.close()
     return totals, kinds, funcs, funcs + left_out
-
-
-def kernel_sources(ops_dir):
-    """{kernel .cpp of ops_dir or a folder under it (one defining an htp_op_* entry point): the
-    file names of ops_dir it and its local headers include, itself too}. An include resolves
-    beside the including file first, then in ops_dir (the build's include directory)."""
-    inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-    entry = re.compile(r"^int\s+htp_op_\w+\s*\(", re.M)
-
-    def closure(path, seen):
-        if path in seen or not os.path.isfile(path):
-            return seen
-        seen.add(path)
-        for h in inc.findall(open(path).read()):
-            beside = os.path.join(os.path.dirname(path), h)
-            closure(beside if os.path.isfile(beside) else os.path.join(ops_dir, h), seen)
-        return seen
-
-    kernels = {}
-    for d, _, names in sorted(os.walk(ops_dir)):
-        for n in sorted(names):
-            path = os.path.join(d, n)
-            if n.endswith(".cpp") and entry.search(open(path).read()):
-                kernels[os.path.relpath(path, ops_dir)] = {os.path.basename(f) for f in closure(path, set())}
-    return kernels
 
 
 def missing_kernels(path, funcs, ops_dir):

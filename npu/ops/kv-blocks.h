@@ -52,7 +52,7 @@ static inline bool kv_blocks_split(PUSH && push, dma_addr_t slot, const htp_fa_k
 // (kLutIq4nl, the table GET_ROWS and MUL_MAT decode it with). Q5: bit e of the block's qh
 // adds 16 to element e (lane e of the block's vector: qh splat AND 1 << lane). Then
 // (q - off) * d (+ m).
-static HTP_COMPUTE void nibble_blocks_to_f32(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * mins,
+static HTP_COMPUTE void compute_nibble_blocks_f32(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * mins,
                                             const HVX_Vector * qhv, const HVX_Vector * quants, uint32_t nb, float off,
                                             const int8_t * lut) {
     // Scales, mins and high bits of the current groups stay in registers (vextract per
@@ -115,7 +115,7 @@ static inline void kv_blocks_to_f32(HVX_Vector * y, dma_addr_t slot, const htp_f
         return;
     }
     const float off = type == HTP_TYPE_Q4_0 ? 8.0f : type == HTP_TYPE_Q5_0 ? 16.0f : 0.0f;
-    nibble_blocks_to_f32(y, scales, l.mins ? vptr(slot + l.mins) + first / 64 : nullptr,
+    compute_nibble_blocks_f32(y, scales, l.mins ? vptr(slot + l.mins) + first / 64 : nullptr,
                          l.qh ? vptr(slot + l.qh) + first / 32 : nullptr, vptr(slot + l.quants) + first / 8, nb, off,
                          type == HTP_TYPE_IQ4_NL ? kLutIq4nl : nullptr);
 }

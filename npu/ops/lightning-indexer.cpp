@@ -38,22 +38,27 @@ alignas(128) constexpr lane_words kLaneIndex = make_lane_index();
 // lanes of row i with bit d set and the lanes of row i + d with it clear (rotated d lanes:
 // the off-diagonal d x d blocks of each 2d x 2d block trade places); stages 16 .. 2 in place
 // in x, the last one into y.
+// One stage: rows i, i + d of x (16 pairs) into the same rows of out (os vectors apart).
+static HTP_INLINE void transpose_stage(HVX_Vector * out, uint32_t os, HVX_Vector * x, uint32_t xs, uint32_t d,
+                                       HVX_Vector lanes) {
+    const HVX_VectorPred clear = Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lanes, Q6_V_vsplat_R((int32_t) d)), Q6_V_vzero());
+    HTP_NO_UNROLL
+    for (uint32_t k = 0; k < 16; k++) {
+        const uint32_t   i = ((k & ~(d - 1)) << 1) | (k & (d - 1));
+        const HVX_Vector a = hvx_vmem_load(&x[i * xs]);
+        const HVX_Vector b = hvx_vmem_load(&x[(i + d) * xs]);
+        hvx_vmem_store(&out[i * os], Q6_V_vmux_QVV(clear, a, Q6_V_vror_VR(b, (int32_t) (128 - 4 * d))));
+        hvx_vmem_store(&out[(i + d) * os], Q6_V_vmux_QVV(clear, Q6_V_vror_VR(a, (int32_t) (4 * d)), b));
+    }
+}
+
 static HTP_COMPUTE void compute_transpose_32x32(HVX_Vector * y, uint32_t ys, HVX_Vector * x, uint32_t xs) {
     const HVX_Vector lanes = hvx_vmem_load_at(kLaneIndex.v);
     HTP_NO_UNROLL
-    for (uint32_t d = 16; d >= 1; d >>= 1) {
-        const HVX_VectorPred clear = Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lanes, Q6_V_vsplat_R((int32_t) d)), Q6_V_vzero());
-        HVX_Vector *         out   = d == 1 ? y : x;
-        const uint32_t       os    = d == 1 ? ys : xs;
-        HTP_NO_UNROLL
-        for (uint32_t k = 0; k < 16; k++) {
-            const uint32_t   i = ((k & ~(d - 1)) << 1) | (k & (d - 1));
-            const HVX_Vector a = hvx_vmem_load(&x[i * xs]);
-            const HVX_Vector b = hvx_vmem_load(&x[(i + d) * xs]);
-            hvx_vmem_store(&out[i * os], Q6_V_vmux_QVV(clear, a, Q6_V_vror_VR(b, (int32_t) (128 - 4 * d))));
-            hvx_vmem_store(&out[(i + d) * os], Q6_V_vmux_QVV(clear, Q6_V_vror_VR(a, (int32_t) (4 * d)), b));
-        }
+    for (uint32_t d = 16; d >= 2; d >>= 1) {
+        transpose_stage(x, xs, x, xs, d, lanes);
     }
+    transpose_stage(y, ys, x, xs, 1, lanes);
 }
 
 struct li_thread {
@@ -141,18 +146,22 @@ struct li_thread {
     // then block column j (32 keys x 32 elements) transposed into rows 32j .. 32j + 31 of Kt,
     // vector g. A last group past nk converts stale blocks into lanes the scores never store.
     HTP_COMPUTE void compute_k_quant(uint32_t state, uint32_t nk) {
-        const dma_addr_t st  = at(p->v_k16[state]);
-        HVX_Vector *     kf  = vptr(at(p->kq.f_at));
-        HVX_Vector *     kt  = vptr(at(p->v_k[state]));
-        const uint32_t   nbk = p->hsk / 32;
-        const uint32_t   kp  = p->k_pitch / 128;
         HTP_NO_UNROLL
         for (uint32_t g = 0; g < (nk + 31) / 32; g++) {
-            kv_blocks_to_f32(kf, st, p->kq, p->k_type, 32 * g * nbk, 32 * nbk);
-            HTP_NO_UNROLL
-            for (uint32_t j = 0; j < nbk; j++) {
-                compute_transpose_32x32(kt + 32 * j * kp + g, kp, kf + j, nbk);
-            }
+            compute_k_group(state, g);
+        }
+    }
+
+    // Group g (keys 32g .. 32g + 31) of compute_k_quant.
+    HTP_COMPUTE void compute_k_group(uint32_t state, uint32_t g) {
+        const uint32_t nbk = p->hsk / 32;
+        HVX_Vector *   kf  = vptr(at(p->kq.f_at));
+        kv_blocks_to_f32(kf, at(p->v_k16[state]), p->kq, p->k_type, 32 * g * nbk, 32 * nbk);
+        HVX_Vector *   kt  = vptr(at(p->v_k[state])) + g;
+        const uint32_t kp  = p->k_pitch / 128;
+        HTP_NO_UNROLL
+        for (uint32_t j = 0; j < nbk; j++) {
+            compute_transpose_32x32(kt + 32 * j * kp, kp, kf + j, nbk);
         }
     }
 

@@ -128,6 +128,36 @@ bool quant_row_type(ggml_type t) {
     }
 }
 
+// Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, IQ4_NL, Q4_1, Q5_0, Q5_1 (18 / 18 / 20 / 22 /
+// 24, 16): the dequantizer steps over one vector of quants, 4 / 8 blocks, and writes that many
+// F32 vectors. Scales and mins go 64 blocks to a vector, qh words 32.
+htp_fa_kv_layout kv_blocks_plan(ggml_type t, uint32_t d, uint32_t rows) {
+    htp_fa_kv_layout l = {};
+    const bool     q8   = t == GGML_TYPE_Q8_0;
+    const uint32_t qb   = q8 ? 32 : 16;
+    const uint32_t step = q8 ? 4 : 8;
+    const uint32_t B    = rows * (d / 32);  // blocks per slot
+    l.pitch             = (uint32_t) ggml_row_size(t, d);
+    uint32_t off        = align_up(rows * l.pitch, 128);
+    l.scales            = off;
+    off += align_up(B, 64) * 2;
+    if (t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1) {
+        l.mins = off;
+        off += align_up(B, 64) * 2;
+    }
+    if (t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1) {
+        l.qh = off;
+        off += align_up(B, 32) * 4;
+    }
+    l.quants = off;
+    l.slot   = l.quants + align_up(B, step) * qb;
+    return l;
+}
+
+uint32_t kv_blocks_descs(ggml_type t) {
+    return t == GGML_TYPE_Q5_1 ? 5 : (t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_0) ? 4 : 3;
+}
+
 // Arrays in the order of htp_quant_row, each 128-aligned and as long as the kernel writes it:
 // quants by 4 (Q8_0) or 8 blocks, FP16 scales / mins by 64, fifth bits by 32, F32 scratch by
 // pairs of vectors (64 blocks), the widened source by pairs (64 values).

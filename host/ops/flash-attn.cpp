@@ -1,5 +1,5 @@
 // Host side of FLASH_ATTN_EXT (docs/flash-attn.md): Q F32; K, V F32 / F16 / BF16 / Q8_0 / Q4_0 /
-// Q4_1 / Q5_0 / Q5_1;
+// Q4_1 / Q5_0 / Q5_1 / IQ4_NL;
 // optional F16 mask (broadcast over heads / sequences), sinks, ALiBi, logit softcap; K/V heads
 // broadcast over q heads. Splits the q rows into tiles of one K/V head each, spreads the
 // tiles over the HVX threads and lays out each thread's VTCM.
@@ -19,8 +19,7 @@ constexpr uint32_t kKvBufs   = 2;   // K/V/mask slots (split.n_bufs): the next c
 constexpr uint32_t kMaxTile  = 12;  // q rows per tile: keeps the DMA queue within 64 (see fa_plan)
 
 bool kv_quant(ggml_type t) {
-    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_0 ||
-           t == GGML_TYPE_Q5_1;
+    return quant_row_type(t);  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL
 }
 
 bool kv_type_ok(ggml_type t) {
@@ -36,6 +35,7 @@ uint32_t kv_htp_type(ggml_type t) {
         case GGML_TYPE_Q4_1: return HTP_TYPE_Q4_1;
         case GGML_TYPE_Q5_0: return HTP_TYPE_Q5_0;
         case GGML_TYPE_Q5_1: return HTP_TYPE_Q5_1;
+        case GGML_TYPE_IQ4_NL: return HTP_TYPE_IQ4_NL;
         default:             return HTP_TYPE_Q4_0;
     }
 }
@@ -54,43 +54,15 @@ htp_fa_kv_layout kv_plan(ggml_type t, uint32_t d) {
         l.slot    = C * l.pitch;
         l.f_pitch = align_up(d, 64) * 4;  // f16 -> f32 converts 64 lanes at a time
     } else {
-        // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, Q4_1, Q5_0, Q5_1 (18 / 20 / 22 / 24,
-        // 16): dequant steps over one vector of quants, 4 / 8 blocks, and writes that many F32
-        // vectors. Scales and mins go 64 blocks to a vector, qh words 32.
-        const uint32_t q8   = t == GGML_TYPE_Q8_0;
-        const uint32_t qb   = q8 ? 32 : 16;
-        const uint32_t step = q8 ? 4 : 8;
-        const uint32_t nb   = d / 32;       // blocks per row
-        const uint32_t B    = C * nb;       // blocks per chunk
-        l.pitch             = (uint32_t) ggml_row_size(t, d);  // dense copy of the rows
-        uint32_t off        = align_up(C * l.pitch, 128);
-        l.scales            = off;
-        off += align_up(B, 64) * 2;
-        if (t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1) {
-            l.mins = off;
-            off += align_up(B, 64) * 2;
-        }
-        if (t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1) {
-            l.qh = off;
-            off += align_up(B, 32) * 4;
-        }
-        l.quants            = off;
-        l.slot              = l.quants + align_up(B, step) * qb;
-        l.f_pitch           = d * 4;  // C * f_pitch = B * 128: B is a multiple of step (C = 64)
+        l         = kv_blocks_plan(t, d, C);  // dense rows + split arrays (npu/ops/kv-blocks.h)
+        l.f_pitch = d * 4;  // C * f_pitch = B * 128: the dequantizer's 4 / 8-block steps divide B (C = 64)
     }
     return l;
 }
 
 // DMA descriptors per K or V chunk: the rows, then (quantized) the d / qs / m / qh splits.
 uint32_t kv_descs(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0: return 3;
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0: return 4;
-        case GGML_TYPE_Q5_1: return 5;
-        default:             return 1;
-    }
+    return kv_quant(t) ? kv_blocks_descs(t) : 1;
 }
 
 struct fa_plan {

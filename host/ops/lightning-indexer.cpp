@@ -1,4 +1,5 @@
-// Host side of LIGHTNING_INDEXER (F32 q / weights, F32, F16 or BF16 k, F16 mask), as ggml-cpu's
+// Host side of LIGHTNING_INDEXER (F32 q / weights; F32, F16, BF16 or blocks-of-32 quantized k:
+// Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL; F16 mask), as ggml-cpu's
 // ggml_compute_forward_lightning_indexer; the kernel is npu/ops/lightning-indexer.cpp.
 #include <algorithm>
 
@@ -12,18 +13,24 @@ namespace {
 constexpr uint32_t kBufs     = 2;    // slots per block stream (split.n_bufs): the kernel's double buffer
 constexpr uint32_t kMaxChunk = 256;  // keys per pair: the kernel's compute_token<NV>, NV <= 8
 
+constexpr uint32_t kQuantKeys = 32;  // quantized K: keys dequantized (and transposed) at a time
+
 struct li_layout {
     uint32_t chunk, tb;
     uint32_t k_pitch, k16_pitch, q_pitch, w_pitch, m_pitch;
-    uint32_t k_size, k16_size, q_size, w_size, m_size, out_size;
+    uint32_t k_size, k16_size, kf_size, q_size, w_size, m_size, out_size;
+    htp_fa_kv_layout kq;  // quantized K: the staged chunk's split (kv_blocks_plan), else zero
     uint32_t total;
 };
 
 static li_layout layout_for(const ggml_tensor * op, uint32_t chunk, uint32_t tb) {
-    const ggml_tensor * q   = op->src[0];
-    const bool          f16 = op->src[1]->type != GGML_TYPE_F32;  // F16 / BF16: staged
+    const ggml_tensor * q     = op->src[0];
+    const ggml_type     kt    = op->src[1]->type;
+    const bool          quant = quant_row_type(kt);
+    const bool          f16   = kt == GGML_TYPE_F16 || kt == GGML_TYPE_BF16;  // staged, converted by HVX
     const uint32_t      hsk = (uint32_t) q->ne[0], nh = (uint32_t) q->ne[1];
     li_layout           l;
+    l.kq        = quant ? kv_blocks_plan(kt, hsk, chunk) : htp_fa_kv_layout{};
     l.chunk     = chunk;
     l.tb        = tb;
     l.k_pitch   = chunk * 4;
@@ -32,12 +39,13 @@ static li_layout layout_for(const ggml_tensor * op, uint32_t chunk, uint32_t tb)
     l.w_pitch   = align_up(nh * 4, 128);
     l.m_pitch   = align_up(chunk * 2, 128);
     l.k_size    = hsk * l.k_pitch;
-    l.k16_size  = f16 ? hsk * l.k16_pitch : 0;
+    l.k16_size  = f16 ? hsk * l.k16_pitch : quant ? l.kq.slot : 0;
+    l.kf_size   = quant ? kQuantKeys * hsk * 4 : 0;  // kQuantKeys dequantized keys, key-major
     l.q_size    = tb * nh * l.q_pitch;
     l.w_size    = tb * l.w_pitch;
     l.m_size    = tb * l.m_pitch;
     l.out_size  = tb * l.k_pitch;
-    l.total     = 2 * (l.k_size + l.k16_size) + kBufs * (l.q_size + l.w_size + l.m_size + l.out_size);
+    l.total     = 2 * (l.k_size + l.k16_size) + l.kf_size + kBufs * (l.q_size + l.w_size + l.m_size + l.out_size);
     return l;
 }
 
@@ -63,7 +71,14 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
 static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const auto [q, k, w, m] = op_srcs<4>(op);
     if (m == nullptr || op->type != GGML_TYPE_F32 || q->type != GGML_TYPE_F32 || w->type != GGML_TYPE_F32 ||
-        m->type != GGML_TYPE_F16 || (k->type != GGML_TYPE_F32 && k->type != GGML_TYPE_F16 && k->type != GGML_TYPE_BF16)) {
+        m->type != GGML_TYPE_F16) {
+        return false;
+    }
+    // Quantized keys: whole blocks, and 2 blocks a key, so that each group of kQuantKeys keys
+    // starts on a vector of the split scales (64 blocks; npu/ops/kv-blocks.h).
+    const bool quant = quant_row_type(k->type);
+    if (!(k->type == GGML_TYPE_F32 || k->type == GGML_TYPE_F16 || k->type == GGML_TYPE_BF16 ||
+          (quant && q->ne[0] % 64 == 0))) {
         return false;
     }
     for (const ggml_tensor * t : { op, q, k, w, m }) {
@@ -82,10 +97,12 @@ static bool li_supports(const htp_device_caps & caps, const ggml_tensor * op, co
     if (!choose_layout(caps, op, l)) {
         return false;
     }
-    // 2-D descriptors: the transposed K chunk (up to chunk one-element rows, k->nb[2] apart),
+    // 2-D descriptors: the transposed K chunk (up to chunk one-element rows, k->nb[2] apart;
+    // quantized: chunk rows of the row's bytes, then the splits of chunk * hsk / 32 blocks),
     // q (nh rows per token), weights / mask / score rows of a block.
     return dma_fields_ok(caps, { (uint64_t) hsk * 4, (uint64_t) nh, l.chunk, l.tb, l.k_pitch, l.q_pitch, l.w_pitch,
-                                l.m_pitch, l.k16_pitch, k->nb[2], q->nb[1], w->nb[1], m->nb[1], op->nb[1] });
+                                l.m_pitch, l.k16_pitch, k->nb[2], q->nb[1], w->nb[1], m->nb[1], op->nb[1],
+                                ggml_row_size(k->type, hsk), (uint64_t) l.chunk * (hsk / 32) });
 }
 
 static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -95,7 +112,7 @@ static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_
     li_layout l;
     choose_layout(caps, op, l);
 
-    p.k_type     = k->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : k->type == GGML_TYPE_BF16 ? HTP_TYPE_BF16 : HTP_TYPE_F32;
+    p.k_type     = k->type;  // ggml_type values are the ABI's htp_type values
     p.hsk        = (uint32_t) q->ne[0];
     p.nh         = (uint32_t) q->ne[1];
     p.n_tok      = (uint32_t) q->ne[2];
@@ -121,8 +138,11 @@ static void li_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_
     const uint32_t pairs    = p.n_chunks * (uint32_t) q->ne[3];
     split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
 
+    p.kq               = l.kq;
+    p.kq.f_pitch       = l.kf_size ? p.hsk * 4 : 0;
     const uint32_t off = place_regions(0, 1, { { &p.v_k[0], l.k_size }, { &p.v_k[1], l.k_size },
-                                               { &p.v_k16[0], l.k16_size }, { &p.v_k16[1], l.k16_size } });
+                                               { &p.v_k16[0], l.k16_size }, { &p.v_k16[1], l.k16_size },
+                                               { &p.kq.f_at, l.kf_size } });
     p.q_size           = l.q_size;
     p.w_size           = l.w_size;
     p.m_size           = l.m_size;

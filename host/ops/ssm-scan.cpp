@@ -1,4 +1,5 @@
-// Host side of SSM_SCAN (F32, Mamba-1 and Mamba-2 decays, K = 1), as
+// Host side of SSM_SCAN (F32, Mamba-1 and Mamba-2 decays, K >= 1 states: the final one and
+// K - 1 rollback snapshots), as
 // ggml_compute_forward_ssm_scan_f32: lanes of 32 head rows per work row, the state kept
 // transposed in VTCM (abi/include/htp-abi/params/sequence.h, htp_ssm_scan_params).
 #include <algorithm>
@@ -11,10 +12,11 @@ namespace {
 
 constexpr uint32_t kBufs     = 2;    // slots per block stream (split.n_bufs): the kernel's double buffer
 constexpr uint32_t kMaxState = 256;  // d_state: state rows per lane vector in VTCM
+constexpr int32_t  kMaxK     = 16;   // states written (op param K): the snapshots' VTCM grows with K
 
 struct scan_layout {
     uint32_t tb;                     // tokens per block
-    uint32_t c_pitch, lane_size, bc_size, state_size, a_size;
+    uint32_t c_pitch, lane_size, bc_size, state_size, a_size, snap_size;
     uint32_t total;                  // VTCM bytes per thread
 };
 
@@ -28,8 +30,9 @@ static scan_layout layout_for(const ggml_tensor * op, uint32_t tb) {
     l.bc_size    = tb * l.c_pitch;
     l.state_size = nc * 128;
     l.a_size     = na * 128;
-    // 2 state and A regions + 2 slots of (x, dt, y, B, C)
-    l.total = 2 * (l.state_size + l.a_size) + kBufs * (3 * l.lane_size + 2 * l.bc_size);
+    l.snap_size  = (uint32_t) (op->op_params[0] - 1) * l.state_size;  // K - 1 snapshots
+    // 2 state, A and snapshot regions + 2 slots of (x, dt, y, B, C)
+    l.total = 2 * (l.state_size + l.a_size + l.snap_size) + kBufs * (3 * l.lane_size + 2 * l.bc_size);
     return l;
 }
 
@@ -41,8 +44,8 @@ static bool choose_layout(const htp_device_caps & caps, const ggml_tensor * op, 
 static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const auto [s, x, dt, A, B, C, ids] = op_srcs<7>(op);
     if (op->type != GGML_TYPE_F32 || !ggml_is_contiguous(op) || !fits_u32(op) || !ids ||
-        ids->type != GGML_TYPE_I32 || !ggml_is_contiguous(ids) || op->op_params[0] != 1) {
-        return false;  // K > 1 (rollback snapshots) stays on the CPU
+        ids->type != GGML_TYPE_I32 || !ggml_is_contiguous(ids) || op->op_params[0] < 1 || op->op_params[0] > kMaxK) {
+        return false;
     }
     for (int i = 0; i < 6; i++) {
         const ggml_tensor * t = op->src[i];
@@ -59,6 +62,10 @@ static bool scan_supports(const htp_device_caps & caps, const ggml_tensor * op, 
     if (nc < 1 || nc > kMaxState || nt < 1 || ns < 1 || ng < 1 || nh % ng != 0 || (na != 1 && na != nc) ||
         A->ne[1] != nh || s->ne[1] != nr || s->ne[2] != nh || s->ne[3] < 1 || dt->ne[0] != nh || ids->ne[0] != ns ||
         B->ne[2] != nt || B->ne[3] != ns) {
+        return false;
+    }
+    // dst: y, then K states of the src state's shape (ggml_ssm_scan), the state contiguous.
+    if (ggml_nelements(op) != ggml_nelements(x) + op->op_params[0] * nc * nr * nh * ns) {
         return false;
     }
     // Every lane vector inside one group of B / C (and so the rows a whole number of vectors).
@@ -108,8 +115,11 @@ static void scan_encode(const htp_device_caps & caps, const ggml_tensor * op, ht
     const uint32_t pairs = p.n_lanes * ns;
     split_units(caps, pairs, kBufs, vtcm_budget(caps), p.split);
 
+    p.n_snap           = (uint32_t) op->op_params[0] - 1;
+    p.n_seqs           = ns;
     const uint32_t off = place_regions(0, 1, { { &p.v_state[0], l.state_size }, { &p.v_state[1], l.state_size },
-                                               { &p.v_a[0], l.a_size }, { &p.v_a[1], l.a_size } });
+                                               { &p.v_a[0], l.a_size }, { &p.v_a[1], l.a_size },
+                                               { &p.v_snap[0], l.snap_size }, { &p.v_snap[1], l.snap_size } });
     p.lane_size        = l.lane_size;
     p.bc_size          = l.bc_size;
     place_regions(off, kBufs, { { &p.v_x, l.lane_size }, { &p.v_dt, l.lane_size }, { &p.v_y, l.lane_size },

@@ -7,6 +7,7 @@
 // sink joins M and S, the accumulator is divided by S and DMA'd to dst.
 #include "hvx-math.h"
 #include "hvx-util.h"
+#include "kv-blocks.h"
 #include "op-table.h"
 #include "row-stream.h"
 
@@ -14,7 +15,6 @@ using namespace htp_ops;
 
 namespace {
 
-constexpr uint32_t kQ4QuantBytes = 16;  // Q4_0 / Q4_1 / Q5_0 / Q5_1: 16 bytes of 32 nibbles at a block's end
 constexpr uint32_t kMaxTile = 12;
 
 uint32_t kv_descs(uint32_t blocks, uint32_t mins, uint32_t qh) {
@@ -72,95 +72,22 @@ struct fa_thread {
         return k;
     }
 
-    // One K or V chunk: rows into the raw slot; quantized rows land densely and VTCM -> VTCM
-    // descriptors (run after it, the queue is FIFO) split the blocks into dense arrays of
-    // scales d, mins m (Q4_1, Q5_1), high bits qh (Q5_0, Q5_1) and quants.
+    // One K or V chunk: rows into the raw slot; quantized rows land densely and are split
+    // into dense arrays by kv_blocks_split (npu/ops/kv-blocks.h).
     bool fetch_kv(const htp_fa_kv_layout & l, uint32_t s, dma_addr_t src, uint32_t type, uint32_t nb1,
                   uint32_t row_bytes, uint32_t blocks, uint32_t n, int & k) {
         const dma_addr_t slot = at(l.at + s * l.slot);
-        const uint32_t   pitch = l.pitch, scales = l.scales, mins = l.mins, qh = l.qh, quants = l.quants;
-        if (!dma_queue_push(q, slot, src, pitch, nb1, row_bytes, n)) {
+        if (!dma_queue_push(q, slot, src, l.pitch, nb1, row_bytes, n)) {
             return false;
         }
         k++;
         if (blocks == 0) {
             return true;
         }
-        const uint32_t nb = n * blocks;
-        const uint32_t qb = type == HTP_TYPE_Q8_0 ? HTP_QK8_0 : kQ4QuantBytes;
-        const uint32_t bs = row_bytes / blocks;  // d [m] [qh] qs
-        if (!dma_queue_push(q, slot + scales, slot, 2, bs, 2, nb) ||
-            !dma_queue_push(q, slot + quants, slot + bs - qb, qb, bs, qb, nb)) {
-            return false;
-        }
-        k += 2;
-        if (mins) {
-            if (!dma_queue_push(q, slot + mins, slot + 2, 2, bs, 2, nb)) {
-                return false;
-            }
-            k++;
-        }
-        if (qh) {
-            if (!dma_queue_push(q, slot + qh, slot + bs - qb - 4, 4, bs, 4, nb)) {
-                return false;
-            }
-            k++;
-        }
-        return true;
-    }
-
-    // Flat Q4_0 / Q4_1 / Q5_0 / Q5_1 -> F32 over nb blocks (8 blocks, 128 quant bytes, per
-    // step). Low nibbles are a block's elements 0..15, high nibbles 16..31: each widens
-    // b -> h -> hf -> sf in order into vectors of two blocks' halves (A: lows of blocks 2k,
-    // 2k + 1; B: their highs); a 64-byte rotate and mux pair makes block 2k = [A lo, B lo] and
-    // 2k + 1 = [A hi, B hi]. Q5: bit e of the block's qh adds 16 to element e (lane e of the
-    // block's vector: qh splat AND 1 << lane). Then (q - off) * d (+ m).
-    static HTP_COMPUTE void compute_dequant_q4q5(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * mins,
-                                                 const HVX_Vector * qhv, const HVX_Vector * quants, uint32_t nb,
-                                                 float off) {
-        // Scales, mins and high bits of the current groups stay in registers (vextract per
-        // block); lane_bit = 1 << lane, built by shifting the words in from the top.
-        HVX_Vector lane_bit = Q6_V_vzero();
-        for (int32_t l = 31; l >= 0; l--) {
-            lane_bit = Q6_V_valign_VVR(lane_bit, Q6_V_vsplat_R((int32_t) (1u << l)), 124);
-        }
-        const HVX_Vector     m4      = Q6_V_vsplat_R(0x0f0f0f0f);
-        const HVX_Vector     voff    = splat_f32(off);
-        const HVX_Vector     sixteen = splat_f32(16.0f);
-        const HVX_VectorPred half    = Q6_Q_vsetq_R(64);
-        HVX_VectorPair       d       = f16_scales_f32(hvx_vmem_load(&scales[0]));
-        HVX_VectorPair       mn      = mins ? f16_scales_f32(hvx_vmem_load(&mins[0])) : d;
-        HTP_NO_UNROLL
-        for (uint32_t b0 = 0; b0 < nb; b0 += 8) {
-            if ((b0 & 63) == 0) {
-                d = f16_scales_f32(hvx_vmem_load(&scales[b0 / 64]));
-                if (mins) {
-                    mn = f16_scales_f32(hvx_vmem_load(&mins[b0 / 64]));
-                }
-            }
-            const HVX_Vector qv = hvx_vmem_load(&quants[b0 / 8]);
-            const HVX_Vector lo = Q6_V_vand_VV(qv, m4);
-            const HVX_Vector hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(qv, 4), m4);
-            HVX_Vector       A[4], B[4];
-            i8_to_f32_vectors4(lo, A);
-            i8_to_f32_vectors4(hi, B);
-            for (uint32_t k = 0; k < 8; k++) {
-                HVX_Vector x = (k & 1) ? Q6_V_vmux_QVV(half, Q6_V_vror_VR(A[k / 2], 64), B[k / 2]) :
-                                         Q6_V_vmux_QVV(half, A[k / 2], Q6_V_vror_VR(B[k / 2], 64));
-                const uint32_t b = b0 + k;
-                if (qhv) {
-                    const int32_t        qh   = Q6_R_vextract_VR(hvx_vmem_load(&qhv[b0 / 32]), (int32_t) (4 * (b & 31)));
-                    const HVX_Vector     bits = Q6_V_vand_VV(Q6_V_vsplat_R(qh), lane_bit);
-                    const HVX_VectorPred zero = Q6_Q_vcmp_eq_VwVw(bits, Q6_V_vzero());
-                    x = Q6_Vsf_vadd_VsfVsf(x, Q6_V_vmux_QVV(zero, Q6_V_vzero(), sixteen));
-                }
-                x = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(x, voff), block_scale(d, b));
-                if (mins) {
-                    x = Q6_Vsf_vadd_VsfVsf(x, block_scale(mn, b));
-                }
-                hvx_vmem_store(&y[b], x);
-            }
-        }
+        dma_queue * dq = q;
+        return kv_blocks_split([dq](dma_addr_t dst, dma_addr_t sa, uint32_t ds, uint32_t ss, uint32_t rs, uint32_t nr) {
+            return dma_queue_push(dq, dst, sa, ds, ss, rs, nr);
+        }, slot, l, type, row_bytes, blocks, n, k);
     }
 
     // BF16 -> F32 for 64 * n_in elements: after vshuff word i holds x[i] (low half) and
@@ -180,8 +107,7 @@ struct fa_thread {
                                       uint32_t n, bool zero_tail, uint32_t & vpitch) const {
         const dma_addr_t slot = at(l.at + s * l.slot);
         const dma_addr_t fbuf = at(l.f_at);
-        const uint32_t   pitch = l.pitch, f_pitch = l.f_pitch, scales = l.scales, mins = l.mins, qh = l.qh;
-        const uint32_t   quants = l.quants;
+        const uint32_t   pitch = l.pitch, f_pitch = l.f_pitch;
         HVX_Vector * y;
         if (type == HTP_TYPE_F32) {
             y      = vptr(slot);
@@ -197,16 +123,10 @@ struct fa_thread {
                     bf16_to_f32_vectors(y + i * vpitch, x + i * (pitch / 128), (d + 63) / 64);
                 }
             }
-        } else if (type == HTP_TYPE_Q8_0) {
-            y      = vptr(fbuf);
-            vpitch = f_pitch / 128;
-            q8_0_to_f32_vectors(y, vptr(slot + scales), vptr(slot + quants), n * blocks);
         } else {
             y      = vptr(fbuf);
             vpitch = f_pitch / 128;
-            const float off = type == HTP_TYPE_Q4_0 ? 8.0f : type == HTP_TYPE_Q5_0 ? 16.0f : 0.0f;
-            compute_dequant_q4q5(y, vptr(slot + scales), mins ? vptr(slot + mins) : nullptr, qh ? vptr(slot + qh) : nullptr,
-                         vptr(slot + quants), n * blocks, off);
+            kv_blocks_to_f32(y, slot, l, type, 0, n * blocks);
         }
         if (zero_tail && d % 32) {
             const HVX_VectorPred keep = Q6_Q_vsetq_R((int32_t) (d % 32 * 4));

@@ -5,11 +5,15 @@
 // a recurrent op's state, loaded at the pair's first token block and kept for its others). The
 // chunk is gathered transposed by DMA (one descriptor of kv_chunk one-element rows per element
 // e; F16 / BF16 keys into a staging area that HVX converts), so that with vectors over 32
-// keys a head's scores are sum_e q[e] * Kt[e], q[e] splat by vextract. Per token block: q (nh
-// rows per token), the weights and mask rows in, the scores out, two slots.
+// keys a head's scores are sum_e q[e] * Kt[e], q[e] splat by vextract. Quantized keys (Q8_0,
+// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL) cannot be gathered by element: their rows land densely and
+// are split into arrays (npu/ops/kv-blocks.h, FLASH_ATTN_EXT's); HVX dequantizes 32 keys at a
+// time into key-major F32 rows and transposes each 32 x 32 block into Kt. Per token block: q
+// (nh rows per token), the weights and mask rows in, the scores out, two slots.
 #include "dma-tickets.h"
 #include "hvx-math.h"
 #include "hvx-util.h"
+#include "kv-blocks.h"
 #include "op-table.h"
 #include "pair-blocks.h"
 #include "row-stream.h"
@@ -17,6 +21,45 @@
 using namespace htp_ops;
 
 namespace {
+
+// Word lane l: l (the lane masks of the transpose).
+constexpr lane_words make_lane_index() {
+    lane_words t{};
+    for (uint32_t l = 0; l < 32; l++) {
+        t.v[l] = l;
+    }
+    return t;
+}
+
+alignas(128) constexpr lane_words kLaneIndex = make_lane_index();
+
+// 32 x 32 words: row r of x (rows xs vectors apart) -> row i of y (ys apart) holds lane i of
+// every row of x. Five stages, d = 16, 8, .., 1: rows i and i + d (bit d of i clear) swap the
+// lanes of row i with bit d set and the lanes of row i + d with it clear (rotated d lanes:
+// the off-diagonal d x d blocks of each 2d x 2d block trade places); stages 16 .. 2 in place
+// in x, the last one into y.
+// One stage: rows i, i + d of x (16 pairs) into the same rows of out (os vectors apart).
+static HTP_INLINE void transpose_stage(HVX_Vector * out, uint32_t os, HVX_Vector * x, uint32_t xs, uint32_t d,
+                                       HVX_Vector lanes) {
+    const HVX_VectorPred clear = Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lanes, Q6_V_vsplat_R((int32_t) d)), Q6_V_vzero());
+    HTP_NO_UNROLL
+    for (uint32_t k = 0; k < 16; k++) {
+        const uint32_t   i = ((k & ~(d - 1)) << 1) | (k & (d - 1));
+        const HVX_Vector a = hvx_vmem_load(&x[i * xs]);
+        const HVX_Vector b = hvx_vmem_load(&x[(i + d) * xs]);
+        hvx_vmem_store(&out[i * os], Q6_V_vmux_QVV(clear, a, Q6_V_vror_VR(b, (int32_t) (128 - 4 * d))));
+        hvx_vmem_store(&out[(i + d) * os], Q6_V_vmux_QVV(clear, Q6_V_vror_VR(a, (int32_t) (4 * d)), b));
+    }
+}
+
+static HTP_COMPUTE void compute_transpose_32x32(HVX_Vector * y, uint32_t ys, HVX_Vector * x, uint32_t xs) {
+    const HVX_Vector lanes = hvx_vmem_load_at(kLaneIndex.v);
+    HTP_NO_UNROLL
+    for (uint32_t d = 16; d >= 2; d >>= 1) {
+        transpose_stage(x, xs, x, xs, d, lanes);
+    }
+    transpose_stage(y, ys, x, xs, 1, lanes);
+}
 
 struct li_thread {
     const htp_op_context *       octx;
@@ -37,9 +80,20 @@ struct li_thread {
         return { b, s, c, k0, p->n_kv - k0 < p->kv_chunk ? p->n_kv - k0 : p->kv_chunk };
     }
 
+    bool quant_k() const { return p->kq.f_pitch != 0; }
+
     uint32_t fetch(const unit & u, uint32_t slot) {
         uint32_t last = t.pushed;
-        if (u.block == 0) {  // K chunk, transposed: row e <- element e of keys k0 .. k0 + nk
+        if (u.block == 0 && quant_k()) {  // quantized K chunk: nk dense rows, then the splits
+            const dma_addr_t src = octx->src[1].data + u.s * p->k.nb3 + u.k0 * p->k.nb2;
+            const dma_addr_t st  = at(p->v_k16[u.state]);
+            last = t.push(st, src, p->kq.pitch, p->k.nb2, p->kq.pitch, u.nk);
+            int nd = 0;
+            kv_blocks_split([this, &last](dma_addr_t d, dma_addr_t sa, uint32_t ds, uint32_t ss, uint32_t rs, uint32_t nr) {
+                last = t.push(d, sa, ds, ss, rs, nr);
+                return !t.failed;
+            }, st, p->kq, p->k_type, p->kq.pitch, p->hsk / 32, u.nk, nd);
+        } else if (u.block == 0) {  // K chunk, transposed: row e <- element e of keys k0 .. k0 + nk
             const uint32_t   esz = p->k_type == HTP_TYPE_F32 ? 4 : 2;
             const dma_addr_t src = octx->src[1].data + u.s * p->k.nb3 + u.k0 * p->k.nb2;
             const dma_addr_t dst = at(esz == 2 ? p->v_k16[u.state] : p->v_k[u.state]);
@@ -66,6 +120,8 @@ struct li_thread {
             compute_k<f16_to_f32_vectors>(u.state);
         } else if (u.block == 0 && p->k_type == HTP_TYPE_BF16) {
             compute_k<bf16_to_f32_vectors>(u.state);
+        } else if (u.block == 0 && quant_k()) {
+            compute_k_quant(u.state, u.nk);
         }
         switch (p->kv_chunk / 64) {
             case 1: compute_tokens<2>(u, slot); break;
@@ -82,6 +138,30 @@ struct li_thread {
         HTP_NO_UNROLL
         for (uint32_t e = 0; e < p->hsk; e++) {
             TO_F32(vptr(at(p->v_k[state] + e * p->k_pitch)), vptr(at(p->v_k16[state] + e * p->k16_pitch)), nv16);
+        }
+    }
+
+    // The staged quantized chunk -> F32 rows of Kt: per group of 32 keys, their hsk / 32 blocks
+    // each dequantized key-major into kq.f_at (key r's block j in vector r * nbk + j),
+    // then block column j (32 keys x 32 elements) transposed into rows 32j .. 32j + 31 of Kt,
+    // vector g. A last group past nk converts stale blocks into lanes the scores never store.
+    HTP_COMPUTE void compute_k_quant(uint32_t state, uint32_t nk) {
+        HTP_NO_UNROLL
+        for (uint32_t g = 0; g < (nk + 31) / 32; g++) {
+            compute_k_group(state, g);
+        }
+    }
+
+    // Group g (keys 32g .. 32g + 31) of compute_k_quant.
+    HTP_COMPUTE void compute_k_group(uint32_t state, uint32_t g) {
+        const uint32_t nbk = p->hsk / 32;
+        HVX_Vector *   kf  = vptr(at(p->kq.f_at));
+        kv_blocks_to_f32(kf, at(p->v_k16[state]), p->kq, p->k_type, 32 * g * nbk, 32 * nbk);
+        HVX_Vector *   kt  = vptr(at(p->v_k[state])) + g;
+        const uint32_t kp  = p->k_pitch / 128;
+        HTP_NO_UNROLL
+        for (uint32_t j = 0; j < nbk; j++) {
+            compute_transpose_32x32(kt + 32 * j * kp, kp, kf + j, nbk);
         }
     }
 

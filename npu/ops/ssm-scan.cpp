@@ -1,4 +1,4 @@
-// SSM_SCAN F32 (Mamba-1 / Mamba-2 selective scan, K = 1), as ggml-cpu's
+// SSM_SCAN F32 (Mamba-1 / Mamba-2 selective scan, K >= 1 states), as ggml-cpu's
 // ggml_compute_forward_ssm_scan_f32. A work row is a (lane vector, sequence) pair: 32
 // consecutive head rows ii = h * nr + i1 ("lanes"). Its state is gathered transposed into
 // VTCM (row k = state k of the 32 lanes: min(nc, 32) descriptors of one-element rows) at the
@@ -10,7 +10,9 @@
 // of 32 lane values per token; a head's dt replicated over its lanes by a zero-stride DMA), B
 // and C come per token block, one or a few 2-D descriptors each, two slots so the next block
 // loads during the compute; y rows go out per block, the final state scattered back after the
-// pair's last block.
+// pair's last block. K > 1 (rollback snapshots, htp_ssm_scan_params n_snap): the state after
+// token nt - 1 - j (j = 1 .. K - 1) is copied in VTCM as that token ends and scattered with the
+// final state, to dst slot j.
 #include "dma-tickets.h"
 #include "hvx-math.h"
 #include "hvx-util.h"
@@ -105,7 +107,8 @@ struct scan_thread {
         return last;
     }
 
-    // The block's tokens, one out-of-line compute_token each.
+    // The block's tokens, one out-of-line compute_token each; after token nt - 1 - j
+    // (j = 1 .. n_snap) the state is copied into snapshot j.
     HTP_COMPUTE void compute_chunk(const unit & u, uint32_t slot) {
         HTP_NO_UNROLL
         for (uint32_t tt = 0; tt < u.nt; tt++) {
@@ -113,6 +116,10 @@ struct scan_thread {
                 compute_token_head_decay(u, slot, tt);
             } else {
                 compute_token_state_decay(u, slot, tt);
+            }
+            const uint32_t j = p->nt - 1 - (u.t0 + tt);
+            if (j >= 1 && j <= p->n_snap) {
+                copy_vectors(vptr(at(p->v_snap[u.state] + (j - 1) * p->nc * 128)), vptr(at(p->v_state[u.state])), p->nc);
             }
         }
     }
@@ -169,17 +176,27 @@ struct scan_thread {
         const uint32_t   ii0  = u.lv * 32;
         const dma_addr_t y    = octx->dst.data + ((u.i3 * p->nt + u.t0) * p->lanes_total + ii0) * 4;
         uint32_t         last = t.push(y, at(p->v_y + slot * p->lane_size), p->lanes_total * 4, 128, 128, u.nt);
-        if (u.block + 1 == p->n_blocks) {  // the final state: row k of VTCM -> S[ii][k]
-            const dma_addr_t d   = octx->dst.data + p->y_bytes + u.i3 * p->s_nb3 + ii0 * nc * 4;
-            const dma_addr_t src = at(p->v_state[u.state]);
-            if (nc <= 32) {
-                for (uint32_t k = 0; k < nc; k++) {
-                    last = t.push(d + k * 4, src + k * 128, nc * 4, 4, 4, 32);
-                }
-            } else {
-                for (uint32_t j = 0; j < 32; j++) {
-                    last = t.push(d + j * nc * 4, src + j * 4, 4, 128, 4, nc);
-                }
+        if (u.block + 1 == p->n_blocks) {  // the final state and the snapshots taken (slots j < nt)
+            last = scatter_state(0, at(p->v_state[u.state]), u.i3, ii0);
+            for (uint32_t j = 1; j <= p->n_snap && j < p->nt; j++) {
+                last = scatter_state(j, at(p->v_snap[u.state] + (j - 1) * nc * 128), u.i3, ii0);
+            }
+        }
+        return last;
+    }
+
+    // A state in VTCM (row k = state k of the 32 lanes) -> dst slot j: S[ii][k].
+    uint32_t scatter_state(uint32_t j, dma_addr_t src, uint32_t i3, uint32_t ii0) {
+        const uint32_t   nc   = p->nc;
+        const dma_addr_t d    = octx->dst.data + p->y_bytes + (j * p->n_seqs + i3) * p->s_nb3 + ii0 * nc * 4;
+        uint32_t         last = t.pushed;
+        if (nc <= 32) {
+            for (uint32_t k = 0; k < nc; k++) {
+                last = t.push(d + k * 4, src + k * 128, nc * 4, 4, 4, 32);
+            }
+        } else {
+            for (uint32_t r = 0; r < 32; r++) {
+                last = t.push(d + r * nc * 4, src + r * 4, 4, 128, 4, nc);
             }
         }
         return last;

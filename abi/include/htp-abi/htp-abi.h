@@ -18,6 +18,9 @@
  *    GET_ROWS kernel with src0's own rows (host/ops/get-rows.cpp dequant_rows_encode);
  *    binary.src1_gather, src1_nb0, src1_f32 (after conv_pitch): a permuted src1, an F32 src1
  *    of BF16 rows; norm.src_gather, src_nb0 (after vmul): NORM / L2_NORM of a transposed source;
+ *    lightning.kq (htp_fa_kv_layout) at the end: LIGHTNING_INDEXER takes K of Q8_0, Q4_0,
+ *    Q4_1, Q5_0, Q5_1, IQ4_NL (flash_attn takes IQ4_NL K / V, its params unchanged);
+ *    ssm_scan.n_snap, n_seqs, v_snap at the end: SSM_SCAN writes K > 1 rollback snapshots;
  * 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
  *    bytes; pool takes padded windows and POOL_1D (p0, p1, iw, ih, mid_lo, mid_hi, avg_count
  *    after inv_ka, so the fields after them moved);

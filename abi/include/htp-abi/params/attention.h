@@ -6,7 +6,7 @@
 // FLASH_ATTN_EXT: dst[:, iq2, iq1, iq3] = softmax_k(s(q, k) + slope * mask) . V, F32.
 // s = scale * (q . k), or softcap * tanh(scale * (q . k)) when softcap != 0 (scale here is
 // already op scale / softcap, as ggml's CPU divides it). Q F32; K and V F32 / F16 / BF16 /
-// Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1.
+// Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL.
 //
 // Work: the q rows that share one K/V head form a group g = ik2 + nek2 * iq3 (ik2 = K/V head,
 // iq3 = q volume); inside a group, row j = iq1 * rk2 + hl is q position iq1 of q head
@@ -28,7 +28,7 @@ struct htp_fa_kv_layout {
 
 struct htp_flash_attn_params {
     struct htp_split_params split;
-    uint32_t k_type, v_type;         // HTP_TYPE_F32 / F16 / Q8_0
+    uint32_t k_type, v_type;         // HTP_TYPE_F32 / F16 / BF16 / Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL
     uint32_t dk, dv;                 // K and V head sizes (q row = dk, dst row = dv)
     uint32_t n_kv;                   // K / V rows
     uint32_t n_kv_chunks;            // ceil(n_kv / split.rows_per_chunk): K / V chunks of
@@ -53,7 +53,7 @@ struct htp_flash_attn_params {
     uint32_t mne2, mne3;
     struct htp_rows_strides q, k, v, mask, dst;   // nb1, nb2, nb3 of each
     uint32_t k_row_bytes, v_row_bytes;            // bytes of one K / V row in DDR
-    uint32_t k_blocks, v_blocks;                  // Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 blocks per row (else 0)
+    uint32_t k_blocks, v_blocks;                  // quantized (Q8_0 ... IQ4_NL) blocks per row (else 0)
     // VTCM (offsets from the thread's base). Q tile rows and accumulators: tile_rows rows
     // of q_pitch / acc_pitch bytes. Mask: per slot tile_rows rows of 128 bytes. K / V:
     // htp_fa_kv_layout.
@@ -69,8 +69,8 @@ struct htp_flash_attn_params {
 };
 #define HTP_FA_SCORE_VECS 12u
 
-// LIGHTNING_INDEXER (DeepSeek sparse attention's indexer), F32 q / weights, F32 / F16 / BF16 k, F16
-// mask: dst[ik, t, s] = sum_h max(q[:, h, t, s] . k[:, 0, ik, s], 0) * w[h, t, s]
+// LIGHTNING_INDEXER (DeepSeek sparse attention's indexer), F32 q / weights, F32 / F16 / BF16 /
+// blocks-of-32 quantized k, F16 mask: dst[ik, t, s] = sum_h max(q[:, h, t, s] . k[:, 0, ik, s], 0) * w[h, t, s]
 //                      + mask[ik, t, s % nm].
 // A "row" is one (stream s, kv chunk c) pair, r = c + n_chunks * s; its K chunk (kv_chunk keys,
 // a multiple of 64) is gathered transposed into VTCM at the pair's first token block (row e =
@@ -80,7 +80,7 @@ struct htp_flash_attn_params {
 // two slots; the scores go out per block.
 struct htp_lightning_params {
     struct htp_split_params split;
-    uint32_t k_type;                 // HTP_TYPE_F32 / HTP_TYPE_F16 / HTP_TYPE_BF16
+    uint32_t k_type;                 // HTP_TYPE_F32 / F16 / BF16 / Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL
     uint32_t hsk, nh, n_kv, n_tok;   // head size, heads, keys, tokens per stream
     uint32_t kv_chunk;               // keys per pair (multiple of 64)
     struct htp_fastdiv div_chunks;   // pair -> (c = pair % n_chunks, s = pair / n_chunks)
@@ -96,9 +96,15 @@ struct htp_lightning_params {
     uint32_t w_pitch;                // align(nh * 4, 128)
     uint32_t m_pitch;                // align(kv_chunk * 2, 128)
     // VTCM offsets in the thread's region; slot s of a per-block stream at off + s * size.
-    uint32_t v_k[2], v_k16[2];       // K chunk (F32) and its F16 staging, per pair parity
+    uint32_t v_k[2], v_k16[2];       // K chunk (F32) and its F16 / BF16 / quantized staging, per pair parity
     uint32_t v_q, v_w, v_m, v_out;
     uint32_t q_size, w_size, m_size, out_size;
+    // Quantized K: the staged chunk (at v_k16[parity]) is kv_chunk dense key rows of pitch
+    // bytes, split by VTCM -> VTCM DMA into the arrays at scales, mins, qh, quants of the
+    // staging (npu/ops/kv-blocks.h); f_at: 32 keys dequantized as F32 rows of f_pitch (hsk * 4)
+    // bytes, which HVX transposes into the K chunk. All zero for F32 / F16 / BF16 K (at, slot
+    // unused).
+    struct htp_fa_kv_layout kq;
 };
 
 #define HTP_KERNEL_PARAMS_MEMBERS_ATTENTION  \

@@ -125,6 +125,14 @@ struct htp_ssm_scan_params {
     uint32_t v_state[2], v_a[2];     // state and A rows of pairs of even / odd parity
     uint32_t v_x, v_dt, v_b, v_c, v_y;
     uint32_t lane_size, bc_size;     // tok_block * 128, tok_block * c_pitch
+    // Rollback snapshots (op param K > 1, ggml_ssm_scan): dst holds after the final state (slot
+    // 0) K - 1 more, slot j = the state after token nt - 1 - j (written when that token
+    // exists), at y_bytes + (j * n_seqs + i3) * s_nb3. Per pair parity VTCM keeps n_snap
+    // copies of the state (nc rows of 128 bytes each), taken after those tokens and scattered
+    // with the final state.
+    uint32_t n_snap;                 // K - 1 (0: the final state only)
+    uint32_t n_seqs;                 // sequences of x (the snapshots' slot stride)
+    uint32_t v_snap[2];
 };
 
 // RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN F32 (linear attention with an S x S state per head;

@@ -14,7 +14,8 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
+/* 19: htp_assemble_src.head and tail after nb0 (circular PAD), so the second source moved;
+ * 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
  *    bytes; pool takes padded windows and POOL_1D (p0, p1, iw, ih, mid_lo, mid_hi, avg_count
  *    after inv_ka, so the fields after them moved);
  *    set_rows.quant and cpy.quant (htp_quant_row: the VTCM layout of a quantized dst row;
@@ -57,7 +58,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   18u
+#define HTP_ABI_VERSION   19u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */

@@ -6,8 +6,11 @@
 
 // Where one source lands in the dst of CONCAT / REPEAT / PAD ("assemble"). A dst row
 // (i1, i2, i3) takes this source's row when lo[d] <= i_d < hi[d] for d = 1..3; the source
-// coordinate is (i_d - off[d]) % ne[d] (the modulo only matters for REPEAT). Along dim 0 the
-// source row (len elements) is written at element x0, rep times back to back. A source whose
+// coordinate is (i_d - off[d]) % ne[d] in uint32 arithmetic (the modulo matters for REPEAT and
+// for circular PAD, whose off is lp - k ne[d] wrapped, k ne[d] >= lp). Along dim 0 the
+// source row (len elements) is written at element x0, rep times back to back; circular PAD
+// also writes the row's last head elements just before x0 and its first tail elements just
+// after the row (head, tail <= len). A source whose
 // elements are not adjacent (nb0 != esize, e.g. CONCAT of ggml_transpose(x), the convolution
 // state of mamba / lfm2 / qwen3next) is gathered one element per DMA row (rep is then 1).
 struct htp_assemble_src {
@@ -18,6 +21,7 @@ struct htp_assemble_src {
     uint32_t len;                    // elements per source row
     uint32_t rep;                    // copies along dim 0 (REPEAT: ne0 / ne00; else 1)
     uint32_t nb0;                    // bytes between the elements of a source row (esize: adjacent)
+    uint32_t head, tail;             // circular PAD's wrapped pieces (else 0)
 };
 
 // CONCAT / REPEAT / PAD: dst rows are assembled in VTCM from DMA-fetched source rows (src

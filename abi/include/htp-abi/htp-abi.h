@@ -15,6 +15,7 @@
 #include "htp-trace-format.h"
 
 /* 19: htp_assemble_src.head and tail after nb0 (circular PAD), so the second source moved;
+ *    op code UPSCALE (upscale);
  * 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
  *    bytes; pool takes padded windows and POOL_1D (p0, p1, iw, ih, mid_lo, mid_hi, avg_count
  *    after inv_ka, so the fields after them moved);

@@ -152,21 +152,20 @@ static uint32_t src_pitch_of(const ggml_tensor * op) {
 }
 
 // Every tap window of 32 outputs spans at most two source vectors (the kernel's vlut32 gather):
-// its lanes' indices lie within [32 base, 32 base + 64), base the smallest index's vector.
+// every tap's indices of the dst vector lie within [32 base, 32 base + 64), base the vector of
+// htp_upscale_first (checked here to be no more than any of them).
 static bool windows_ok(const ggml_tensor * op, const upscale_plan & pl) {
-    const htp_upscale_axis & x    = pl.ax[0];
-    const uint32_t           ne0  = (uint32_t) op->ne[0];
+    const htp_upscale_axis & x   = pl.ax[0];
+    const uint32_t           ne0 = (uint32_t) op->ne[0];
     for (uint32_t k = 0; k < n_dvec_of(op); k++) {
+        const uint32_t base = htp_upscale_first(&x, pl.mode, 32 * k) / 32;
         for (uint32_t t = 0; t < x.taps; t++) {
-            uint32_t lo = UINT32_MAX, hi = 0;
             for (uint32_t l = 0; l < 32; l++) {
                 float          w;
                 const uint32_t s = htp_upscale_tap(&x, pl.mode, std::min(32 * k + l, ne0 - 1), t, &w);
-                lo               = std::min(lo, s);
-                hi               = std::max(hi, s);
-            }
-            if (hi - 32 * (lo / 32) >= 64) {
-                return false;
+                if (s < 32 * base || s >= 32 * base + 64) {
+                    return false;
+                }
             }
         }
     }
@@ -179,7 +178,7 @@ static stream_need upscale_need(const htp_device_caps & caps, const ggml_tensor 
     need.total_rows     = (uint32_t) ggml_nrows(op);
     need.chunk_divides  = (uint32_t) op->ne[1];
     need.bytes_per_row  = t1 * (src_pitch_of(op) + 128) + align_up((uint32_t) op->ne[0] * 4, 128);
-    need.bytes_fixed    = n_dvec_of(op) * (3 * t0 + 1) * 128;
+    need.bytes_fixed    = n_dvec_of(op) * 3 * t0 * 128;
     need.desc_per_chunk = 1;   // the write-back
     need.desc_per_row   = t1;  // a fetch per source row
     need.multi_row_ok   = dma_fields_ok(caps, { op->nb[1], (uint64_t) align_up((uint32_t) op->ne[0] * 4, 128),
@@ -226,7 +225,7 @@ void upscale_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op
     p.dst       = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
     uint32_t off = 0;
     p.vtab       = off;
-    off += p.n_dvec * (3 * p.x.taps + 1) * 128;
+    off += p.n_dvec * 3 * p.x.taps * 128;
     p.vsrc = stream_at(off, p.split, p.y.taps * (p.src_pitch + 128), p.split.rows_per_chunk);
     p.vdst = stream_at(off, p.split, align_up(p.ne0 * 4, 128), p.split.rows_per_chunk);
 }

@@ -39,43 +39,31 @@ struct upscale_op : row_op<htp_upscale_params> {
         alignas(128) uint8_t  perm[128];
         alignas(128) uint32_t mask[32];
         alignas(128) float    wts[32];
-        alignas(128) uint32_t bases[32];
         const uint32_t        t0  = p->x.taps;
         HVX_Vector *          tab = table();
         for (uint32_t k = 0; k < p->n_dvec; k++) {
-            HVX_Vector * tk = tab + k * (3 * t0 + 1);
-            for (uint32_t l = 0; l < 32; l++) {
-                bases[l] = 0;
-            }
+            HVX_Vector *   tk   = tab + k * 3 * t0;
+            const uint32_t base = htp_upscale_first(&p->x, p->mode, 32 * k) / 32;
             for (uint32_t t = 0; t < t0; t++) {
-                uint32_t idx[32];
-                uint32_t lo = 0xffffffffu;
                 for (uint32_t l = 0; l < 32; l++) {
-                    const uint32_t i = 32 * k + l < p->ne0 ? 32 * k + l : p->ne0 - 1;
-                    idx[l]           = htp_upscale_tap(&p->x, p->mode, i, t, &wts[l]);
-                    lo               = idx[l] < lo ? idx[l] : lo;
-                }
-                const uint32_t base = lo / 32;
-                bases[t]            = base;
-                for (uint32_t l = 0; l < 32; l++) {
-                    const uint32_t li = idx[l] - 32 * base;  // < 64 (the host's windows_ok)
+                    const uint32_t i  = 32 * k + l < p->ne0 ? 32 * k + l : p->ne0 - 1;
+                    const uint32_t li = htp_upscale_tap(&p->x, p->mode, i, t, &wts[l]) - 32 * base;  // < 64: windows_ok
                     mask[l]           = li >= 32 ? 0xffffffffu : 0;
                     for (uint32_t b = 0; b < 4; b++) {
                         perm[4 * l + b] = vlut32_perm_index((int) (4 * (li % 32) + b));
                     }
                 }
-                hvx_vmem_store(tk + 1 + 3 * t, hvx_vmem_load((const HVX_Vector *) perm));
-                hvx_vmem_store(tk + 2 + 3 * t, hvx_vmem_load((const HVX_Vector *) mask));
-                hvx_vmem_store(tk + 3 + 3 * t, hvx_vmem_load((const HVX_Vector *) wts));
+                hvx_vmem_store(tk + 3 * t, hvx_vmem_load((const HVX_Vector *) perm));
+                hvx_vmem_store(tk + 3 * t + 1, hvx_vmem_load((const HVX_Vector *) mask));
+                hvx_vmem_store(tk + 3 * t + 2, hvx_vmem_load((const HVX_Vector *) wts));
             }
-            hvx_vmem_store(tk, hvx_vmem_load((const HVX_Vector *) bases));
             if (p->mode == HTP_UPSCALE_BILINEAR_AA) {  // weights over the window sum to 1
                 HVX_Vector sum = Q6_V_vzero();
                 for (uint32_t t = 0; t < t0; t++) {
-                    sum = Q6_Vsf_vadd_VsfVsf(sum, hvx_vmem_load(tk + 3 + 3 * t));
+                    sum = Q6_Vsf_vadd_VsfVsf(sum, hvx_vmem_load(tk + 3 * t + 2));
                 }
                 for (uint32_t t = 0; t < t0; t++) {
-                    hvx_vmem_store(tk + 3 + 3 * t, normalise(hvx_vmem_load(tk + 3 + 3 * t), sum));
+                    hvx_vmem_store(tk + 3 * t + 2, normalise(hvx_vmem_load(tk + 3 * t + 2), sum));
                 }
             }
         }
@@ -131,17 +119,16 @@ struct upscale_op : row_op<htp_upscale_params> {
             const HVX_Vector * wy   = rows + t1 * spv;
             HVX_Vector *       y    = y0 + j * dpv;
             for (uint32_t k = 0; k < p->n_dvec; k++) {
-                const HVX_Vector * tk    = tab + k * (3 * t0 + 1);
-                const HVX_Vector   bases = hvx_vmem_load(tk);
-                HVX_Vector         acc   = Q6_V_vzero();
+                const HVX_Vector * tk   = tab + k * 3 * t0;
+                const HVX_Vector * win  = rows + htp_upscale_first(&p->x, p->mode, 32 * k) / 32;  // as start() did
+                HVX_Vector         acc  = Q6_V_vzero();
                 for (uint32_t t = 0; t < t0; t++) {
-                    const uint32_t   base = (uint32_t) Q6_R_vextract_VR(bases, (int32_t) (4 * t));
-                    const HVX_Vector perm = hvx_vmem_load(tk + 1 + 3 * t);
-                    const HVX_Vector mask = hvx_vmem_load(tk + 2 + 3 * t);
-                    const HVX_Vector wx   = hvx_vmem_load(tk + 3 + 3 * t);
+                    const HVX_Vector perm = hvx_vmem_load(tk + 3 * t);
+                    const HVX_Vector mask = hvx_vmem_load(tk + 3 * t + 1);
+                    const HVX_Vector wx   = hvx_vmem_load(tk + 3 * t + 2);
                     HTP_NO_UNROLL
                     for (uint32_t r = 0; r < t1; r++) {
-                        const HVX_Vector * s  = rows + r * spv + base;
+                        const HVX_Vector * s  = win + r * spv;
                         const HVX_Vector   g0 = permute_bytes(hvx_vmem_load(s), perm);
                         const HVX_Vector   g1 = permute_bytes(hvx_vmem_load(s + 1), perm);
                         const HVX_Vector   g  = Q6_V_vxor_VV(g0, Q6_V_vand_VV(Q6_V_vxor_VV(g0, g1), mask));

@@ -28,6 +28,14 @@ static inline float htp_upscale_cubic2(float x) {
     return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
 }
 
+// The smallest source index any tap of outputs >= i reads (tap 0 of output i: the taps'
+// indices grow with i and t, and antialias' taps past the window repeat an index >= tap 0's):
+// the first vector of a dst vector's gather window is this / 32.
+static inline uint32_t htp_upscale_first(const struct htp_upscale_axis * ax, uint32_t mode, uint32_t i) {
+    const int32_t f = htp_upscale_floor(ax, i, ax->b_lo) - (mode == HTP_UPSCALE_BICUBIC ? 1 : 0);
+    return (uint32_t) htp_upscale_clamp(f, 0, (int32_t) ax->n_src - 1);
+}
+
 // Source index of tap t of output i, its weight in *w (antialias: before normalising over the
 // taps; a tap past the window has weight 0 and repeats a valid index).
 static inline uint32_t htp_upscale_tap(const struct htp_upscale_axis * ax, uint32_t mode, uint32_t i, uint32_t t,

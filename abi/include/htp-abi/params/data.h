@@ -189,9 +189,9 @@ struct htp_upscale_axis {
 // Rows are dst rows (a chunk stays in one plane). Per dst row the src slot holds y.taps source
 // rows (src_pitch bytes each: whole vectors and one more, zeroed once, that a window may read
 // past the row) and then y.taps splatted row weights. The table (vtab, per thread, built once)
-// holds per dst vector k: a vector whose lane t is tap t's window (src vectors base, base + 1),
-// then per tap a vlut32 byte permutation, a lane mask (0: from base, ~0: from base + 1) and the
-// weights (antialias: normalised over the taps).
+// holds per dst vector k and tap: a vlut32 byte permutation, a lane mask (0: from window vector
+// base, ~0: from base + 1; base = htp_upscale_first / 32, no scalar table) and the weights
+// (antialias: normalised over the taps).
 struct htp_upscale_params {
     struct htp_split_params split;
     uint32_t mode;                   // enum htp_upscale_mode

@@ -14,6 +14,7 @@ struct src_place {
     const ggml_tensor * t;
     uint32_t            lo[3], hi[3], off[3];
     uint32_t            x0, rep;
+    uint32_t            head, tail;  // circular PAD's wrapped pieces along dim 0
 };
 
 struct assemble_plan {
@@ -38,8 +39,10 @@ static src_place whole(const ggml_tensor * t, const ggml_tensor * dst) {
         s.hi[d]  = (uint32_t) dst->ne[d + 1];
         s.off[d] = 0;
     }
-    s.x0  = 0;
-    s.rep = 1;
+    s.x0   = 0;
+    s.rep  = 1;
+    s.head = 0;
+    s.tail = 0;
     return s;
 }
 
@@ -83,31 +86,54 @@ static bool make_plan(const ggml_tensor * op, assemble_plan & pl) {
             pl.src[0].rep = (uint32_t) (op->ne[0] / a->ne[0]);
             return true;
         case GGML_OP_PAD: {
-            if (op->op_params[8] != 0) {  // circular padding
-                return false;
-            }
-            int32_t lp[4], rp[4];
+            // circular (op_params[8]): dst[i] = src[(i - lp) mod ne] along every dim
+            // (ggml-cpu's ggml_wrap_around), nothing is zero.
+            const bool circular = op->op_params[8] != 0;
+            int32_t    lp[4], rp[4];
             for (int d = 0; d < 4; d++) {
                 lp[d] = op->op_params[2 * d];
                 rp[d] = op->op_params[2 * d + 1];
-                if (lp[d] < 0 || rp[d] < 0 || op->ne[d] != a->ne[d] + lp[d] + rp[d]) {
+                if (lp[d] < 0 || rp[d] < 0 || op->ne[d] != a->ne[d] + lp[d] + rp[d] || (circular && a->ne[d] == 0)) {
                     return false;
                 }
+            }
+            // Along dim 0 a circular row is three pieces (the source row's last lp0 elements, the
+            // row, its first rp0 elements); wider padding would repeat the row whole.
+            if (circular && (lp[0] > a->ne[0] || rp[0] > a->ne[0])) {
+                return false;
             }
             pl.n_src  = 1;
             pl.src[0] = whole(a, op);
             for (int d = 1; d < 4; d++) {
+                if (circular) {
+                    // (i - off) mod ne with off = lp - k ne (uint32 wrap), k ne >= lp: i + k ne - lp
+                    // stays >= 0 and below 2^31 (htp_fastmod's range; fits_u32 bounds ne).
+                    const uint32_t ne = (uint32_t) a->ne[d];
+                    const uint32_t k  = ((uint32_t) lp[d] + ne - 1) / ne;
+                    pl.src[0].off[d - 1] = (uint32_t) lp[d] - k * ne;
+                    continue;  // lo = 0, hi = dst ne: every dst row is covered
+                }
                 pl.src[0].lo[d - 1]  = (uint32_t) lp[d];
                 pl.src[0].hi[d - 1]  = (uint32_t) (lp[d] + a->ne[d]);
                 pl.src[0].off[d - 1] = (uint32_t) lp[d];
             }
             pl.src[0].x0 = (uint32_t) lp[0];
-            pl.zero_init = lp[0] > 0 || rp[0] > 0;
+            if (circular) {
+                pl.src[0].head = (uint32_t) lp[0];
+                pl.src[0].tail = (uint32_t) rp[0];
+            } else {
+                pl.zero_init = lp[0] > 0 || rp[0] > 0;
+            }
             return true;
         }
         default:
             return false;
     }
+}
+
+// The DMA pieces of a source row along dim 0: the row, and circular PAD's head and tail.
+static uint32_t pieces(const src_place & s) {
+    return 1 + (s.head > 0 ? 1 : 0) + (s.tail > 0 ? 1 : 0);
 }
 
 static uint32_t row_pitch(const ggml_tensor * op) {
@@ -122,7 +148,10 @@ static stream_need assemble_need(const htp_device_caps & caps, const ggml_tensor
     need.chunk_divides   = (uint32_t) op->ne[1];
     need.bytes_per_row   = 2 * pitch;
     need.desc_per_chunk  = 1;          // the write-back
-    need.desc_per_row    = pl.n_src;   // at most one fetch per row and source
+    need.desc_per_row    = 0;          // at most one fetch per row, source and dim-0 piece
+    for (uint32_t k = 0; k < pl.n_src; k++) {
+        need.desc_per_row += pieces(pl.src[k]);
+    }
     need.multi_row_ok    = dma_field_ok(caps, pitch) && dma_field_ok(caps, op->nb[1]) &&
                         dma_field_ok(caps, (uint64_t) op->ne[0] * esize) && dma_field_ok(caps, (uint64_t) op->ne[1]);
     for (uint32_t k = 0; k < pl.n_src; k++) {
@@ -192,7 +221,9 @@ static void assemble_encode(const htp_device_caps & caps, const ggml_tensor * op
         o.x0  = s.x0;
         o.len = (uint32_t) s.t->ne[0];
         o.rep = s.rep;
-        o.nb0 = (uint32_t) s.t->nb[0];
+        o.nb0  = (uint32_t) s.t->nb[0];
+        o.head = s.head;
+        o.tail = s.tail;
     }
     uint32_t off = 0;
     p.vsrc       = stream_at(off, p.split, pitch, p.split.rows_per_chunk);

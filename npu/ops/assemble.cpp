@@ -1,6 +1,7 @@
 // CONCAT / REPEAT / PAD: each dst row is assembled in VTCM by DMA from the source rows that
 // cover it (2-D descriptors over runs of consecutive source rows; REPEAT's copies along dim 0
-// come from one descriptor with a zero source stride; a source whose elements are apart, as
+// come from one descriptor with a zero source stride; circular PAD's wrapped edges are two more,
+// the row's tail before it and its head after it; a source whose elements are apart, as
 // ggml_transpose(x) in the convolution-state CONCAT of mamba / lfm2 / qwen3next, in one-element
 // DMA rows), then HVX copies it into the dst slot (or zeroes it when no source covers the row)
 // and DMA writes the chunk back.
@@ -19,6 +20,12 @@ static inline int32_t src_coord(const htp_assemble_src & s, uint32_t d, uint32_t
     }
     return (int32_t) htp_fastmod(i - s.off[d], &s.mod[d]);
 }
+
+// A piece of a source row along dim 0: n elements from source element sx, written at dst
+// element x.
+struct piece {
+    uint32_t x, sx, n;
+};
 
 struct assemble_op {
     const htp_op_context *      octx;
@@ -62,29 +69,54 @@ struct assemble_op {
                     m++;
                 }
                 const dma_addr_t src = plane + (uint32_t) s1 * s.nb.nb1;
-                const dma_addr_t dst = vslot + j * pitch + s.x0 * p->esize;
+                const dma_addr_t dst = vslot + j * pitch;
+                // Dim-0 pieces: the row at x0; circular PAD's last head elements before it and
+                // first tail elements after it.
+                const piece pcs[3] = {
+                    { s.x0, 0, s.len },
+                    { s.x0 - s.head, s.len - s.head, s.head },
+                    { s.x0 + s.len, 0, s.tail },
+                };
                 if (s.nb0 != p->esize) {
-                    // Elements apart (a transposed view): one-element DMA rows, min(len, m)
-                    // descriptors for the run (at most one per dst row, as the host counted).
-                    const bool     by_col = s.len <= m;
-                    const uint32_t n_desc = by_col ? s.len : m;
-                    for (uint32_t t = 0; t < n_desc; t++) {
-                        const bool ok =
-                            by_col ? dma_queue_push(q, dst + t * p->esize, src + t * s.nb0, pitch, s.nb.nb1, p->esize, m)
-                                   : dma_queue_push(q, dst + t * pitch, src + t * s.nb.nb1, p->esize, s.nb0, p->esize, s.len);
-                        if (!ok) {
+                    // Elements apart (a transposed view): one-element DMA rows, by source column
+                    // (columns of every piece) when that is no more descriptors than by dst row
+                    // (a descriptor per row and piece), as the host counted.
+                    const uint32_t n_pieces = 1 + (s.head ? 1 : 0) + (s.tail ? 1 : 0);
+                    const bool     by_col   = s.head + s.len + s.tail <= n_pieces * m;
+                    for (uint32_t k2 = 0; k2 < 3; k2++) {
+                        const piece & pc = pcs[k2];
+                        if (pc.n == 0) {
+                            continue;
+                        }
+                        const dma_addr_t d0 = dst + pc.x * p->esize;
+                        const dma_addr_t s0 = src + pc.sx * s.nb0;
+                        const uint32_t   n_desc = by_col ? pc.n : m;
+                        for (uint32_t t = 0; t < n_desc; t++) {
+                            const bool ok =
+                                by_col ? dma_queue_push(q, d0 + t * p->esize, s0 + t * s.nb0, pitch, s.nb.nb1, p->esize, m)
+                                       : dma_queue_push(q, d0 + t * pitch, s0 + t * s.nb.nb1, p->esize, s.nb0, p->esize, pc.n);
+                            if (!ok) {
+                                return -1;
+                            }
+                            pushed++;
+                        }
+                    }
+                } else if (s.rep == 1) {
+                    for (uint32_t k2 = 0; k2 < 3; k2++) {
+                        const piece & pc = pcs[k2];
+                        if (pc.n == 0) {
+                            continue;
+                        }
+                        if (!dma_queue_push(q, dst + pc.x * p->esize, src + pc.sx * p->esize,
+                                            pitch, s.nb.nb1, pc.n * p->esize, m)) {
                             return -1;
                         }
                         pushed++;
                     }
-                } else if (s.rep == 1) {
-                    if (!dma_queue_push(q, dst, src, pitch, s.nb.nb1, row_bytes, m)) {
-                        return -1;
-                    }
-                    pushed++;
                 } else {
                     for (uint32_t t = 0; t < m; t++) {  // rep back-to-back copies of one row
-                        if (!dma_queue_push(q, dst + t * pitch, src + t * s.nb.nb1, row_bytes, 0, row_bytes, s.rep)) {
+                        if (!dma_queue_push(q, dst + s.x0 * p->esize + t * pitch, src + t * s.nb.nb1, row_bytes, 0, row_bytes,
+                                            s.rep)) {
                             return -1;
                         }
                         pushed++;

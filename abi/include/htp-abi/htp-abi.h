@@ -21,6 +21,8 @@
  *    lightning.kq (htp_fa_kv_layout) at the end: LIGHTNING_INDEXER takes K of Q8_0, Q4_0,
  *    Q4_1, Q5_0, Q5_1, IQ4_NL (flash_attn takes IQ4_NL K / V, its params unchanged);
  *    ssm_scan.n_snap, n_seqs, v_snap at the end: SSM_SCAN writes K > 1 rollback snapshots;
+ *    htp_assemble_src.head and tail after nb0 (circular PAD), so the second source moved;
+ *    op code UPSCALE (upscale);
  * 18: htp_counter HTP_CNT_HVX_RUNS (work_queue_run calls) at the end: htp_op_timing grew by 8
  *    bytes; pool takes padded windows and POOL_1D (p0, p1, iw, ih, mid_lo, mid_hi, avg_count
  *    after inv_ka, so the fields after them moved);

@@ -80,7 +80,8 @@
     X(SUM,              GGML, DEV0,  reduce,           htp_op_reduce,           htp_reduce_encoder)             \
     X(ROLL,             GGML, SPLIT, roll,             htp_op_roll,             htp_roll_encoder)               \
     X(PAD_REFLECT_1D,   GGML, SPLIT, pad_reflect,      htp_op_pad_reflect_1d,   htp_pad_reflect_1d_encoder)     \
-    X(TIMESTEP_EMBEDDING, GGML, SPLIT, timestep,       htp_op_timestep_embedding, htp_timestep_embedding_encoder)
+    X(TIMESTEP_EMBEDDING, GGML, SPLIT, timestep,       htp_op_timestep_embedding, htp_timestep_embedding_encoder) \
+    X(UPSCALE,          GGML, SPLIT, upscale,          htp_op_upscale,          htp_upscale_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
 // ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it);

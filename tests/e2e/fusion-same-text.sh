@@ -7,11 +7,13 @@
 # usage: fusion-same-text.sh BIN_DIR MODEL
 set -uo pipefail
 bin=$1; model=$2
+source "$(dirname "${BASH_SOURCE[0]}")/llama-run.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run() {  # run NAME FUSE
-    GGML_HEXAGON_OPFUSION=$2 GGML_HEXAGON_VERBOSE=1 "$bin/llama-completion" -m "$model" -dev HTP0 -ngl 99 -no-cnv \
-        --temp 0 --seed 42 -n 8 -p "The capital of France is" --no-warmup >"$work/$1.txt" 2>"$work/$1.log" ||
+    llama_run "$work/$1.txt" "$work/$1.log" env GGML_HEXAGON_OPFUSION=$2 GGML_HEXAGON_VERBOSE=1 \
+        "$bin/llama-completion" -m "$model" -dev HTP0 -ngl 99 -no-cnv \
+        --temp 0 --seed 42 -n 8 -p "The capital of France is" --no-warmup ||
         { tail -n 30 "$work/$1.log"; echo "FAIL: generation with GGML_HEXAGON_OPFUSION=$2 failed"; exit 1; }
 }
 run plain 0

@@ -13,6 +13,7 @@
 # usage: sliding-window.sh BIN_DIR MODEL TEXT [BUDGET_MIB...]   (default budgets: 224 192)
 set -euo pipefail
 bin=$1; model=$2; text=$3; shift 3
+source "$(dirname "${BASH_SOURCE[0]}")/llama-run.sh"
 budgets=("$@")
 [ ${#budgets[@]} -gt 0 ] || budgets=(224 192)
 work=$(mktemp -d)
@@ -27,7 +28,7 @@ window_sum() {
         sed -E "s/.* ([0-9]+) $2[ ;(].*/\1/" | awk '{ s += $1 } END { print s + 0 }'
 }
 
-GGML_HEXAGON_PROFILE=1 "$bin/llama-completion" "${gen[@]}" >"$work/ref.txt" 2>"$work/ref.log" ||
+llama_run "$work/ref.txt" "$work/ref.log" env GGML_HEXAGON_PROFILE=1 "$bin/llama-completion" "${gen[@]}" ||
     { tail -n 20 "$work/ref.log"; echo "FAIL: default-budget run failed"; exit 1; }
 grep -q 'ggml-hexagon: HTP0: window:' "$work/ref.log" || { echo "FAIL: no window counters in the log"; exit 1; }
 [ "$(window_sum "$work/ref.log" unmaps)" = 0 ] || { echo "FAIL: the default budget unmapped weights"; exit 1; }
@@ -36,8 +37,8 @@ echo "default budget: $(cat "$work/ref.txt")"
     { tail -n 20 "$work/ppl-ref.log"; echo "FAIL: default-budget perplexity run failed"; exit 1; }
 
 for mib in "${budgets[@]}"; do
-    GGML_HEXAGON_VMEM=$mib GGML_HEXAGON_PROFILE=1 "$bin/llama-completion" "${gen[@]}" >"$work/$mib.txt" \
-        2>"$work/$mib.log" || { tail -n 20 "$work/$mib.log"; echo "FAIL: VMEM=$mib run failed"; exit 1; }
+    llama_run "$work/$mib.txt" "$work/$mib.log" \
+        env GGML_HEXAGON_VMEM=$mib GGML_HEXAGON_PROFILE=1 "$bin/llama-completion" "${gen[@]}" || { tail -n 20 "$work/$mib.log"; echo "FAIL: VMEM=$mib run failed"; exit 1; }
     maps=$(window_sum "$work/$mib.log" maps)
     unmaps=$(window_sum "$work/$mib.log" unmaps)
     echo "VMEM=$mib MiB: $maps maps, $unmaps unmaps after the first graph; $(grep -oE 'common_perf_print: +eval time.*' "$work/$mib.log" | sed 's/common_perf_print: *//')"

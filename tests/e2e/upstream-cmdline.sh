@@ -10,13 +10,14 @@
 # usage: upstream-cmdline.sh BIN_DIR MODEL
 set -uo pipefail
 bin=$1; model=$2
+source "$(dirname "${BASH_SOURCE[0]}")/llama-run.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # run NAME VAR=VALUE...: llama-completion with those variables; checks text, ops and no complaint.
 run() {
     local name=$1; shift
-    env "$@" GGML_HEXAGON_VERBOSE=1 "$bin/llama-completion" -m "$model" -p hi -n 4 --device HTP0 -no-cnv \
-        </dev/null >"$work/$name.txt" 2>"$work/$name.log"
+    llama_run "$work/$name.txt" "$work/$name.log" env "$@" GGML_HEXAGON_VERBOSE=1 "$bin/llama-completion" \
+        -m "$model" -p hi -n 4 --device HTP0 -no-cnv </dev/null
     local rc=$?
     ops=$(grep -c 'ggml-hexagon: HTP0: op ' "$work/$name.log" || true)
     echo "$name: text: $(tr '\n' ' ' <"$work/$name.txt")"

@@ -382,7 +382,9 @@ for l in os.environ["LINES"].strip().splitlines():
     hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
     pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"], c["hvx_ldst"] - c["hvx_st"], c["hvx_st"]) / thr / (1250 * 0.55)
     dma = (c["dma_in"] + c["dma_out"]) / 32e3 + c["dma_desc"] * 0.2 / thr
-    est = 5 + 4.4 * max(0, c["hvx_runs"] - 1) + max(pk, c["hmx_tiles"] * 16 / 1250, dma)
+    x_dma = c["dma_exposed"] / 32e3 + c["dma_exposed_desc"] * 0.2 / thr  # what the pipelines cannot overlap
+    x_hvx = pk * min(1, c["hvx_exposed"] / hvx_n) if hvx_n else 0
+    est = 5 + 4.4 * max(0, c["hvx_runs"] - 1) + max(max(pk, c["hmx_tiles"] * 16 / 1250) + x_dma, dma + x_hvx)
     got = float(re.search(r" est-usec ([0-9.]+)", l).group(1))
     assert abs(got - est) <= 0.051, f"{tag} {f[2]} {f[3]}: est-usec {got}, the cost model gives {est:.2f}"
     seen[tag].add(key)

@@ -25,10 +25,10 @@ import tool_exit  # noqa: E402  tools/tool_exit.py: one-line option errors
 # host/src/profile.cpp kCostModels: arch -> (MHz, HVX contexts, per packet, mpy, perm, ld, st, issue,
 # HMX cycles per tile, DDR GB/s, descriptor round trip us, per-op us, per HVX dispatch after an op's first us)
 MODELS = {
-    73: (1100, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4),
-    75: (1150, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4),
-    79: (1250, 6, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4),
-    81: (1400, 8, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4),
+    73: (1100, 4, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4),
+    75: (1150, 4, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4),
+    79: (1250, 6, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4),
+    81: (1400, 8, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4),
 }
 FIT_ROW = ("Llama-3.1-8B Q4_0", "pp")
 

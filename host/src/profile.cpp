@@ -97,10 +97,10 @@ uint64_t htp_pmu_value(uint32_t event, const htp_op_timing & t, uint32_t mhz, bo
 static const htp_cost_model kCostModels[] = {
     // Issue rate: fit to Llama-3.1-8B pp on v81 (docs/profiling.md), the same for every arch.
     // arch MHz  HVX  pkt  mpy  perm  ld  st  issue  HMX tile  DDR GB/s  desc us  op us  dispatch us
-    { 73, 1100, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
-    { 75, 1150, 4, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
-    { 79, 1250, 6, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
-    { 81, 1400, 8, 4, 2, 1, 1, 1, 0.55, 16, 32, 0.2, 5, 4.4 },
+    { 73, 1100, 4, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4 },
+    { 75, 1150, 4, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4 },
+    { 79, 1250, 6, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4 },
+    { 81, 1400, 8, 4, 2, 1, 1, 1, 0.57, 16, 32, 0.2, 5, 4.4 },
 };
 
 const htp_cost_model * htp_cost_model_of(uint32_t arch) {

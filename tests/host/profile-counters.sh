@@ -24,7 +24,7 @@ echo "$lines" | head -3
 PROF_LINES=$lines ALL_LINES=$(grep -E '^ggml-hex: ' <<<"$out") python3 - "$mode" <<'PY' || exit 1
 import os, re, sys
 mode = sys.argv[1]
-ISSUE, DESC, RUN = 0.55, 0.2, 4.4  # host/src/profile.cpp kCostModels (docs/profiling.md)
+ISSUE, DESC, RUN = 0.57, 0.2, 4.4  # host/src/profile.cpp kCostModels (docs/profiling.md)
 lines = os.environ["PROF_LINES"].strip().splitlines()
 pat = re.compile(r"^ggml-hex: (HTP0(?:/m\d)?) profile-op SCALE\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|"
                  r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+) pmu \[((?:\d+,){7}\d+)\] counters (\S+) est-usec ([0-9.]+)$")

@@ -474,7 +474,7 @@ for l in os.environ["LINES"].strip().splitlines():
     # out the same): each HVX dispatch after the op's first adds 4.4 us (the two-dispatch MUL_MATs).
     thr = 6 if int(re.search(r"thr=(\d+)", f[5]).group(1)) > 1 else 1
     hvx_n = c["hvx_alu"] + c["hvx_mpy"] + c["hvx_permute"] + c["hvx_ldst"] + c["hvx_other"]
-    pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"], c["hvx_ldst"] - c["hvx_st"], c["hvx_st"]) / thr / (1250 * 0.55)
+    pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"], c["hvx_ldst"] - c["hvx_st"], c["hvx_st"]) / thr / (1250 * 0.57)
     dma = (c["dma_in"] + c["dma_out"]) / 32e3 + c["dma_desc"] * 0.2 / thr
     x_dma = c["dma_exposed"] / 32e3 + c["dma_exposed_desc"] * 0.2 / thr  # what the pipelines cannot overlap
     x_hvx = pk * min(1, c["hvx_exposed"] / hvx_n) if hvx_n else 0

@@ -10,7 +10,9 @@
 #     (8 slots, A_QALL, A_D);
 #   output: one store per row (a single K chunk keeps no partial sums).
 # and its multiplies: per row and tile 8 vrmpy + 2 float multiplies; per row K/32 float
-# multiplies (the quantizer's scaling) and one vrmpy per 4 blocks (block sums).
+# multiplies (the quantizer's scaling) and one vrmpy per 4 blocks (block sums); and its DMA
+# bytes: the column tile's K/32 weight tiles (576 bytes each, Q4_0) and each activation row (4 K)
+# into VTCM, each output row (4 m) out.
 # Then the flat HVX path (npu/ops/mul-mat/mul-mat-flat.h, GGML_HEXAGON_MM_SELECT=flat), F32 weights,
 # m=16, k=256 (kv = 8 vectors of 32 floats per row), n = 1 and 3, one chunk of each:
 #   activation rows, once each (mm_copy_f32_row): kv loads and kv stores;
@@ -197,7 +199,11 @@ def tiled(d, x):  # d: dst, src0, src1 dims of the line
     quant_ld, quant_st = n * (1 + blocks), n * 12 * blocks
     dot_ld, out_st = n_kt * sum(5 + 10 * nr for nr in pairs), n
     mpy = n * n_kt * (8 + 2) + n * (blocks + (blocks + 3) // 4)
-    return n, quant_ld + dot_ld, quant_st + out_st, {"hvx_mpy": mpy, "hvx_runs": 1 if n <= 2 else 2}
+    # DMA: the column tile's n_kt weight tiles (576 bytes each for Q4_0: htp-tile-formats.h) once,
+    # each activation row once (F32), each output row's m floats once
+    dma_in, dma_out = n_kt * 576 + n * k * 4, n * m * 4
+    return n, quant_ld + dot_ld, quant_st + out_st, {"hvx_mpy": mpy, "hvx_runs": 1 if n <= 2 else 2,
+                                                     "dma_in": dma_in, "dma_out": dma_out}
 
 
 def flat(d, x):

@@ -40,10 +40,11 @@ struct dma_queue {
     uint64_t pf_off = 0;
     bool     prefetch = true;
 
-    // Level 2 (exposure.h, producer only): inbound descriptors (into VTCM) pending, and the
-    // owner's HVX instructions when that count last fell to 0.
+    // Level 2 (exposure.h, producer only): inbound descriptors (into VTCM) pending, the
+    // owner's HVX instructions when that count last fell to 0, and whether a dispatch's job runs.
     uint32_t inbound    = 0;
     uint64_t idle_since = 0;
+    bool     in_job     = false;
 };
 
 namespace vhtp {

@@ -5,9 +5,9 @@
 //     write-back, every transfer of a kernel that pushes and at once pops);
 //   - an HVX instruction is exposed when its thread ran it with no inbound descriptor (into
 //     VTCM) pending: the DMA had nothing to fetch beside it (a pipeline's last chunk, a dispatch
-//     that computes only). Counted from a dispatch's start to its end (work_queue_run's jobs),
-//     by differences of the thread's own HVX counts at the moments the pending count leaves
-//     and reaches 0.
+//     that computes only). Counted from a dispatch's start to its end (work_queue_run's jobs;
+//     work outside them is not classified), by differences of the thread's own HVX counts at
+//     the moments the pending count leaves and reaches 0.
 // Everything here runs only while the session counts (tls_counts set).
 #pragma once
 #include <cstdint>
@@ -33,7 +33,7 @@ inline void exposure_push(dma_queue * q, dma_queue::desc & d, bool inbound) {
         return;
     }
     d.work = unit_work(b);
-    if (inbound && q->inbound++ == 0) {
+    if (inbound && q->inbound++ == 0 && q->in_job) {
         b[HTP_CNT_HVX_EXPOSED] += hvx_work(b) - q->idle_since;
     }
 }
@@ -62,6 +62,7 @@ inline void exposure_begin(dma_queue * q, uint32_t pending) {
     if (const uint64_t * b = tls_counts) {
         q->inbound    = pending;
         q->idle_since = hvx_work(b);
+        q->in_job     = true;
     }
 }
 
@@ -72,6 +73,7 @@ inline void exposure_end(dma_queue * q) {
             b[HTP_CNT_HVX_EXPOSED] += now - q->idle_since;
         }
         q->idle_since = now;
+        q->in_job     = false;
     }
 }
 

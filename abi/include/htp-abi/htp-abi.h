@@ -181,8 +181,8 @@ enum htp_counter {
     HTP_CNT_DMA_EXPOSED_DESC,   // DMA descriptors popped with no HVX / HMX work of their thread
                                 // between their push and their pop (nothing overlapped them)
     HTP_CNT_DMA_EXPOSED_BYTES,  // those descriptors' bytes
-    HTP_CNT_HVX_EXPOSED,     // HVX instructions a dispatch's thread ran with no inbound DMA
-                             // (into VTCM) pending in its queue (nothing to overlap them)
+    HTP_CNT_HVX_EXPOSED,        // HVX instructions a dispatch's thread ran with no inbound DMA
+                                // (into VTCM) pending in its queue (nothing to overlap them)
     HTP_CNT_COUNT
 };
 

@@ -46,12 +46,13 @@ struct argsort_op : row_op<htp_argsort_params> {
             }
             const uint32_t       j    = i + dv;
             const bool           asc  = (((i * 32) & k) == 0) != desc;
-            const HVX_VectorPred swap = asc ? Q6_Q_vcmp_gt_VwVw(key[i], key[j]) : Q6_Q_vcmp_gt_VwVw(key[j], key[i]);
-            const HVX_Vector     ka = key[i], kb = key[j], ia = idx[i], ib = idx[j];
-            key[i]                    = Q6_V_vmux_QVV(swap, kb, ka);
-            key[j]                    = Q6_V_vmux_QVV(swap, ka, kb);
-            idx[i]                    = Q6_V_vmux_QVV(swap, ib, ia);
-            idx[j]                    = Q6_V_vmux_QVV(swap, ia, ib);
+            const HVX_Vector     ka = hvx_vmem_load(&key[i]), kb = hvx_vmem_load(&key[j]);
+            const HVX_Vector     ia = hvx_vmem_load(&idx[i]), ib = hvx_vmem_load(&idx[j]);
+            const HVX_VectorPred swap = asc ? Q6_Q_vcmp_gt_VwVw(ka, kb) : Q6_Q_vcmp_gt_VwVw(kb, ka);
+            hvx_vmem_store(&key[i], Q6_V_vmux_QVV(swap, kb, ka));
+            hvx_vmem_store(&key[j], Q6_V_vmux_QVV(swap, ka, kb));
+            hvx_vmem_store(&idx[i], Q6_V_vmux_QVV(swap, ib, ia));
+            hvx_vmem_store(&idx[j], Q6_V_vmux_QVV(swap, ia, ib));
         }
     }
 
@@ -73,13 +74,13 @@ struct argsort_op : row_op<htp_argsort_params> {
             const HVX_Vector     g    = Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (i * 32)));
             const HVX_Vector     x    = Q6_V_vand_VV(Q6_V_vxor_VV(Q6_Vuw_vlsr_VuwR(g, ld), Q6_Vuw_vlsr_VuwR(g, lk)), one);
             const HVX_VectorPred tmin = Q6_Q_vcmp_eq_VwVw(x, want);
-            const HVX_Vector     kv = key[i], iv = idx[i];
+            const HVX_Vector     kv = hvx_vmem_load(&key[i]), iv = hvx_vmem_load(&idx[i]);
             const HVX_Vector     kp = select(low, Q6_V_valign_VVR(kv, kv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(kv, kv, (int32_t) (4 * d)));
             const HVX_Vector     ip = select(low, Q6_V_valign_VVR(iv, iv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(iv, iv, (int32_t) (4 * d)));
             const HVX_VectorPred take = Q6_Q_or_QQ(Q6_Q_and_QQ(tmin, Q6_Q_vcmp_gt_VwVw(kv, kp)),
                                                    Q6_Q_and_QQ(Q6_Q_not_Q(tmin), Q6_Q_vcmp_gt_VwVw(kp, kv)));
-            key[i] = Q6_V_vmux_QVV(take, kp, kv);
-            idx[i] = Q6_V_vmux_QVV(take, ip, iv);
+            hvx_vmem_store(&key[i], Q6_V_vmux_QVV(take, kp, kv));
+            hvx_vmem_store(&idx[i], Q6_V_vmux_QVV(take, ip, iv));
         }
     }
 
@@ -91,17 +92,17 @@ struct argsort_op : row_op<htp_argsort_params> {
         const HVX_Vector pad   = Q6_V_vsplat_R(p->descending ? INT32_MIN : INT32_MAX);
         const HVX_Vector mag   = Q6_V_vsplat_R(0x7fffffff);
         for (uint32_t i = 0; i < n_vec; i++) {
-            idx[i] = Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (i * 32)));
+            hvx_vmem_store(&idx[i], Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (i * 32))));
             if (i >= n_val) {
-                key[i] = pad;
+                hvx_vmem_store(&key[i], pad);
                 continue;
             }
-            const HVX_Vector b = key[i];
+            const HVX_Vector b = hvx_vmem_load(&key[i]);
             HVX_Vector       t = Q6_V_vxor_VV(b, Q6_V_vand_VV(Q6_Vw_vasr_VwR(b, 31), mag));
             if (i == n_val - 1 && p->tail_bytes) {
                 t = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), t, pad);
             }
-            key[i] = t;
+            hvx_vmem_store(&key[i], t);
         }
     }
 

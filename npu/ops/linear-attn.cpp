@@ -102,7 +102,7 @@ template <int KIND> struct wkv_thread {
     template <uint32_t NV> void put_out_row(uint32_t slot, uint32_t tt, const HVX_Vector (&acc)[NV]) const {
         HVX_Vector * o = vptr(at(p->v_out + slot * p->blk_size)) + tt * NV;
         for (uint32_t m = 0; m < NV; m++) {
-            o[m] = acc[m];
+            hvx_vmem_store(&o[m], acc[m]);
         }
     }
 
@@ -121,23 +121,24 @@ template <int KIND> struct wkv_thread {
         }
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < p->S; i++) {
-            const HVX_Vector ki = splat_f32(lane_f32(K[i / 32], i % 32));
-            const HVX_Vector di = splat_f32(lane_f32(D[i / 32], i % 32));
+            const HVX_Vector ki = splat_f32(lane_f32(hvx_vmem_load(&K[i / 32]), i % 32));
+            const HVX_Vector di = splat_f32(lane_f32(hvx_vmem_load(&D[i / 32]), i % 32));
             if constexpr (KIND == WKV6) {
-                const HVX_Vector ri = splat_f32(lane_f32(X[i / 32], i % 32));
-                const HVX_Vector ui = splat_f32(lane_f32(U[i / 32], i % 32));
+                const HVX_Vector ri = splat_f32(lane_f32(hvx_vmem_load(&X[i / 32]), i % 32));
+                const HVX_Vector ui = splat_f32(lane_f32(hvx_vmem_load(&U[i / 32]), i % 32));
                 for (uint32_t m = 0; m < NV; m++) {
-                    const HVX_Vector kv = Q6_Vsf_vmpy_VsfVsf(V[m], ki);
-                    const HVX_Vector s  = st[m];
+                    const HVX_Vector kv = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&V[m]), ki);
+                    const HVX_Vector s  = hvx_vmem_load(&st[m]);
                     const HVX_Vector tv = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(kv, ui), s);
                     acc[m]              = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(tv, ri));
-                    st[m]               = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(s, di), kv);
+                    hvx_vmem_store(&st[m], Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(s, di), kv));
                 }
             } else {
-                const HVX_Vector qi = splat_f32(lane_f32(X[i / 32], i % 32) * p->scale);
+                const HVX_Vector qi = splat_f32(lane_f32(hvx_vmem_load(&X[i / 32]), i % 32) * p->scale);
                 for (uint32_t m = 0; m < NV; m++) {
-                    const HVX_Vector s = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(st[m], di), Q6_Vsf_vmpy_VsfVsf(V[m], ki));
-                    st[m]              = s;
+                    const HVX_Vector s = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&st[m]), di),
+                                                            Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&V[m]), ki));
+                    hvx_vmem_store(&st[m], s);
                     acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(s, qi));
                 }
             }
@@ -163,9 +164,9 @@ template <int KIND> struct wkv_thread {
         const HVX_Vector * sr = st;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < p->S; j++) {
-            const HVX_Vector aj = splat_f32(lane_f32(A[j / 32], j % 32));
+            const HVX_Vector aj = splat_f32(lane_f32(hvx_vmem_load(&A[j / 32]), j % 32));
             for (uint32_t m = 0; m < NV; m++) {
-                sa[m] = Q6_Vsf_vadd_VsfVsf(sa[m], Q6_Vsf_vmpy_VsfVsf(sr[m], aj));
+                sa[m] = Q6_Vsf_vadd_VsfVsf(sa[m], Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&sr[m]), aj));
             }
             sr += NV;
         }
@@ -177,15 +178,16 @@ template <int KIND> struct wkv_thread {
         HVX_Vector * sw = st;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < p->S; j++) {
-            const HVX_Vector wj = splat_f32(lane_f32(W[j / 32], j % 32));
-            const HVX_Vector kj = splat_f32(lane_f32(K[j / 32], j % 32));
-            const HVX_Vector bj = splat_f32(lane_f32(B[j / 32], j % 32));
-            const HVX_Vector rj = splat_f32(lane_f32(R[j / 32], j % 32));
+            const HVX_Vector wj = splat_f32(lane_f32(hvx_vmem_load(&W[j / 32]), j % 32));
+            const HVX_Vector kj = splat_f32(lane_f32(hvx_vmem_load(&K[j / 32]), j % 32));
+            const HVX_Vector bj = splat_f32(lane_f32(hvx_vmem_load(&B[j / 32]), j % 32));
+            const HVX_Vector rj = splat_f32(lane_f32(hvx_vmem_load(&R[j / 32]), j % 32));
             for (uint32_t m = 0; m < NV; m++) {
                 const HVX_Vector x = Q6_Vsf_vadd_VsfVsf(
-                    Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(sw[m], wj), Q6_Vsf_vmpy_VsfVsf(V[m], kj)),
+                    Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&sw[m]), wj),
+                                       Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&V[m]), kj)),
                     Q6_Vsf_vmpy_VsfVsf(sa[m], bj));
-                sw[m]  = x;
+                hvx_vmem_store(&sw[m], x);
                 acc[m] = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, rj));
             }
             sw += NV;

@@ -21,10 +21,10 @@ struct reduce_op : row_op<htp_reduce_params> {
     HVX_Vector row_lanes(const HVX_Vector * x, HVX_Vector a) const {
         const uint32_t n_full = p->ne0 / 32;
         for (uint32_t i = 0; i < n_full; i++) {
-            a = Q6_Vsf_vadd_VsfVsf(a, x[i]);
+            a = Q6_Vsf_vadd_VsfVsf(a, hvx_vmem_load(&x[i]));
         }
         if (p->tail_bytes) {
-            a = Q6_Vsf_vadd_VsfVsf(a, Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), x[n_full]));
+            a = Q6_Vsf_vadd_VsfVsf(a, Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), hvx_vmem_load(&x[n_full])));
         }
         return a;
     }
@@ -42,7 +42,7 @@ struct reduce_op : row_op<htp_reduce_params> {
         const HVX_VectorPred tail  = Q6_Q_vsetq_R((int32_t) p->tail_bytes);
         HVX_Vector           m     = low;
         for (uint32_t i = 0; i < n_vec; i++) {
-            HVX_Vector k = sf_key(x[i]);
+            HVX_Vector k = sf_key(hvx_vmem_load(&x[i]));
             if (i == n_vec - 1 && p->tail_bytes) {
                 k = Q6_V_vmux_QVV(tail, k, low);
             }
@@ -57,7 +57,7 @@ struct reduce_op : row_op<htp_reduce_params> {
         HVX_Vector       best = none;
         HVX_Vector       idx  = lane_idx;
         for (uint32_t i = 0; i < n_vec; i++) {
-            HVX_Vector k = sf_key(x[i]);
+            HVX_Vector k = sf_key(hvx_vmem_load(&x[i]));
             if (i == n_vec - 1 && p->tail_bytes) {
                 k = Q6_V_vmux_QVV(tail, k, low);
             }
@@ -75,7 +75,7 @@ struct reduce_op : row_op<htp_reduce_params> {
         const HVX_Vector zero  = Q6_V_vzero();
         HVX_Vector       carry = zero;
         for (uint32_t i = 0; i < n_vec; i++) {
-            HVX_Vector v = x[i];
+            HVX_Vector v = hvx_vmem_load(&x[i]);
             if (i == n_vec - 1 && p->tail_bytes) {
                 v = Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), v);
             }
@@ -83,7 +83,7 @@ struct reduce_op : row_op<htp_reduce_params> {
             for (int32_t k = 4; k < 128; k <<= 1) {
                 s = Q6_Vsf_vadd_VsfVsf(s, Q6_V_vlalign_VVR(s, zero, k));
             }
-            y[i]  = Q6_Vsf_vadd_VsfVsf(s, carry);
+            hvx_vmem_store(&y[i], Q6_Vsf_vadd_VsfVsf(s, carry));
             carry = Q6_Vsf_vadd_VsfVsf(carry, reduce_sum_sf(v));
         }
     }
@@ -104,7 +104,7 @@ struct reduce_op : row_op<htp_reduce_params> {
                 a = row_lanes(x0 + j * xs, a);
             }
             acc   = a;
-            y0[0] = reduce_sum_sf(a);  // written back after the last row only (store)
+            hvx_vmem_store(y0, reduce_sum_sf(a));  // written back after the last row only (store)
             return;
         }
         if (p->kind == HTP_REDUCE_ARGMAX) {
@@ -115,7 +115,7 @@ struct reduce_op : row_op<htp_reduce_params> {
                 for (uint32_t j = 0; j < k; j++) {
                     res = Q6_V_valign_VVR(row_argmax(x0 + (g * 32 + j) * xs, lane_idx), res, 4);
                 }
-                y0[g] = Q6_V_vror_VR(res, (int32_t) (128 - 4 * k));
+                hvx_vmem_store(&y0[g], Q6_V_vror_VR(res, (int32_t) (128 - 4 * k)));
             }
             return;
         }
@@ -130,7 +130,7 @@ struct reduce_op : row_op<htp_reduce_params> {
                 }
                 res = Q6_V_valign_VVR(s, res, 4);
             }
-            y0[g] = Q6_V_vror_VR(res, (int32_t) (128 - 4 * k));  // row g * 32 at lane 0
+            hvx_vmem_store(&y0[g], Q6_V_vror_VR(res, (int32_t) (128 - 4 * k)));  // row g * 32 at lane 0
         }
     }
 

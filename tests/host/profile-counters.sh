@@ -24,7 +24,7 @@ echo "$lines" | head -3
 PROF_LINES=$lines ALL_LINES=$(grep -E '^ggml-hex: ' <<<"$out") python3 - "$mode" <<'PY' || exit 1
 import os, re, sys
 mode = sys.argv[1]
-ISSUE, DESC, RUN = 0.55, 0.2, 4.4  # host/src/profile.cpp kCostModels (docs/profiling.md)
+ISSUE, DESC, RUN = 0.57, 0.2, 4.4  # host/src/profile.cpp kCostModels (docs/profiling.md)
 lines = os.environ["PROF_LINES"].strip().splitlines()
 pat = re.compile(r"^ggml-hex: (HTP0(?:/m\d)?) profile-op SCALE\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|"
                  r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+) pmu \[((?:\d+,){7}\d+)\] counters (\S+) est-usec ([0-9.]+)$")
@@ -50,10 +50,32 @@ for l in lines:
     loads = c["hvx_ldst"] - c["hvx_st"]
     pk = max(hvx_n / 4, c["hvx_mpy"] / 2, c["hvx_permute"] / 1, loads / 1, c["hvx_st"] / 1) / thr / (1250 * ISSUE)
     dma = (c["dma_in"] + c["dma_out"]) / 32e3 + c["dma_desc"] * DESC / thr
-    est = 5 + RUN * max(0, c["hvx_runs"] - 1) + max(pk, c["hmx_tiles"] * 16 / 1250, dma)
+    # what the pipelines cannot overlap (vhtp/src/exposure.h) adds to the unit it cannot hide behind
+    x_dma = c["dma_exposed"] / 32e3 + c["dma_exposed_desc"] * DESC / thr
+    x_hvx = pk * min(1, c["hvx_exposed"] / hvx_n) if hvx_n else 0
+    est = 5 + RUN * max(0, c["hvx_runs"] - 1) + max(max(pk, c["hmx_tiles"] * 16 / 1250) + x_dma, dma + x_hvx)
     assert abs(float(m.group(13)) - est) <= 0.051, f"est-usec {m.group(13)}, the cost model gives {est:.2f}"
     ops.setdefault(names, []).append((sess, dims, c))
     ests.append((sess, est))
+    if mode == "single":
+        # What the row pipeline cannot overlap (vhtp/src/exposure.h; npu/ops/row-stream.h
+        # stream_rows): per thread with rows, its first chunk's fetch and its last chunk's
+        # write-back had no compute between push and pop (2 descriptors, their rows' bytes), and
+        # its last chunk's compute (4 instructions per vector and row, the 2 splats of scale and
+        # bias per chunk: scale.cpp) ran with no fetch pending. Threads take whole chunks
+        # (rows_per_thread = ceil(chunks / threads) x rpc).
+        ne = [int(x) for x in dims.split(":")[0].split("x")]
+        rows, nv, rpc = ne[1] * ne[2] * ne[3], (ne[0] + 31) // 32, int(re.search(r"rpc=(\d+)", m.group(6)).group(1))
+        nthr = int(re.search(r"thr=(\d+)", m.group(6)).group(1))
+        per = -(-(-(-rows // rpc)) // nthr) * rpc
+        xd = xb = xh = 0
+        for t in range(nthr):
+            n = max(0, min(rows, (t + 1) * per) - t * per)
+            if n:
+                first, last = min(rpc, n), n - (-(-n // rpc) - 1) * rpc
+                xd, xb, xh = xd + 2, xb + (first + last) * ne[0] * 4, xh + last * 4 * nv + 2
+        got = (c["dma_exposed_desc"], c["dma_exposed"], c["hvx_exposed"])
+        assert got == (xd, xb, xh), f"exposed (desc, bytes, hvx) {got}, the pipeline leaves {(xd, xb, xh)} ({nthr} threads, rpc {rpc})"
 assert ops, "no SCALE op"
 # Each graph's profile-graph line (level 2): its estimate is the batch's slowest member's, the
 # ops' est-usec summed (a SCALE graph is one op in one batch; no MUL_MAT: no tokens).

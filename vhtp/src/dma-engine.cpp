@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core.h"
+#include "exposure.h"
 #include "fault.h"
 #include "futex.h"
 #include "htp-abi/htp-status.h"
@@ -196,21 +197,22 @@ void dma_engine::run() {
 using vhtp::core;
 
 namespace {
+bool in_vtcm(const core * c, dma_addr_t a) {
+    return a >= vhtp::Window::kVtcmBase && a < (dma_addr_t) vhtp::Window::kVtcmBase + c->info.vtcm_size;
+}
+
 // Level-2 counters of one descriptor (vhtp::count): bytes by direction, and how far into VTCM
 // it reaches.
 void count_push(const core * c, dma_addr_t dst, dma_addr_t src, uint32_t dst_stride, uint32_t src_stride,
                 uint32_t row_size, uint32_t nrows) {
     const uint64_t rows  = nrows ? nrows : 1;
     const uint64_t bytes = rows * row_size;
-    auto in_vtcm = [c](dma_addr_t a) {
-        return a >= vhtp::Window::kVtcmBase && a < (dma_addr_t) vhtp::Window::kVtcmBase + c->info.vtcm_size;
-    };
     vhtp::count(HTP_CNT_DMA_DESC, 1);
-    vhtp::count(in_vtcm(dst) ? HTP_CNT_DMA_IN_BYTES : HTP_CNT_DMA_OUT_BYTES, bytes);
-    if (in_vtcm(dst)) {
+    vhtp::count(in_vtcm(c, dst) ? HTP_CNT_DMA_IN_BYTES : HTP_CNT_DMA_OUT_BYTES, bytes);
+    if (in_vtcm(c, dst)) {
         vhtp::count(HTP_CNT_VTCM_HWM, dst - vhtp::Window::kVtcmBase + (rows - 1) * dst_stride + row_size);
     }
-    if (in_vtcm(src)) {
+    if (in_vtcm(c, src)) {
         vhtp::count(HTP_CNT_VTCM_HWM, src - vhtp::Window::kVtcmBase + (rows - 1) * src_stride + row_size);
     }
 }
@@ -219,6 +221,25 @@ uint64_t now_ns() {
     return vhtp::tls_counts ? htp_cycles() : 0;
 }
 }  // namespace
+
+void vhtp::exposure_job_begin(core * c, uint32_t ith) {
+    if (!tls_counts) {
+        return;
+    }
+    dma_queue *    q       = c->dma->queue(ith);
+    uint32_t       pending = 0;
+    const uint32_t head    = q->head.load(std::memory_order_relaxed);
+    for (uint32_t i = q->tail; i != head; ++i) {
+        pending += in_vtcm(c, q->ring[i % dma_queue::kCapacity].dst) ? 1 : 0;
+    }
+    exposure_begin(q, pending);
+}
+
+void vhtp::exposure_job_end(core * c, uint32_t ith) {
+    if (tls_counts) {
+        exposure_end(c->dma->queue(ith));
+    }
+}
 
 extern "C" {
 
@@ -244,10 +265,12 @@ HTP_DEVICE_API bool dma_queue_push(struct dma_queue * q, dma_addr_t dst, dma_add
             return false;
         }
     }
+    dma_queue::desc d{ dst, src, dst_stride, src_stride, row_size, nrows, 0 };
     if (vhtp::tls_counts) {
         count_push(c, dst, src, dst_stride, src_stride, row_size, nrows);
+        vhtp::exposure_push(q, d, in_vtcm(c, dst));
     }
-    q->ring[head % dma_queue::kCapacity] = dma_queue::desc{ dst, src, dst_stride, src_stride, row_size, nrows };
+    q->ring[head % dma_queue::kCapacity] = d;
     q->head.store(head + 1, std::memory_order_release);
     q->engine->notify();
     return true;
@@ -269,11 +292,13 @@ HTP_DEVICE_API dma_addr_t dma_queue_pop(struct dma_queue * q) {
             vhtp::wait_until(q->done, q->done_waiters, ready);
         }
     }
-    const dma_addr_t dst = q->ring[q->tail % dma_queue::kCapacity].dst;
-    q->tail = want;
+    const dma_queue::desc & d   = q->ring[q->tail % dma_queue::kCapacity];
+    const dma_addr_t        dst = d.dst;
     if (t0) {
         vhtp::count(HTP_CNT_DMA_WAIT_NS, htp_cycles() - t0);
+        vhtp::exposure_pop(q, d, in_vtcm(q->engine->owner(), dst));
     }
+    q->tail = want;
     return dst;
 }
 
@@ -286,10 +311,14 @@ HTP_DEVICE_API void dma_queue_flush(struct dma_queue * q) {
             vhtp::wait_until(q->done, q->done_waiters, ready);
         }
     }
-    q->tail = head;
     if (t0) {
         vhtp::count(HTP_CNT_DMA_WAIT_NS, htp_cycles() - t0);
+        for (uint32_t i = q->tail; i != head; ++i) {
+            const dma_queue::desc & d = q->ring[i % dma_queue::kCapacity];
+            vhtp::exposure_pop(q, d, in_vtcm(q->engine->owner(), d.dst));
+        }
     }
+    q->tail = head;
 }
 
 HTP_DEVICE_API uint32_t dma_queue_capacity(const struct dma_queue * /*q*/) {

@@ -20,6 +20,7 @@ struct dma_queue {
     struct desc {
         dma_addr_t dst, src;  // 64-bit device addresses; the rest are 32-bit fields
         uint32_t   dst_stride, src_stride, row_size, nrows;
+        uint64_t   work;  // level 2: the pushing thread's HVX + HMX work at the push (exposure.h)
     };
 
     vhtp::dma_engine * engine = nullptr;
@@ -38,6 +39,12 @@ struct dma_queue {
     uint32_t pf_idx = 0;
     uint64_t pf_off = 0;
     bool     prefetch = true;
+
+    // Level 2 (exposure.h, producer only): inbound descriptors (into VTCM) pending, the
+    // owner's HVX instructions when that count last fell to 0, and whether a dispatch's job runs.
+    uint32_t inbound    = 0;
+    uint64_t idle_since = 0;
+    bool     in_job     = false;
 };
 
 namespace vhtp {

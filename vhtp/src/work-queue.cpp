@@ -6,6 +6,7 @@
 #include "work-queue.h"
 
 #include "core.h"
+#include "exposure.h"
 #include "fault.h"
 #include "futex.h"
 #include "htp-abi/htp-status.h"
@@ -56,7 +57,9 @@ void work_queue::worker(uint32_t ith) {
         if (ith < n_jobs_) {
             // Level-2 counters (counters.cpp): this job's block while the session counts.
             vhtp::tls_counts = core_->counting.load(std::memory_order_acquire) ? core_->counts[ith].v : nullptr;
+            vhtp::exposure_job_begin(core_, ith);
             guarded_call(fn_, n_jobs_, ith, data_);
+            vhtp::exposure_job_end(core_, ith);
         }
         if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
             vhtp::wake(pending_, pending_waiters_);
@@ -90,7 +93,9 @@ void work_queue::run(work_fn fn, void * data, uint32_t n) {
     if (bound != core_) {
         vhtp::bind_thread(core_);
     }
+    vhtp::exposure_job_begin(core_, 0);
     guarded_call(fn_, n_jobs_, 0, data_);
+    vhtp::exposure_job_end(core_, 0);
     if (bound != core_) {
         vhtp::bind_thread(bound);
     }

@@ -14,7 +14,10 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the
+/* 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
+ *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
+ *    grew by 24 bytes;
+ * 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the
  *    GET_ROWS kernel with src0's own rows (host/ops/get-rows.cpp dequant_rows_encode);
  *    binary.src1_gather, src1_nb0, src1_f32 (after conv_pitch): a permuted src1, an F32 src1
  *    of BF16 rows; norm.src_gather, src_nb0 (after vmul): NORM / L2_NORM of a transposed source;
@@ -66,7 +69,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   19u
+#define HTP_ABI_VERSION   20u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */
@@ -175,6 +178,11 @@ enum htp_counter {
     HTP_CNT_L2_BYTES,        // bytes those calls named (flush-all: HTP_DCACHE_FLUSH_ALL_BYTES)
     HTP_CNT_HVX_PACKETS,     // reserved (0): packets need the real core's bundling
     HTP_CNT_HVX_RUNS,        // work_queue_run calls: each starts the op's HVX threads and joins them
+    HTP_CNT_DMA_EXPOSED_DESC,   // DMA descriptors popped with no HVX / HMX work of their thread
+                                // between their push and their pop (nothing overlapped them)
+    HTP_CNT_DMA_EXPOSED_BYTES,  // those descriptors' bytes
+    HTP_CNT_HVX_EXPOSED,        // HVX instructions a dispatch's thread ran with no inbound DMA
+                                // (into VTCM) pending in its queue (nothing to overlap them)
     HTP_CNT_COUNT
 };
 

@@ -8,11 +8,13 @@ lines) from a file or from a pipe ('-'), as upstream users do:
 
 and prints one row per op (or per node name, device, group member or NPU kernel): count, total
 and mean microseconds, share of all ops' time, cycles, and at level 2 the estimated device
-time of the cost model and the summed counters; then per session its batches (OPBATCH lines),
-their median time and ops per batch; then, from level 2's profile-graph lines, the per-token
-summary: per device its prompt graphs (more than one token) and generation graphs (one token),
-host and estimated device microseconds per token and tokens per second, and for a layer split
-the devices together (a token passes through each in turn, so their times add).
+time of the cost model (microseconds and device cycles) and the summed counters; then per
+session its batches (OPBATCH lines), their median time and ops per batch; then, from level 2's
+profile-graph lines, the per-token summary: per device its prompt graphs (more than one token)
+and generation graphs (one token), host and estimated device microseconds per token, estimated
+device cycles per token and tokens per second, and for a layer split the devices together (a
+token passes through each in turn, so their times add). Logs from before est-cycles came
+(no such field) leave the cycles out (null in --json).
 Other lines are ignored; a file with no profile line is an error (exit 1).
 """
 import json
@@ -27,9 +29,9 @@ LINE = re.compile(r"ggml-hex: (\S+) profile-op (.*)$")
 TIMES = re.compile(r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+)")
 PMU = re.compile(r" pmu \[([0-9,]*)\]")
 COUNTERS = re.compile(r" counters (\S+)")
-EST = re.compile(r" est-usec ([0-9.]+)")
+EST = re.compile(r" est-usec ([0-9.]+)(?: est-cycles (\d+))?")
 GRAPH = re.compile(r"ggml-hex: (\S+) profile-graph n-batches (\d+) n-ops (\d+) tokens (\d+) usec (\d+) "
-                   r"est-usec ([0-9.]+)")
+                   r"est-usec ([0-9.]+)(?: est-cycles (\d+))?")
 # The counters shown as columns (all of them are in --json).
 SHOWN = ("hvx_alu", "hvx_mpy", "hvx_permute", "hmx_tiles", "dma_in", "dma_out", "dma_wait_us")
 
@@ -41,7 +43,8 @@ def parse(stream):
         g = GRAPH.search(raw)
         if g:
             graphs.append({"device": g.group(1), "batches": int(g.group(2)), "n_ops": int(g.group(3)),
-                           "tokens": int(g.group(4)), "usec": int(g.group(5)), "est_usec": float(g.group(6))})
+                           "tokens": int(g.group(4)), "usec": int(g.group(5)), "est_usec": float(g.group(6)),
+                           "est_cycles": int(g.group(7)) if g.group(7) else None})
             continue
         m = LINE.search(raw.rstrip("\n"))
         if not m:
@@ -69,6 +72,7 @@ def parse(stream):
             "start": int(t.group(3)),
             "mhz": int(t.group(4)),
             "est_usec": None,
+            "est_cycles": None,
             "pmu": [],
             "counters": {},
         }
@@ -80,6 +84,8 @@ def parse(stream):
         e = EST.search(fields[6])
         if e:
             rec["est_usec"] = float(e.group(1))
+            if e.group(2):
+                rec["est_cycles"] = int(e.group(2))
         c = COUNTERS.search(fields[6])
         if c:
             for kv in c.group(1).split(","):
@@ -107,20 +113,25 @@ def per_token(graphs):
             continue
         kind = "prompt" if g["tokens"] > 1 else "generation"
         d = out["devices"].setdefault(g["device"], {}).setdefault(
-            kind, {"graphs": 0, "tokens": 0, "usec": 0, "est_usec": 0.0})
+            kind, {"graphs": 0, "tokens": 0, "usec": 0, "est_usec": 0.0, "est_cycles": 0})
         d["graphs"] += 1
         d["tokens"] += g["tokens"]
         d["usec"] += g["usec"]
         d["est_usec"] += g["est_usec"]
+        # None once a graph line has no est-cycles (a log from before the field came)
+        d["est_cycles"] = None if d["est_cycles"] is None or g["est_cycles"] is None else d["est_cycles"] + g["est_cycles"]
     for kinds in out["devices"].values():
         for d in kinds.values():
             d["usec_per_token"] = d["usec"] / d["tokens"]
             d["est_usec_per_token"] = d["est_usec"] / d["tokens"]
+            d["est_cycles_per_token"] = None if d["est_cycles"] is None else d["est_cycles"] / d["tokens"]
     for kind in ("prompt", "generation"):
         ds = [k[kind] for k in out["devices"].values() if kind in k]
         if ds:
             out["all"][kind] = {"usec_per_token": sum(d["usec_per_token"] for d in ds),
-                                "est_usec_per_token": sum(d["est_usec_per_token"] for d in ds)}
+                                "est_usec_per_token": sum(d["est_usec_per_token"] for d in ds),
+                                "est_cycles_per_token": None if any(d["est_cycles_per_token"] is None for d in ds)
+                                else sum(d["est_cycles_per_token"] for d in ds)}
     for kinds in list(out["devices"].values()) + [out["all"]]:
         for d in kinds.values():
             d["tokens_per_s"] = 1e6 / d["usec_per_token"] if d["usec_per_token"] else 0.0
@@ -132,10 +143,12 @@ def table(ops, by):
     rows = {}
     for o in ops:
         r = rows.setdefault(o[by], {"key": o[by], "count": 0, "usec": 0, "cycles": 0, "est_usec": None,
-                                    "counters": {}})
+                                    "est_cycles": None, "counters": {}})
         r["count"] += 1
         if o["est_usec"] is not None:
             r["est_usec"] = (r["est_usec"] or 0.0) + o["est_usec"]
+        if o["est_cycles"] is not None:
+            r["est_cycles"] = (r["est_cycles"] or 0) + o["est_cycles"]
         r["usec"] += o["usec"]
         r["cycles"] += o["cycles"]
         for k, v in o["counters"].items():
@@ -200,9 +213,12 @@ def main():
         return 0
     has_counters = any(r["counters"] for r in rows)
     has_est = any(r["est_usec"] is not None for r in rows)
+    has_est_cyc = any(r["est_cycles"] is not None for r in rows)
     head = f"{args.by:<28} {'count':>7} {'total us':>11} {'mean us':>10} {'share':>7} {'cycles':>14}"
     if has_est:
         head += f" {'est us':>11}"
+    if has_est_cyc:
+        head += f" {'est cycles':>14}"
     if has_counters:
         head += "".join(f" {c:>12}" for c in SHOWN)
     print(head)
@@ -211,6 +227,8 @@ def main():
                 f"{100 * r['share']:>6.1f}% {r['cycles']:>14}")
         if has_est:
             line += f" {r['est_usec'] or 0:>11.1f}"
+        if has_est_cyc:
+            line += f" {r['est_cycles'] or 0:>14}"
         if has_counters:
             line += "".join(f" {r['counters'].get(c, 0):>12}" for c in SHOWN)
         print(line)
@@ -229,11 +247,13 @@ def main():
     if len(tokens["devices"]) > 1:
         rows_t += [("all", kind, d) for kind, d in sorted(tokens["all"].items())]
     if rows_t:
+        cyc = all(d["est_cycles_per_token"] is not None for _, _, d in rows_t)
         print(f"{'per token':<10} {'graphs of':<11} {'count':>6} {'tokens':>7} {'host us/tok':>12} {'est us/tok':>11} "
-              f"{'host t/s':>9} {'est t/s':>9}")
+              + (f"{'est cyc/tok':>12} " if cyc else "") + f"{'host t/s':>9} {'est t/s':>9}")
         for dev, kind, d in rows_t:
             print(f"{dev:<10} {kind:<11} {d.get('graphs', ''):>6} {d.get('tokens', ''):>7} {d['usec_per_token']:>12.1f} "
-                  f"{d['est_usec_per_token']:>11.1f} {d['tokens_per_s']:>9.2f} {d['est_tokens_per_s']:>9.2f}")
+                  f"{d['est_usec_per_token']:>11.1f} " + (f"{d['est_cycles_per_token']:>12.0f} " if cyc else "")
+                  + f"{d['tokens_per_s']:>9.2f} {d['est_tokens_per_s']:>9.2f}")
     return 0
 
 

@@ -135,6 +135,8 @@ void report_graph(htp_registry & reg, htp_device & d, ggml_cgraph * graph,
             g.host_ns  = htp_now_ns() - graph_start;
             g.tokens   = tokens;
             g.est_usec = window->est_usec;
+            const htp_cost_model * m = htp_cost_model_of(d.profile.arch);
+            g.est_mhz  = m ? m->clock_mhz : 0;
             HTP_LOG_PROFILE("%s", htp_profile_graph_line(d.spec.name, g).c_str());
         }
         if (!skip) {

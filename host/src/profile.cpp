@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 
@@ -148,6 +149,10 @@ double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint
     return m.op_overhead_us + m.hvx_run_us * std::max(0.0, runs - 1) + std::max(std::max(hvx, hmx) + x_dma, dma + x_hvx);
 }
 
+uint64_t htp_estimate_cycles(const htp_cost_model & m, double est_usec) {
+    return (uint64_t) llround(est_usec * m.clock_mhz);
+}
+
 std::string htp_profile_op_line(const std::string & session, const std::string & label, const htp_op_timing & t,
                                 uint32_t mhz, uint32_t arch, uint32_t sharing, const htp_config & cfg) {
     char buf[160];
@@ -176,8 +181,9 @@ std::string htp_profile_op_line(const std::string & session, const std::string &
             line += std::string(c ? "," : "") + htp_counter_name(c) + "=" + std::to_string(v);
         }
         if (const htp_cost_model * m = htp_cost_model_of(arch)) {
-            char est[48];
-            snprintf(est, sizeof(est), " est-usec %.1f", htp_estimate_usec(*m, t, sharing));
+            const double us = htp_estimate_usec(*m, t, sharing);
+            char         est[80];
+            snprintf(est, sizeof(est), " est-usec %.1f est-cycles %" PRIu64, us, htp_estimate_cycles(*m, us));
             line += est;
         }
     }
@@ -187,11 +193,13 @@ std::string htp_profile_op_line(const std::string & session, const std::string &
 std::string htp_profile_graph_line(const std::string & device, const htp_graph_profile & g) {
     char buf[256];
     snprintf(buf, sizeof(buf), "%s profile-graph n-batches %" PRIu64 " n-ops %" PRIu64 " tokens %u usec %" PRIu64
-             " est-usec %.1f", device.c_str(), g.batches, g.n_ops, g.tokens, g.host_ns / 1000, g.est_usec);
+             " est-usec %.1f est-cycles %" PRIu64, device.c_str(), g.batches, g.n_ops, g.tokens, g.host_ns / 1000,
+             g.est_usec, (uint64_t) llround(g.est_usec * g.est_mhz));
     std::string line = buf;
     if (g.tokens > 0) {
-        snprintf(buf, sizeof(buf), " usec-per-token %.1f est-usec-per-token %.1f", g.host_ns / 1e3 / g.tokens,
-                 g.est_usec / g.tokens);
+        snprintf(buf, sizeof(buf), " usec-per-token %.1f est-usec-per-token %.1f est-cycles-per-token %" PRIu64,
+                 g.host_ns / 1e3 / g.tokens, g.est_usec / g.tokens,
+                 (uint64_t) llround(g.est_usec * g.est_mhz / g.tokens));
         line += buf;
     }
     return line;

@@ -43,9 +43,12 @@ const htp_cost_model * htp_cost_model_of(uint32_t arch);
 // sharing: sessions that run the op at once on the same NPU (a group's members), which share
 // its HVX contexts.
 double htp_estimate_usec(const htp_cost_model & m, const htp_op_timing & t, uint32_t sharing = 1);
+// An estimate in the arch's device cycles: est_usec x its clock (the same clock as the op line's
+// "cycles" and "mhz"), rounded.
+uint64_t htp_estimate_cycles(const htp_cost_model & m, double est_usec);
 
 // The per-op line (without "ggml-hex: "), and the batch's. At level 2 the op line ends with
-// " est-usec <x>" (the cost model of `arch`).
+// " est-usec <x> est-cycles <c>" (the cost model of `arch`; c = x x its clock in MHz).
 std::string htp_profile_op_line(const std::string & session, const std::string & label, const htp_op_timing & t,
                                 uint32_t mhz, uint32_t arch, uint32_t sharing, const htp_config & cfg);
 std::string htp_profile_batch_line(const std::string & session, uint32_t n_ops, uint64_t nsecs, uint64_t start_ns,
@@ -53,12 +56,14 @@ std::string htp_profile_batch_line(const std::string & session, uint32_t n_ops, 
 
 // One graph at level 2 (the device's batches; a group's members run each batch together, so a
 // batch's estimate is its slowest member's): " profile-graph n-batches <b> n-ops <n> tokens <t>
-// usec <host> est-usec <e>" and, with tokens, " usec-per-token <u> est-usec-per-token <e>".
+// usec <host> est-usec <e> est-cycles <c>" and, with tokens, " usec-per-token <u> est-usec-per-token
+// <e> est-cycles-per-token <c>" (c: e x the cost model's clock, est_mhz).
 // usec: the host's time from graph_compute's start to the last batch's answer.
 struct htp_graph_profile {
     uint64_t batches = 0, n_ops = 0, host_ns = 0;
     uint32_t tokens   = 0;  // the graph's tokens (htp_graph_tokens), 0: not known
     double   est_usec = 0;
+    uint32_t est_mhz  = 0;  // the cost model's clock (htp_cost_model::clock_mhz), for est-cycles
 };
 std::string htp_profile_graph_line(const std::string & device, const htp_graph_profile & g);
 

@@ -27,7 +27,7 @@ mode = sys.argv[1]
 ISSUE, DESC, RUN = 0.57, 0.2, 4.4  # host/src/profile.cpp kCostModels (docs/profiling.md)
 lines = os.environ["PROF_LINES"].strip().splitlines()
 pat = re.compile(r"^ggml-hex: (HTP0(?:/m\d)?) profile-op SCALE\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|"
-                 r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+) pmu \[((?:\d+,){7}\d+)\] counters (\S+) est-usec ([0-9.]+)$")
+                 r"usec (\d+) cycles (\d+) start (\d+) mhz (\d+) pmu \[((?:\d+,){7}\d+)\] counters (\S+) est-usec ([0-9.]+) est-cycles (\d+)$")
 ops, ests = {}, []
 for l in lines:
     m = pat.match(l)
@@ -55,6 +55,10 @@ for l in lines:
     x_hvx = pk * min(1, c["hvx_exposed"] / hvx_n) if hvx_n else 0
     est = 5 + RUN * max(0, c["hvx_runs"] - 1) + max(max(pk, c["hmx_tiles"] * 16 / 1250) + x_dma, dma + x_hvx)
     assert abs(float(m.group(13)) - est) <= 0.051, f"est-usec {m.group(13)}, the cost model gives {est:.2f}"
+    # estimated device cycles: the estimate at the v79 clock (1250 MHz, the line's mhz), rounded
+    assert mhz == 1250, f"mhz {mhz}, v79's clock is 1250"
+    assert abs(int(m.group(14)) - est * 1250) <= 0.051 * 1250, f"est-cycles {m.group(14)}, {est:.2f} us x 1250 MHz"
+    assert abs(int(m.group(14)) - float(m.group(13)) * 1250) <= 0.05 * 1250 + 1, f"est-cycles {m.group(14)} not est-usec x 1250"
     ops.setdefault(names, []).append((sess, dims, c))
     ests.append((sess, est))
     if mode == "single":
@@ -83,12 +87,14 @@ graphs = [l for l in os.environ["ALL_LINES"].splitlines() if " profile-graph " i
 want_graphs = len(ests) // (2 if mode == "group" else 1)
 assert len(graphs) == want_graphs, f"{len(graphs)} profile-graph lines for {want_graphs} graphs"
 for i, g in enumerate(graphs):
-    m = re.match(r"^ggml-hex: HTP0 profile-graph n-batches 1 n-ops 1 tokens 0 usec (\d+) est-usec ([0-9.]+)$", g)
+    m = re.match(r"^ggml-hex: HTP0 profile-graph n-batches 1 n-ops 1 tokens 0 usec (\d+) est-usec ([0-9.]+) "
+                 r"est-cycles (\d+)$", g)
     assert m, "profile-graph line: " + g
     per = 2 if mode == "group" else 1
     want = max(e for _, e in ests[i * per:(i + 1) * per])
     assert abs(float(m.group(2)) - want) <= 0.11, f"graph est-usec {m.group(2)}, its ops' {want:.2f}"
-print(f"ok: {len(graphs)} profile-graph lines, estimates as their ops'")
+    assert abs(int(m.group(3)) - want * 1250) <= 0.11 * 1250, f"graph est-cycles {m.group(3)}, its ops' {want:.2f} us x 1250"
+print(f"ok: {len(graphs)} profile-graph lines, estimates (us and cycles) as their ops'")
 for names, members in ops.items():
     sessions = sorted(s for s, _, _ in members)
     want = ["HTP0/m0", "HTP0/m1"] if mode == "group" else ["HTP0"]

@@ -487,6 +487,8 @@ for l in os.environ["LINES"].strip().splitlines():
     est = 5 + 4.4 * max(0, c["hvx_runs"] - 1) + max(max(pk, c["hmx_tiles"] * 16 / 1250) + x_dma, dma + x_hvx)
     got = float(re.search(r" est-usec ([0-9.]+)", l).group(1))
     assert abs(got - est) <= 0.051, f"{tag} {f[2]} {f[3]}: est-usec {got}, the cost model gives {est:.2f}"
+    cyc = int(re.search(r" est-cycles (\d+)", l).group(1))  # the estimate at v79's 1250 MHz
+    assert abs(cyc - est * 1250) <= 0.051 * 1250, f"{tag} {f[2]} {f[3]}: est-cycles {cyc}, {est:.2f} us x 1250 MHz"
     seen[tag].add(key)
     print(f"ok: {tag} {f[2]}: hvx_ldst {c['hvx_ldst']} (hvx_st {c['hvx_st']})" +
           "".join(f", {k} {v}" for k, v in more.items()))

@@ -30,7 +30,8 @@ def run(*args, stdin=None):
 
 def expected(path, key):
     """{key: (count, usec, {counter: sum})} of the fixture's op lines, grouped by key
-    ('op', 'session', 'device')."""
+    ('op', 'session', 'device'); the counters' sums hold "est_cycles" too (the est-cycles
+    fields')."""
     rows = {}
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -44,6 +45,9 @@ def expected(path, key):
         c = re.search(r" counters (\S+)", line)
         if c:
             cnt = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in c.group(1).split(",")}
+        e = re.search(r" est-usec [0-9.]+ est-cycles (\d+)", line)
+        if e:
+            cnt["est_cycles"] = int(e.group(1))
         n, u, s = rows.get(k, (0, 0, {}))
         for kk, v in cnt.items():
             s[kk] = s.get(kk, 0) + v if kk != "vtcm_hwm" else max(s.get(kk, 0), v)
@@ -69,11 +73,28 @@ class Report(unittest.TestCase):
             self.assertEqual(rows[k]["count"], n, k)
             self.assertEqual(rows[k]["usec"], u, k)
             self.assertAlmostEqual(rows[k]["share"], u / total, places=6)
+            s = dict(s)
+            self.assertEqual(rows[k]["est_cycles"], s.pop("est_cycles", None), k)
             self.assertEqual(rows[k]["counters"], s, k)
         self.assertAlmostEqual(sum(r["share"] for r in rows.values()), 1.0, places=6)
 
     def test_single_by_op(self):
         self.check_against("profile-single.log", "op", "op")
+
+    def test_fixtures_have_est_cycles(self):
+        # every level-2 op line has est-cycles: its est-usec at the line's clock (mhz), rounded
+        for name in ("profile-single.log", "profile-group.log", "profile-layer-split.log"):
+            n = 0
+            with open(fixture(name), encoding="utf-8") as f:
+                for line in f:
+                    if " profile-op " not in line or "OPBATCH" in line:
+                        continue
+                    m = re.search(r" mhz (\d+) .* est-usec ([0-9.]+) est-cycles (\d+)$", line)
+                    self.assertTrue(m, line)
+                    self.assertLessEqual(abs(int(m.group(3)) - float(m.group(2)) * int(m.group(1))),
+                                         0.05 * int(m.group(1)) + 1, line)
+                    n += 1
+            self.assertGreater(n, 0, name)
 
     def test_group_by_member(self):
         self.check_against("profile-group.log", "member", "session")
@@ -109,6 +130,7 @@ class Report(unittest.TestCase):
         lines = out.strip().splitlines()
         self.assertTrue(lines[0].startswith("op "), lines[0])
         self.assertIn("hvx_mpy", lines[0])
+        self.assertIn("est cycles", lines[0])
         want = expected(fixture("profile-single.log"), "op")
         self.assertEqual(len(lines), 1 + len(want) + 2)
         n_ops = sum(n for n, _, _ in want.values())
@@ -118,16 +140,20 @@ class Report(unittest.TestCase):
 
     def graph_lines(self, name):
         """{device: {kind: (graphs, tokens, host us, est us)}} of a fixture's profile-graph lines."""
-        want = {}
+        want, self.cycles = {}, {}
         with open(fixture(name), encoding="utf-8") as f:
             for line in f:
                 m = re.search(r"ggml-hex: (\S+) profile-graph n-batches \d+ n-ops \d+ tokens (\d+) usec (\d+) "
-                              r"est-usec ([0-9.]+)", line)
+                              r"est-usec ([0-9.]+) est-cycles (\d+)", line)
+                if " profile-graph " in line:
+                    self.assertTrue(m, line)
                 if not m or int(m.group(2)) == 0:
                     continue
                 kind = "prompt" if int(m.group(2)) > 1 else "generation"
                 g, t, u, e = want.setdefault(m.group(1), {}).get(kind, (0, 0, 0, 0.0))
                 want[m.group(1)][kind] = (g + 1, t + int(m.group(2)), u + int(m.group(3)), e + float(m.group(4)))
+                key = (m.group(1), kind)
+                self.cycles[key] = self.cycles.get(key, 0) + int(m.group(5))
         return want
 
     def check_per_token(self, name, devices):
@@ -143,12 +169,16 @@ class Report(unittest.TestCase):
                 self.assertEqual((d["graphs"], d["tokens"], d["usec"]), (g, t, u), (dev, kind))
                 self.assertAlmostEqual(d["est_usec"], e, places=3)
                 self.assertAlmostEqual(d["est_usec_per_token"], e / t, places=6)
+                self.assertEqual(d["est_cycles"], self.cycles[(dev, kind)], (dev, kind))
+                self.assertAlmostEqual(d["est_cycles_per_token"], self.cycles[(dev, kind)] / t, places=6)
                 self.assertAlmostEqual(d["est_tokens_per_s"], t * 1e6 / e, places=3)
                 self.assertAlmostEqual(d["tokens_per_s"], t * 1e6 / u, places=3)
         # the devices together: a layer split's token passes through each, so their times add
         for kind in ("prompt", "generation"):
             est = sum(k[kind][3] / k[kind][1] for k in want.values())
             self.assertAlmostEqual(got["all"][kind]["est_usec_per_token"], est, places=6)
+            cyc = sum(self.cycles[(dev, kind)] / k[kind][1] for dev, k in want.items())
+            self.assertAlmostEqual(got["all"][kind]["est_cycles_per_token"], cyc, places=6)
         # the estimate sits beside the host's time in the table
         rc, out, err = run(fixture(name))
         self.assertEqual(rc, 0, err)
@@ -158,7 +188,8 @@ class Report(unittest.TestCase):
         body = lines[head[0] + 1:]
         self.assertEqual(len(body), 2 * len(devices) + (2 if len(devices) > 1 else 0), out)
         g, t, u, e = want[devices[0]]["generation"]
-        self.assertRegex(body[0], rf"^{devices[0]} +generation +{g} +{t} +{u / t:.1f} +{e / t:.1f} ")
+        c = self.cycles[(devices[0], "generation")]
+        self.assertRegex(body[0], rf"^{devices[0]} +generation +{g} +{t} +{u / t:.1f} +{e / t:.1f} +{c / t:.0f} ")
 
     def test_per_token_single(self):
         self.check_per_token("profile-graph-single.log", ["HTP0"])

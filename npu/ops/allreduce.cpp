@@ -38,12 +38,12 @@ struct allreduce_op : row_op<htp_allreduce_params> {
             const HVX_Vector * x0 = parts + j * pitch;
             const HVX_Vector * x1 = x0 + part_vecs;
             for (uint32_t i = 0; i < n_vec; i++) {
-                y[i] = Q6_Vsf_vadd_VsfVsf(x0[i], x1[i]);
+                hvx_vmem_store(&y[i], Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&x0[i]), hvx_vmem_load(&x1[i])));
             }
             for (uint32_t k = 2; k < p->n_parts; k++) {
                 const HVX_Vector * x = x0 + k * part_vecs;
                 for (uint32_t i = 0; i < n_vec; i++) {
-                    y[i] = Q6_Vsf_vadd_VsfVsf(y[i], x[i]);
+                    hvx_vmem_store(&y[i], Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&y[i]), hvx_vmem_load(&x[i])));
                 }
             }
         }

@@ -29,7 +29,7 @@ HTP_COMPUTE void compute_arange(HVX_Vector * y, uint32_t i0, uint32_t n_vec, flo
     const HVX_Vector n32    = Q6_V_vsplat_R(32);
     HTP_NO_UNROLL
     for (uint32_t i = 0; i < n_vec; i++) {
-        y[i] = Q6_Vsf_vadd_VsfVsf(vstart, Q6_Vsf_vmpy_VsfVsf(vstep, int_to_sf_small(idx)));
+        hvx_vmem_store(&y[i], Q6_Vsf_vadd_VsfVsf(vstart, Q6_Vsf_vmpy_VsfVsf(vstep, int_to_sf_small(idx))));
         idx  = Q6_Vw_vadd_VwVw(idx, n32);
     }
 }
@@ -57,7 +57,7 @@ struct fill_op : row_op<htp_fill_params> {
             __builtin_memcpy(&bits, &p->value, 4);  // F16: the host put the half in both halves
             const HVX_Vector v = Q6_V_vsplat_R(bits);
             for (uint32_t i = 0; i < n * n_vec; i++) {
-                y0[i] = v;
+                hvx_vmem_store(&y0[i], v);
             }
             return;
         }
@@ -77,7 +77,7 @@ struct fill_op : row_op<htp_fill_params> {
             for (uint32_t i = 0; i < n_vec; i++) {
                 const int32_t        base = (int32_t) i * 32;
                 const HVX_VectorPred keep = Q6_Q_and_QQ(first_bytes((hi - base) * 4), Q6_Q_not_Q(first_bytes((lo - base) * 4)));
-                y[i]                      = Q6_V_vmux_QVV(keep, x[i], zero);
+                hvx_vmem_store(&y[i], Q6_V_vmux_QVV(keep, hvx_vmem_load(&x[i]), zero));
             }
         }
     }

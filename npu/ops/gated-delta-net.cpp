@@ -76,7 +76,7 @@ struct gdn_thread {
         const HVX_Vector * G = vptr(at(p->v_g + slot * p->g_size));
         HTP_NO_UNROLL
         for (uint32_t tt = 0; tt < u.nt; tt++) {
-            compute_token<NV>(u, slot, tt, __builtin_expf(lane_f32(G[tt / 32], tt % 32)));
+            compute_token<NV>(u, slot, tt, __builtin_expf(lane_f32(hvx_vmem_load(&G[tt / 32]), tt % 32)));
         }
     }
 
@@ -95,10 +95,10 @@ struct gdn_thread {
         if (kda) {
             const HVX_Vector * grow = vptr(at(p->v_g + slot * p->g_size)) + tt * NV;
             for (uint32_t m = 0; m < NV; m++) {
-                orow[m] = exp_sf(grow[m]);
+                hvx_vmem_store(&orow[m], exp_sf(hvx_vmem_load(&grow[m])));
             }
         }
-        const float beta = lane_f32(Bt[tt / 32], tt % 32);
+        const float beta = lane_f32(hvx_vmem_load(&Bt[tt / 32]), tt % 32);
         HVX_Vector  acc[NV];
         for (uint32_t m = 0; m < NV; m++) {
             acc[m] = Q6_V_vzero();
@@ -107,11 +107,11 @@ struct gdn_thread {
         HVX_Vector * w = W;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < S; i++) {
-            const HVX_Vector e  = splat_f32(kda ? lane_f32(orow[i / 32], i % 32) : eg);
-            const HVX_Vector ki = splat_f32(lane_f32(krow[i / 32], i % 32));
+            const HVX_Vector e  = splat_f32(kda ? lane_f32(hvx_vmem_load(&orow[i / 32]), i % 32) : eg);
+            const HVX_Vector ki = splat_f32(lane_f32(hvx_vmem_load(&krow[i / 32]), i % 32));
             for (uint32_t m = 0; m < NV; m++) {
-                const HVX_Vector x = Q6_Vsf_vmpy_VsfVsf(w[m], e);
-                w[m]               = x;
+                const HVX_Vector x = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&w[m]), e);
+                hvx_vmem_store(&w[m], x);
                 acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, ki));
             }
             w += NV;
@@ -119,25 +119,25 @@ struct gdn_thread {
         HVX_Vector       delta[NV];
         const HVX_Vector vbeta = splat_f32(beta);
         for (uint32_t m = 0; m < NV; m++) {
-            delta[m] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(vrow[m], acc[m]), vbeta);
+            delta[m] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(hvx_vmem_load(&vrow[m]), acc[m]), vbeta);
             acc[m]   = Q6_V_vzero();
         }
         // pass 2: rank-1 update and readout
         w = W;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < S; i++) {
-            const HVX_Vector ki = splat_f32(lane_f32(krow[i / 32], i % 32));
-            const HVX_Vector qi = splat_f32(lane_f32(qrow[i / 32], i % 32));
+            const HVX_Vector ki = splat_f32(lane_f32(hvx_vmem_load(&krow[i / 32]), i % 32));
+            const HVX_Vector qi = splat_f32(lane_f32(hvx_vmem_load(&qrow[i / 32]), i % 32));
             for (uint32_t m = 0; m < NV; m++) {
-                const HVX_Vector x = Q6_Vsf_vadd_VsfVsf(w[m], Q6_Vsf_vmpy_VsfVsf(ki, delta[m]));
-                w[m]               = x;
+                const HVX_Vector x = Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&w[m]), Q6_Vsf_vmpy_VsfVsf(ki, delta[m]));
+                hvx_vmem_store(&w[m], x);
                 acc[m]             = Q6_Vsf_vadd_VsfVsf(acc[m], Q6_Vsf_vmpy_VsfVsf(x, qi));
             }
             w += NV;
         }
         const HVX_Vector vscale = splat_f32(p->scale);
         for (uint32_t m = 0; m < NV; m++) {
-            orow[m] = Q6_Vsf_vmpy_VsfVsf(acc[m], vscale);
+            hvx_vmem_store(&orow[m], Q6_Vsf_vmpy_VsfVsf(acc[m], vscale));
         }
         const uint32_t target = p->T - 1 - (u.t0 + tt);  // snapshot slot: 0 = the last token
         if (target < p->K) {

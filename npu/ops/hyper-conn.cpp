@@ -18,13 +18,13 @@ inline void mul_splat(HVX_Vector * y, const HVX_Vector * x, HVX_Vector w, uint32
     if (acc) {
         HTP_NO_UNROLL
         for (uint32_t v = 0; v < n_vec; v++) {
-            y[v] = Q6_Vsf_vadd_VsfVsf(y[v], Q6_Vsf_vmpy_VsfVsf(x[v], w));
+            hvx_vmem_store(&y[v], Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&y[v]), Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[v]), w)));
         }
         return;
     }
     HTP_NO_UNROLL
     for (uint32_t v = 0; v < n_vec; v++) {
-        y[v] = Q6_Vsf_vmpy_VsfVsf(x[v], w);
+        hvx_vmem_store(&y[v], Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[v]), w));
     }
 }
 
@@ -33,8 +33,8 @@ inline void mul_gate(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g,
                                   uint32_t acc) {
     HTP_NO_UNROLL
     for (uint32_t v = 0; v < n_vec; v++) {
-        const HVX_Vector t = Q6_Vsf_vmpy_VsfVsf(x[v], sigmoid_sf(g[v]));
-        y[v]               = acc ? Q6_Vsf_vadd_VsfVsf(y[v], t) : t;
+        const HVX_Vector t = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[v]), sigmoid_sf(hvx_vmem_load(&g[v])));
+        hvx_vmem_store(&y[v], acc ? Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&y[v]), t) : t);
     }
 }
 
@@ -42,13 +42,13 @@ inline void mul_gate(HVX_Vector * y, const HVX_Vector * x, const HVX_Vector * g,
 inline void add_rows(HVX_Vector * y, const HVX_Vector * x, uint32_t n_vec) {
     HTP_NO_UNROLL
     for (uint32_t v = 0; v < n_vec; v++) {
-        y[v] = Q6_Vsf_vadd_VsfVsf(y[v], x[v]);
+        hvx_vmem_store(&y[v], Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&y[v]), hvx_vmem_load(&x[v])));
     }
 }
 
 // Element i of a VTCM float array, splat (HVX load, then vextract).
 inline HVX_Vector splat_elem(const HVX_Vector * a, uint32_t i) {
-    return Q6_V_vsplat_R(Q6_R_vextract_VR(a[i / 32], (int32_t) (4 * (i % 32))));
+    return Q6_V_vsplat_R(Q6_R_vextract_VR(hvx_vmem_load(&a[i / 32]), (int32_t) (4 * (i % 32))));
 }
 
 struct hc_op : row_op<htp_hc_params> {
@@ -159,10 +159,11 @@ HTP_COMPUTE void compute_comb_exp(HVX_Vector * c) {
     HTP_NO_UNROLL
     for (uint32_t s = 0; s < kHc; s++) {
         HVX_Vector *     g = c + kHc * s;
-        const HVX_Vector m = sf_max(sf_max(g[0], g[1]), sf_max(g[2], g[3]));
+        const HVX_Vector m = sf_max(sf_max(hvx_vmem_load(&g[0]), hvx_vmem_load(&g[1])),
+                                    sf_max(hvx_vmem_load(&g[2]), hvx_vmem_load(&g[3])));
         HTP_NO_UNROLL
         for (uint32_t d = 0; d < kHc; d++) {
-            g[d] = exp_sf(Q6_Vsf_vsub_VsfVsf(g[d], m));
+            hvx_vmem_store(&g[d], exp_sf(Q6_Vsf_vsub_VsfVsf(hvx_vmem_load(&g[d]), m)));
         }
     }
 }
@@ -173,11 +174,13 @@ HTP_COMPUTE void compute_comb_softmax(HVX_Vector * c, float eps_f) {
     HTP_NO_UNROLL
     for (uint32_t s = 0; s < kHc; s++) {
         HVX_Vector *     g   = c + kHc * s;
-        const HVX_Vector sum = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vadd_VsfVsf(g[0], g[1]), g[2]), g[3]);
+        const HVX_Vector sum = Q6_Vsf_vadd_VsfVsf(
+            Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&g[0]), hvx_vmem_load(&g[1])), hvx_vmem_load(&g[2])),
+            hvx_vmem_load(&g[3]));
         const HVX_Vector inv = div_sf(splat_f32(1.0f), sum);
         HTP_NO_UNROLL
         for (uint32_t d = 0; d < kHc; d++) {
-            g[d] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(g[d], inv), eps);
+            hvx_vmem_store(&g[d], Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&g[d]), inv), eps));
         }
     }
 }
@@ -191,11 +194,11 @@ HTP_COMPUTE void compute_comb_norm(HVX_Vector * c, float eps_f, uint32_t step, u
         HVX_Vector * g   = c + i * gstep;
         HVX_Vector   sum = eps;
         for (uint32_t k = 0; k < kHc; k++) {
-            sum = Q6_Vsf_vadd_VsfVsf(sum, g[k * step]);
+            sum = Q6_Vsf_vadd_VsfVsf(sum, hvx_vmem_load(&g[k * step]));
         }
         const HVX_Vector inv = div_sf(splat_f32(1.0f), sum);
         for (uint32_t k = 0; k < kHc; k++) {
-            g[k * step] = Q6_Vsf_vmpy_VsfVsf(g[k * step], inv);
+            hvx_vmem_store(&g[k * step], Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&g[k * step]), inv));
         }
     }
 }
@@ -214,9 +217,9 @@ struct hc_comb_op : row_op<htp_hc_comb_params> {
         dma_queue_pop(q);
         dma_queue_pop(q);
         HVX_Vector * v = vptr(at);
-        v[2]           = splat_elem(v, 2);  // scale[2]
+        hvx_vmem_store(&v[2], splat_elem(v, 2));  // scale[2]
         for (uint32_t i = 0; i < kHc * kHc; i++) {
-            v[3 + i] = splat_elem(v + 1, 2 * kHc + i);
+            hvx_vmem_store(&v[3 + i], splat_elem(v + 1, 2 * kHc + i));
         }
         return HTP_STATUS_OK;
     }
@@ -239,7 +242,8 @@ struct hc_comb_op : row_op<htp_hc_comb_params> {
         const float        eps = p->eps;
         HTP_NO_UNROLL
         for (uint32_t i = 0; i < kHc * kHc; i++) {
-            c[i] = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x[i], k[0]), k[1 + i]);
+            hvx_vmem_store(&c[i], Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[i]), hvx_vmem_load(&k[0])),
+                                                     hvx_vmem_load(&k[1 + i])));
         }
         compute_comb_exp(c);
         compute_comb_softmax(c, eps);

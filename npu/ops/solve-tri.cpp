@@ -35,17 +35,17 @@ struct solve_tri_op : row_op<htp_solve_tri_params> {
         // not from a stack copy of the row.
         for (uint32_t i = 0; i < n; i++) {
             const HVX_Vector * arow = A + i * nva;
-            const HVX_Vector   inv  = splat_f32(1.0f / lane_f32(arow[i / 32], i));
+            const HVX_Vector   inv  = splat_f32(1.0f / lane_f32(hvx_vmem_load(&arow[i / 32]), i));
             for (uint32_t v = 0; v < nvk; v++) {
                 const HVX_Vector * xt  = X + v;
                 HVX_Vector         sum = Q6_V_vzero();
                 HTP_NO_UNROLL
                 for (uint32_t t = 0; t < i; t++) {
-                    const HVX_Vector a = Q6_V_vsplat_R(Q6_R_vextract_VR(arow[t / 32], (int32_t) (4 * t)));
-                    sum                = Q6_Vsf_vadd_VsfVsf(sum, Q6_Vsf_vmpy_VsfVsf(a, *xt));
+                    const HVX_Vector a = Q6_V_vsplat_R(Q6_R_vextract_VR(hvx_vmem_load(&arow[t / 32]), (int32_t) (4 * t)));
+                    sum                = Q6_Vsf_vadd_VsfVsf(sum, Q6_Vsf_vmpy_VsfVsf(a, hvx_vmem_load(xt)));
                     xt += nvk;
                 }
-                X[i * nvk + v] = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(B[i * nvk + v], sum), inv);
+                hvx_vmem_store(&X[i * nvk + v], Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vsub_VsfVsf(hvx_vmem_load(&B[i * nvk + v]), sum), inv));
             }
         }
     }

@@ -54,11 +54,11 @@ struct ssm_conv_op : row_op<htp_ssm_conv_params> {
                 HVX_Vector         acc = Q6_V_vzero();
                 HTP_NO_UNROLL  // d_conv is small (4)
                 for (uint32_t k = 0; k < dc; k++) {
-                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(*xk, *ck));
+                    acc = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(xk), hvx_vmem_load(ck)));
                     xk += nv;
                     ck += nv;
                 }
-                y0[i] = acc;
+                hvx_vmem_store(&y0[i], acc);
             }
             x0 += nv;
             y0 += nv;

@@ -135,19 +135,19 @@ struct scan_thread {
         HVX_Vector *       S    = vptr(at(p->v_state[u.state]));
         const HVX_Vector * brow = vptr(at(p->v_b + slot * p->bc_size + tt * p->c_pitch));
         const HVX_Vector * crow = vptr(at(p->v_c + slot * p->bc_size + tt * p->c_pitch));
-        const HVX_Vector   dtsp = softplus(*vptr(at(p->v_dt + slot * p->lane_size + tt * 128)));
-        const HVX_Vector   xdt  = Q6_Vsf_vmpy_VsfVsf(*vptr(at(p->v_x + slot * p->lane_size + tt * 128)), dtsp);
-        const HVX_Vector   dA   = exp_sf(Q6_Vsf_vmpy_VsfVsf(dtsp, *vptr(at(p->v_a[u.state]))));
+        const HVX_Vector   dtsp = softplus(hvx_vmem_load(vptr(at(p->v_dt + slot * p->lane_size + tt * 128))));
+        const HVX_Vector   xdt  = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(vptr(at(p->v_x + slot * p->lane_size + tt * 128))), dtsp);
+        const HVX_Vector   dA   = exp_sf(Q6_Vsf_vmpy_VsfVsf(dtsp, hvx_vmem_load(vptr(at(p->v_a[u.state])))));
         HVX_Vector         acc  = Q6_V_vzero();
         HTP_NO_UNROLL
         for (uint32_t k = 0; k < p->nc; k++) {
-            const HVX_Vector bk = splat_f32(lane_f32(brow[k / 32], k % 32));
-            const HVX_Vector ck = splat_f32(lane_f32(crow[k / 32], k % 32));
-            const HVX_Vector s  = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(S[k], dA), Q6_Vsf_vmpy_VsfVsf(bk, xdt));
-            S[k]                = s;
+            const HVX_Vector bk = splat_f32(lane_f32(hvx_vmem_load(&brow[k / 32]), k % 32));
+            const HVX_Vector ck = splat_f32(lane_f32(hvx_vmem_load(&crow[k / 32]), k % 32));
+            const HVX_Vector s  = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&S[k]), dA), Q6_Vsf_vmpy_VsfVsf(bk, xdt));
+            hvx_vmem_store(&S[k], s);
             acc                 = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(s, ck));
         }
-        *vptr(at(p->v_y + slot * p->lane_size + tt * 128)) = acc;
+        hvx_vmem_store(vptr(at(p->v_y + slot * p->lane_size + tt * 128)), acc);
     }
 
     // Mamba-1: a decay per state, e^(dtsp * A_k) per row k.
@@ -156,19 +156,19 @@ struct scan_thread {
         const HVX_Vector * Ar   = vptr(at(p->v_a[u.state]));
         const HVX_Vector * brow = vptr(at(p->v_b + slot * p->bc_size + tt * p->c_pitch));
         const HVX_Vector * crow = vptr(at(p->v_c + slot * p->bc_size + tt * p->c_pitch));
-        const HVX_Vector   dtsp = softplus(*vptr(at(p->v_dt + slot * p->lane_size + tt * 128)));
-        const HVX_Vector   xdt  = Q6_Vsf_vmpy_VsfVsf(*vptr(at(p->v_x + slot * p->lane_size + tt * 128)), dtsp);
+        const HVX_Vector   dtsp = softplus(hvx_vmem_load(vptr(at(p->v_dt + slot * p->lane_size + tt * 128))));
+        const HVX_Vector   xdt  = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(vptr(at(p->v_x + slot * p->lane_size + tt * 128))), dtsp);
         HVX_Vector         acc  = Q6_V_vzero();
         HTP_NO_UNROLL
         for (uint32_t k = 0; k < p->nc; k++) {
-            const HVX_Vector bk = splat_f32(lane_f32(brow[k / 32], k % 32));
-            const HVX_Vector ck = splat_f32(lane_f32(crow[k / 32], k % 32));
-            const HVX_Vector dA = exp_sf(Q6_Vsf_vmpy_VsfVsf(dtsp, Ar[k]));
-            const HVX_Vector s  = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(S[k], dA), Q6_Vsf_vmpy_VsfVsf(bk, xdt));
-            S[k]                = s;
+            const HVX_Vector bk = splat_f32(lane_f32(hvx_vmem_load(&brow[k / 32]), k % 32));
+            const HVX_Vector ck = splat_f32(lane_f32(hvx_vmem_load(&crow[k / 32]), k % 32));
+            const HVX_Vector dA = exp_sf(Q6_Vsf_vmpy_VsfVsf(dtsp, hvx_vmem_load(&Ar[k])));
+            const HVX_Vector s  = Q6_Vsf_vadd_VsfVsf(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&S[k]), dA), Q6_Vsf_vmpy_VsfVsf(bk, xdt));
+            hvx_vmem_store(&S[k], s);
             acc                 = Q6_Vsf_vadd_VsfVsf(acc, Q6_Vsf_vmpy_VsfVsf(s, ck));
         }
-        *vptr(at(p->v_y + slot * p->lane_size + tt * 128)) = acc;
+        hvx_vmem_store(vptr(at(p->v_y + slot * p->lane_size + tt * 128)), acc);
     }
 
     uint32_t store(const unit & u, uint32_t slot) {

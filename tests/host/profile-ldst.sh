@@ -125,6 +125,17 @@
 # quantizes its own copy inside the dot dispatch, npu/ops/mul-mat/mul-mat-tiled.cpp run_pass); 1
 # for the row kernels (run-threads.h).
 #   profile-ldst.sh BIN
+# Then SSM_CONV f32 (npu/ops/ssm-conv.cpp), per dst row (token) of nv = ceil(d_inner/32) channel
+# vectors: d_conv tap pairs (an sx and a c vector: 2 d_conv loads) and 1 store per vector.
+# SOLVE_TRI f32 (npu/ops/solve-tri.cpp), per n x n matrix and nvk = ceil(k/32) vectors of X's rows:
+# per row i the diagonal's vector (1 load), per vector of row i: i coefficient vectors and i X
+# vectors, B's (2 i + 1 loads), X's store: n + nvk n^2 loads, n nvk stores. TRI (fill-diag-tri.cpp)
+# per row of nv = ceil(ne0/32): nv loads, nv stores; FILL nv stores.
+# GATED_DELTA_NET f32 (npu/ops/gated-delta-net.cpp), per (head, sequence) and token, S = head_size,
+# NV = ceil(S/32): the gate's vector (1 load; KDA: its NV rows, e^g stored in the output row),
+# beta's (1), pass 1: per state row k's vector (KDA: and the e^g row's) and NV state loads and
+# stores, delta: NV v loads, pass 2: k's and q's vectors and NV state loads and stores, the output
+# row NV stores; each of the last K tokens copies the state (S NV loads and stores).
 set -uo pipefail
 bin=$1
 all=""
@@ -187,6 +198,12 @@ case_lines gla GATED_LINEAR_ATTN 'GATED_LINEAR_ATTN\|' '^type=f32,head_count=32,
 for mode in nearest bilinear bicubic; do
     case_lines "upscale_$mode" UPSCALE 'UPSCALE\|' "^type=f32,ne=\\[(2,5,7,11\\],ne_tgt=\\[5,7,11,13|5,7,11,13\\],ne_tgt=\\[2,5,7,11)\\],mode=$mode\$"
 done
+case_lines ssm_conv SSM_CONV 'SSM_CONV\|' '^type=f32,ne_a=\[(6|66),1024,(1|4),1\],ne_b=\[3,1024,1,1\]$'
+case_lines solve_tri SOLVE_TRI 'SOLVE_TRI\|' '^type=f32,ne_lhs=\[(10,10,4,3|79,79,5,3)\]'
+case_lines tri TRI 'TRI\|' '^type=f32,ne=\[10,10,4,3\],tri_type=(0|3)$'
+case_lines fill FILL 'FILL\|' '^type=f32,ne=\[(10,10,4,3|303,207,11,3)\]'
+case_lines gdn GATED_DELTA_NET 'GATED_DELTA_NET\|' \
+    '^type=f32,head_count=(4,head_size=64,n_seq_tokens=(1|4)|32,head_size=16,n_seq_tokens=1),n_seqs=1,v_repeat=1,permuted=0,kda=(0|1),K=1$'
 LINES=$all python3 - <<'PY' || exit 1
 import os, re
 
@@ -438,6 +455,34 @@ def upscale(taps):
     return count
 
 
+def ssm_conv(d, x):
+    rows, nv, dc = d[0][1] * d[0][2], cdiv(d[0][0], 32), d[2][0]
+    return tuple(d[1]), rows * nv * 2 * dc, rows * nv, {"hvx_runs": 1}
+
+
+def solve_tri(d, x):
+    n, k, mats = d[1][0], d[0][0], d[1][2] * d[1][3]
+    nvk = cdiv(k, 32)
+    return (n, k), mats * (n + nvk * n * n), mats * n * nvk, {"hvx_runs": 1}
+
+
+def tri(loads):
+    def count(d, x):
+        n = d[0][1] * d[0][2] * d[0][3] * cdiv(d[0][0], 32)
+        return tuple(d[0]), n if loads else 0, n, {"hvx_runs": 1}
+    return count
+
+
+def gdn(d, x):
+    S, H, T, ns = d[3][0], d[3][1], d[3][2], d[3][3]  # v: S x H x T x n_seqs
+    nv, kda = cdiv(S, 32), d[4][0] == S               # g: S values per token (KDA) or 1
+    K = (d[0][1] - T * ns) // (S * ns)                # dst: S H x (T n_seqs + S n_seqs K)
+    ld = (nv + 1 if kda else 2) + S * (1 + kda + nv) + nv + S * (2 + nv)
+    st = (nv if kda else 0) + 2 * S * nv + nv
+    snaps = H * ns * min(K, T) * S * nv
+    return (S, T, kda), H * ns * T * ld + snaps, H * ns * T * st + snaps, {"hvx_runs": 1}
+
+
 # tag -> (what the code must execute, the cases each must cover)
 want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
@@ -461,7 +506,11 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, T
         "wkv6": (wkv("wkv6"), {(1, 65), (32, 96)}), "gla": (wkv("gla"), {(1, 65), (32, 96)}),
         "wkv7": (wkv("wkv7"), {(1, 65), (4, 260), (32, 96), (128, 384)}),
         "upscale_nearest": (upscale(1), {2, 5}), "upscale_bilinear": (upscale(2), {2, 5}),
-        "upscale_bicubic": (upscale(4), {2, 5})}
+        "upscale_bicubic": (upscale(4), {2, 5}),
+        "ssm_conv": (ssm_conv, {(6, 1024, 1, 1), (66, 1024, 1, 1), (66, 1024, 4, 1)}),
+        "solve_tri": (solve_tri, {(10, 3), (79, 417)}), "tri": (tri(True), {(10, 10, 4, 3)}),
+        "fill": (tri(False), {(10, 10, 4, 3), (303, 207, 11, 3)}),
+        "gdn": (gdn, {(64, 1, True), (64, 4, False), (16, 1, False), (16, 1, True)})}
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)

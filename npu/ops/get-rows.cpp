@@ -79,20 +79,20 @@ constexpr byte_perm kNvSub      = make_table(6);
 constexpr byte_perm kTq1Idx[2]  = { make_table(7), make_table(8) };
 constexpr byte_perm kTq1Pow[2]  = { make_table(9), make_table(10) };
 
-// 64 NVFP4 UE4M3 scale bytes (half 0: bytes 0..63 of v; 1: 64..127) as F32 in order, s[0] the
-// first 32. The 7 value bits as an FP16 (x << 7: the 4 exponent bits into the low 4 of the
+// 64 NVFP4 UE4M3 scale bytes (half 0: bytes 0..63 of v; 1: 64..127) as F32 in order, lo the
+// first 32 (two registers, not an array: a run-time index would put it on the stack). The 7 value bits as an FP16 (x << 7: the 4 exponent bits into the low 4 of the
 // FP16's, the 3 mantissa bits on top of its mantissa; exponent 0 an FP16 subnormal) are the
 // value times 2^-7 for every code, exactly; widened and times 128 (exact). Code 0x7F is 0 and
 // bit 7 is ignored, as in ggml_ue4m3_to_fp32.
-inline void ue4m3_scales_f32(HVX_Vector v, uint32_t half, HVX_Vector s[2]) {
+inline void ue4m3_scales_f32(HVX_Vector v, uint32_t half, HVX_Vector & lo, HVX_Vector & hi) {
     const HVX_VectorPair u   = Q6_Wuh_vunpack_Vub(v);
     const HVX_Vector     x   = half ? Q6_V_hi_W(u) : Q6_V_lo_W(u);
     const HVX_Vector     x7  = Q6_V_vand_VV(x, Q6_Vh_vsplat_R(0x7f));
     const HVX_VectorPred nan = Q6_Q_vcmp_eq_VhVh(x, Q6_Vh_vsplat_R(0x7f));
     const HVX_Vector     h   = Q6_V_vmux_QVV(nan, Q6_V_vzero(), Q6_Vh_vasl_VhR(x7, 7));
     const HVX_VectorPair f   = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(h));
-    s[0]                     = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(f), splat_f32(128.0f));
-    s[1]                     = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(f), splat_f32(128.0f));
+    lo                       = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(f), splat_f32(128.0f));
+    hi                       = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(f), splat_f32(128.0f));
 }
 
 // MXFP4's E8M0 scale byte e as ggml_e8m0_to_fp32_half, splatted.
@@ -373,21 +373,21 @@ struct get_rows_op : row_op<htp_get_rows_params> {
         const HVX_Vector   lut    = hvx_vmem_load_at(kLutMxfp4x2);
         const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
         const HVX_Vector * quants = (const HVX_Vector *) (x + p->v_quants);
-        HVX_Vector         s[2];
-        ue4m3_scales_f32(hvx_vmem_load(&scales[0]), 0, s);
+        HVX_Vector         s_lo, s_hi;
+        ue4m3_scales_f32(hvx_vmem_load(&scales[0]), 0, s_lo, s_hi);
         HTP_NO_UNROLL
         for (uint32_t b0 = 0; b0 < p->n_blocks; b0 += 2) {
             if ((b0 & 15) == 0) {  // the scales of blocks b0 .. b0 + 15
-                ue4m3_scales_f32(hvx_vmem_load(&scales[b0 / 32]), (b0 / 16) % 2, s);
+                ue4m3_scales_f32(hvx_vmem_load(&scales[b0 / 32]), (b0 / 16) % 2, s_lo, s_hi);
             }
             const HVX_Vector ih = Q6_Vh_vadd_VhVh(idx, Q6_V_vsplat_R((int32_t) (0x20202020u * ((b0 / 2) % 2))));
             const HVX_Vector q  = permute_bytes(hvx_vmem_load(&quants[b0 / 4]), ih);
             HVX_Vector       f[4];
             i8_to_f32_vectors4(Q6_Vb_vlut32_VbVbR(nibbles(q, low), lut, 0), f);
             for (uint32_t k = 0; k < 4; k++) {
-                const uint32_t   j  = 4 * (b0 % 16) + 2 * k;  // the vector's first sub-block, of s's 64
+                const uint32_t   j  = 4 * (b0 % 16) + 2 * k;  // the vector's first sub-block, of the 64 scales
                 const HVX_Vector ij = Q6_Vh_vadd_VhVh(sub, Q6_V_vsplat_R((int32_t) (0x02020202u * (j % 32))));
-                hvx_vmem_store(&y[2 * b0 + k], Q6_Vsf_vmpy_VsfVsf(f[k], permute_bytes(s[j / 32], ij)));
+                hvx_vmem_store(&y[2 * b0 + k], Q6_Vsf_vmpy_VsfVsf(f[k], permute_bytes((j & 32) ? s_hi : s_lo, ij)));
             }
         }
     }

@@ -80,10 +80,11 @@ constexpr byte_perm kTq1Idx[2]  = { make_table(7), make_table(8) };
 constexpr byte_perm kTq1Pow[2]  = { make_table(9), make_table(10) };
 
 // 64 NVFP4 UE4M3 scale bytes (half 0: bytes 0..63 of v; 1: 64..127) as F32 in order, lo the
-// first 32 (two registers, not an array: a run-time index would put it on the stack). The 7 value bits as an FP16 (x << 7: the 4 exponent bits into the low 4 of the
-// FP16's, the 3 mantissa bits on top of its mantissa; exponent 0 an FP16 subnormal) are the
-// value times 2^-7 for every code, exactly; widened and times 128 (exact). Code 0x7F is 0 and
-// bit 7 is ignored, as in ggml_ue4m3_to_fp32.
+// first 32 (two registers, not an array: a run-time index would put it on the stack). The 7
+// value bits as an FP16 (x << 7: the 4 exponent bits into the low 4 of the FP16's, the 3
+// mantissa bits on top of its mantissa; exponent 0 an FP16 subnormal) are the value times
+// 2^-7 for every code, exactly; widened and times 128 (exact). Code 0x7F is 0 and bit 7 is
+// ignored, as in ggml_ue4m3_to_fp32.
 inline void ue4m3_scales_f32(HVX_Vector v, uint32_t half, HVX_Vector & lo, HVX_Vector & hi) {
     const HVX_VectorPair u   = Q6_Wuh_vunpack_Vub(v);
     const HVX_Vector     x   = half ? Q6_V_hi_W(u) : Q6_V_lo_W(u);

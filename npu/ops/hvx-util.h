@@ -273,10 +273,7 @@ static inline HVX_Vector quarter_lsr(HVX_Vector x, int32_t s0, int32_t ds) {
                          Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), v1, Q6_V_vmux_QVV(Q6_Q_vsetq_R(96), v2, v3)));
 }
 
-// Word j (0..31) of v in every lane: a byte permutation whose index is kWordBcast0's plus 2j
-// in every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
-// carries: the sums stay below 128), so no vextract (a stack copy at a variable offset).
-// The byte tables of this section (kind 0: kWordBcast0; 1, 2: q1_0_to_f32_vectors').
+// The byte tables of word_bcast (kind 0) and q1_0_to_f32_vectors (1, 2) below.
 static constexpr byte_perm make_bcast_table(int kind) {
     byte_perm t{};
     for (int l = 0; l < 128; l++) {
@@ -291,6 +288,9 @@ inline constexpr byte_perm kWordBcast0 = make_bcast_table(0);
 inline constexpr byte_perm kQ1Rep8     = make_bcast_table(1);
 inline constexpr byte_perm kQ1Bit      = make_bcast_table(2);
 
+// Word j (0..31) of v in every lane: a byte permutation whose index is kWordBcast0's plus 2j
+// in every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
+// carries: the sums stay below 128), so no vextract (a stack copy at a variable offset).
 static inline HVX_Vector word_bcast(HVX_Vector v, HVX_Vector bcast0, uint32_t j) {
     const HVX_Vector idx = Q6_Vh_vadd_VhVh(bcast0, Q6_V_vsplat_R((int32_t) (0x02020202u * j)));
     return permute_bytes(v, idx);

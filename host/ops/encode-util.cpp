@@ -130,13 +130,14 @@ bool quant_row_type(ggml_type t) {
 
 // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, IQ4_NL, Q4_1, Q5_0, Q5_1 (18 / 18 / 20 / 22 /
 // 24, 16): the dequantizer steps over one vector of quants, 4 / 8 blocks, and writes that many
-// F32 vectors. Scales and mins go 64 blocks to a vector, qh words 32.
+// F32 vectors; Q1_0, Q2_0 (18, 16: blocks of 128, 64) read a vector of quants per 8 blocks
+// too. Scales and mins go 64 blocks to a vector, qh words 32.
 htp_fa_kv_layout kv_blocks_plan(ggml_type t, uint32_t d, uint32_t rows) {
     htp_fa_kv_layout l = {};
     const bool     q8   = t == GGML_TYPE_Q8_0;
     const uint32_t qb   = q8 ? 32 : 16;
     const uint32_t step = q8 ? 4 : 8;
-    const uint32_t B    = rows * (d / 32);  // blocks per slot
+    const uint32_t B    = rows * (d / (uint32_t) ggml_blck_size(t));  // blocks per slot
     l.pitch             = (uint32_t) ggml_row_size(t, d);
     uint32_t off        = align_up(rows * l.pitch, 128);
     l.scales            = off;

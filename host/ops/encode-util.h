@@ -205,8 +205,8 @@ uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_qua
 bool dequant_rows_supports(const htp_device_caps & caps, const ggml_tensor * op);
 void dequant_rows_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc);
 
-// A slot of `rows` rows of d values (d a multiple of 32) of a quant_row_type t that the kernel
-// reads as F32 (npu/ops/kv-blocks.h: FLASH_ATTN_EXT's K / V chunks, LIGHTNING_INDEXER's K
+// A slot of `rows` rows of d values (whole blocks) of a quant_row_type t, or of Q1_0 / Q2_0
+// (FLASH_ATTN_EXT only), that the kernel reads as F32 (npu/ops/kv-blocks.h: FLASH_ATTN_EXT's K / V chunks, LIGHTNING_INDEXER's K
 // chunk): the rows' dense copy (pitch = the row's bytes), the split arrays' offsets in the
 // slot and the slot's bytes; at, f_at and f_pitch are left 0 for the op to place.
 htp_fa_kv_layout kv_blocks_plan(ggml_type t, uint32_t d, uint32_t rows);

@@ -1,5 +1,5 @@
 // Host side of FLASH_ATTN_EXT (docs/flash-attn.md): Q F32; K, V F32 / F16 / BF16 / Q8_0 / Q4_0 /
-// Q4_1 / Q5_0 / Q5_1 / IQ4_NL;
+// Q4_1 / Q5_0 / Q5_1 / IQ4_NL / Q1_0 / Q2_0;
 // optional F16 mask (broadcast over heads / sequences), sinks, ALiBi, logit softcap; K/V heads
 // broadcast over q heads. Splits the q rows into tiles of one K/V head each, spreads the
 // tiles over the HVX threads and lays out each thread's VTCM.
@@ -18,8 +18,8 @@ constexpr uint32_t kKvChunk  = 64;  // K/V rows per chunk: one vector of F16 mas
 constexpr uint32_t kKvBufs   = 2;   // K/V/mask slots (split.n_bufs): the next chunk loads while one computes
 constexpr uint32_t kMaxTile  = 12;  // q rows per tile: keeps the DMA queue within 64 (see fa_plan)
 
-bool kv_quant(ggml_type t) {
-    return quant_row_type(t);  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL
+bool kv_quant(ggml_type t) {  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL; Q1_0, Q2_0 (blocks of 128, 64)
+    return quant_row_type(t) || t == GGML_TYPE_Q1_0 || t == GGML_TYPE_Q2_0;
 }
 
 bool kv_type_ok(ggml_type t) {
@@ -36,6 +36,8 @@ uint32_t kv_htp_type(ggml_type t) {
         case GGML_TYPE_Q5_0: return HTP_TYPE_Q5_0;
         case GGML_TYPE_Q5_1: return HTP_TYPE_Q5_1;
         case GGML_TYPE_IQ4_NL: return HTP_TYPE_IQ4_NL;
+        case GGML_TYPE_Q1_0: return HTP_TYPE_Q1_0;
+        case GGML_TYPE_Q2_0: return HTP_TYPE_Q2_0;
         default:             return HTP_TYPE_Q4_0;
     }
 }
@@ -125,7 +127,7 @@ bool fa_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp
         op->ne[1] != q->ne[2] || op->ne[2] != q->ne[1] || op->ne[3] != q->ne[3]) {
         return false;
     }
-    if ((kv_quant(k->type) && dk % 32 != 0) || (kv_quant(v->type) && dv % 32 != 0)) {
+    if ((kv_quant(k->type) && dk % ggml_blck_size(k->type) != 0) || (kv_quant(v->type) && dv % ggml_blck_size(v->type) != 0)) {
         return false;
     }
     if (m) {
@@ -211,8 +213,8 @@ void fa_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.dst             = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
     p.k_row_bytes     = (uint32_t) ggml_row_size(k->type, k->ne[0]);
     p.v_row_bytes     = (uint32_t) ggml_row_size(v->type, v->ne[0]);
-    p.k_blocks        = kv_quant(k->type) ? p.dk / 32 : 0;
-    p.v_blocks        = kv_quant(v->type) ? p.dv / 32 : 0;
+    p.k_blocks        = kv_quant(k->type) ? p.dk / (uint32_t) ggml_blck_size(k->type) : 0;
+    p.v_blocks        = kv_quant(v->type) ? p.dv / (uint32_t) ggml_blck_size(v->type) : 0;
 
     p.vq        = pl.vq;
     p.q_pitch   = pl.q_pitch;

@@ -1,5 +1,6 @@
 // Host side of GET_ROWS: F32 / F16 / BF16 rows, the blocks-of-32 quantized rows (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and the K-quant rows (Q2_K .. Q6_K, IQ4_XS) picked by I32 indices, to F32; I32 rows to I32 (a copy, as
+// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4), the K-quant rows (Q2_K .. Q6_K, IQ4_XS) and the rows of
+// Q1_0, Q2_0, NVFP4, TQ1_0, TQ2_0 picked by I32 indices, to F32; I32 rows to I32 (a copy, as
 // ggml_get_rows keeps I32). The VTCM layout of a quantized row: htp_get_rows_params. The same
 // kernel dequantizes the rows of a CPY / CONT / DUP of a block-quantized source to F32 with no
 // index tensor (dequant_rows_encode: get_rows.idx_identity).
@@ -26,13 +27,24 @@ bool is_kquant(ggml_type t) {
     }
 }
 
-// Elements per block: 32, or 256 for a K-quant super-block.
+// Elements per block: 32; 64 (Q2_0, NVFP4); 128 (Q1_0); 256 for a (K-quant, ternary) super-block.
 uint32_t block_elems(ggml_type t) {
-    return is_kquant(t) ? 256 : 32;
+    return (uint32_t) ggml_blck_size(t);
+}
+
+// The types whose blocks are one scale field and one quant field: Q1_0, Q2_0 (FP16 d, 16
+// quant bytes), NVFP4 (4 UE4M3 scale bytes, 32 quant bytes), TQ1_0, TQ2_0 (quants, then FP16 d).
+bool is_scale_quant_type(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q1_0: case GGML_TYPE_Q2_0: case GGML_TYPE_NVFP4: case GGML_TYPE_TQ1_0: case GGML_TYPE_TQ2_0:
+            return true;
+        default:
+            return false;
+    }
 }
 
 bool is_block_type(ggml_type t) {
-    if (is_kquant(t)) {
+    if (is_kquant(t) || is_scale_quant_type(t)) {
         return true;
     }
     switch (t) {
@@ -42,6 +54,30 @@ bool is_block_type(ggml_type t) {
         default:
             return false;
     }
+}
+
+// A scale-and-quants block's two fields, each dense in its array (npu/ops/get-rows.cpp reads
+// them so): the scales at v_scales (FP16 d: 2 bytes a block; NVFP4: its 4 scale bytes), the
+// quants at v_quants (Q1_0, Q2_0: 16 bytes; NVFP4: 32; TQ2_0: 64; TQ1_0: qs and qh, 52 bytes,
+// 64 apart: two super-blocks a vector).
+block_layout scale_quant_layout(ggml_type t, uint32_t nb) {
+    struct fld {
+        uint32_t src, bytes, step;
+    };
+    fld sc{}, q{};
+    switch (t) {
+        case GGML_TYPE_NVFP4: sc = { 0, 4, 4 };  q = { 4, 32, 32 }; break;
+        case GGML_TYPE_TQ1_0: sc = { 52, 2, 2 }; q = { 0, 52, 64 }; break;
+        case GGML_TYPE_TQ2_0: sc = { 64, 2, 2 }; q = { 0, 64, 64 }; break;
+        default:              sc = { 0, 2, 2 };  q = { 2, 16, 16 }; break;  // Q1_0, Q2_0
+    }
+    block_layout L;
+    L.v_scales            = 0;
+    L.v_quants            = align_up(nb * sc.step, 128);
+    L.bytes               = L.v_quants + align_up(nb * q.step, 128);
+    L.field[L.n_fields++] = { sc.src, sc.bytes, L.v_scales, sc.step };
+    L.field[L.n_fields++] = { q.src, q.bytes, L.v_quants, q.step };
+    return L;
 }
 
 // The arrays one after another, each 128-aligned and as long as the kernel reads: scales by
@@ -84,6 +120,9 @@ block_layout layout_of(ggml_type t, uint32_t nb) {
     if (is_kquant(t)) {
         return kquant_layout(t, nb);
     }
+    if (is_scale_quant_type(t)) {
+        return scale_quant_layout(t, nb);
+    }
     block_layout L;
     auto add = [&](uint32_t src_off, uint32_t bytes, uint32_t vtcm_off, uint32_t step) {
         L.field[L.n_fields++] = { src_off, bytes, vtcm_off, step };
@@ -124,7 +163,7 @@ void get_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd) {
     const uint32_t      ne0 = (uint32_t) s->ne[0];
     if (is_block_type(s->type)) {
         ps = layout_of(s->type, ne0 / block_elems(s->type)).bytes;
-        pd = align_up(ne0 * 4, 512);  // 4 blocks = 4 vectors per step
+        pd = align_up(ne0 * 4, 512);  // a kernel step writes 4 vectors (8: a super-block of 256)
     } else if (s->type == GGML_TYPE_F16 || s->type == GGML_TYPE_BF16) {
         ps = align_up(ne0 * 2, 128);
         pd = align_up(ne0 * 4, 256);

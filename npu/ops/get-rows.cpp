@@ -1,6 +1,8 @@
 // GET_ROWS to F32 from F32 / F16 / BF16 rows, from the blocks-of-32 quantized rows (Q8_0,
-// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4) and from the K-quant rows (Q2_K .. Q6_K, super-blocks
-// of 256: compute_kquant_row, which also takes IQ4_XS), picked by I32 indices (I32 rows: copied). The index
+// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4), from the K-quant rows (Q2_K .. Q6_K, super-blocks
+// of 256: compute_kquant_row, which also takes IQ4_XS) and from the rows of one scale field and
+// one quant field a block (Q1_0, Q2_0: compute_lowbit_row; NVFP4: compute_nvfp4_row; TQ1_0,
+// TQ2_0: compute_ternary_row), picked by I32 indices (I32 rows: copied). The index
 // is a scalar load from DDR (it forms the DMA address); with idx_identity there is none and a
 // dst row reads the src0 row of its own coordinates (CPY / CONT / DUP of a block-quantized
 // source to F32: host/ops/get-rows.cpp dequant_rows_encode). A quantized row is split by 2-D DMAs
@@ -18,8 +20,19 @@ using namespace htp_ops;
 
 namespace {
 
+// TQ1_0 (dequantize_row_tq1_0): element e of a super-block is base-3 digit n of byte s, which
+// tq1_source returns as 8 s + n: e < 160 (qs[0..31]): s = e % 32, n = e / 32; e < 240
+// (qs[32..47]): s = 32 + (e - 160) % 16, n = (e - 160) / 16; else (qh, after qs in the VTCM
+// copy): s = 48 + (e - 240) % 4, n = (e - 240) / 4.
+constexpr int tq1_source(int e) {
+    return e < 160 ? 8 * (e % 32) + e / 32
+           : e < 240 ? 8 * (32 + (e - 160) % 16) + (e - 160) / 16
+                     : 8 * (48 + (e - 240) % 4) + (e - 240) / 4;
+}
+
 // Byte tables (in .rodata, read by HVX loads).
 constexpr byte_perm make_table(int kind) {
+    constexpr uint8_t pow3[5] = { 1, 3, 9, 27, 81 };
     byte_perm t{};
     for (int l = 0; l < 128; l++) {
         switch (kind) {
@@ -32,34 +45,55 @@ constexpr byte_perm make_table(int kind) {
             case 2:  // Q5_*: the bit of that byte element l % 32 takes
                 t.v[l] = (uint8_t) (1 << (l % 8));
                 break;
+            case 3:  // NVFP4: the low-nibble half of every 16 bytes (a 16-element sub-block)
+                t.v[l] = (l % 16) < 8 ? 0xff : 0;
+                break;
             case 4:  // IQ4_XS: byte l <- quant byte 16 (l / 32) + l % 16 (sub-block l / 32's 16 bytes twice)
                 t.v[l] = vlut32_perm_index(16 * (l / 32) + l % 16);
                 break;
-            default:  // word 0 into every word; word j: + 2j in every byte (lane_bcast)
-                t.v[l] = vlut32_perm_index(l % 4);
+            case 5:  // NVFP4: byte l <- quant byte 8 (l / 16) + l % 8 (sub-block l / 16's 8 bytes twice)
+                t.v[l] = vlut32_perm_index(8 * (l / 16) + l % 8);
+                break;
+            case 6:  // NVFP4: word l / 64 into lanes 16 (l / 64) .. + 15 (two sub-blocks' scales)
+                t.v[l] = vlut32_perm_index(4 * (l / 64) + l % 4);
+                break;
+            case 7:  // TQ1_0: byte l <- the byte of element l (elements 0..127; 8: 128..255)
+            case 8:
+                t.v[l] = vlut32_perm_index(tq1_source(128 * (kind - 7) + l) / 8);
+                break;
+            default:  // 9, 10: TQ1_0: 3^n of element l's digit n (10: elements 128..255)
+                t.v[l] = pow3[tq1_source(128 * (kind - 9) + l) % 8];
                 break;
         }
     }
     return t;
 }
 
-constexpr byte_perm kLowHalf  = make_table(0);
-constexpr byte_perm kHighIdx  = make_table(1);
-constexpr byte_perm kHighBit  = make_table(2);
-constexpr byte_perm kBcast0   = make_table(3);
-constexpr byte_perm kIq4xsIdx = make_table(4);
+constexpr byte_perm kLowHalf    = make_table(0);
+constexpr byte_perm kHighIdx    = make_table(1);
+constexpr byte_perm kHighBit    = make_table(2);
+constexpr byte_perm kNvLowHalf  = make_table(3);
+constexpr byte_perm kIq4xsIdx   = make_table(4);
+constexpr byte_perm kNvIdx      = make_table(5);
+constexpr byte_perm kNvSub      = make_table(6);
+constexpr byte_perm kTq1Idx[2]  = { make_table(7), make_table(8) };
+constexpr byte_perm kTq1Pow[2]  = { make_table(9), make_table(10) };
 
-// Word j (0..31) of v in every lane: a byte permutation whose index is kBcast0's plus 2j in
-// every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
-// carries: the sums stay below 128), so no vextract (a store and a load) in the loop.
-inline HVX_Vector lane_bcast(HVX_Vector v, HVX_Vector bcast0, uint32_t j) {
-    const HVX_Vector idx = Q6_Vh_vadd_VhVh(bcast0, Q6_V_vsplat_R((int32_t) (0x02020202u * j)));
-    return permute_bytes(v, idx);
-}
-
-// Block b's scale from the fp32 scales of its 64-block group (lo: 0..31, hi: 32..63), splatted.
-inline HVX_Vector block_bcast(HVX_VectorPair d, uint32_t b, HVX_Vector bcast0) {
-    return lane_bcast((b & 32) ? Q6_V_hi_W(d) : Q6_V_lo_W(d), bcast0, b & 31);
+// 64 NVFP4 UE4M3 scale bytes (half 0: bytes 0..63 of v; 1: 64..127) as F32 in order, lo the
+// first 32 (two registers, not an array: a run-time index would put it on the stack). The 7
+// value bits as an FP16 (x << 7: the 4 exponent bits into the low 4 of the FP16's, the 3
+// mantissa bits on top of its mantissa; exponent 0 an FP16 subnormal) are the value times
+// 2^-7 for every code, exactly; widened and times 128 (exact). Code 0x7F is 0 and bit 7 is
+// ignored, as in ggml_ue4m3_to_fp32.
+inline void ue4m3_scales_f32(HVX_Vector v, uint32_t half, HVX_Vector & lo, HVX_Vector & hi) {
+    const HVX_VectorPair u   = Q6_Wuh_vunpack_Vub(v);
+    const HVX_Vector     x   = half ? Q6_V_hi_W(u) : Q6_V_lo_W(u);
+    const HVX_Vector     x7  = Q6_V_vand_VV(x, Q6_Vh_vsplat_R(0x7f));
+    const HVX_VectorPred nan = Q6_Q_vcmp_eq_VhVh(x, Q6_Vh_vsplat_R(0x7f));
+    const HVX_Vector     h   = Q6_V_vmux_QVV(nan, Q6_V_vzero(), Q6_Vh_vasl_VhR(x7, 7));
+    const HVX_VectorPair f   = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(h));
+    lo                       = Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(f), splat_f32(128.0f));
+    hi                       = Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(f), splat_f32(128.0f));
 }
 
 // MXFP4's E8M0 scale byte e as ggml_e8m0_to_fp32_half, splatted.
@@ -119,7 +153,7 @@ struct get_rows_op : row_op<htp_get_rows_params> {
         // a min keep the code
         const HVX_Vector lut    = hvx_vmem_load_at(p->src_type == HTP_TYPE_Q4_0 ? kLutQ4_0
                                                    : (p->src_type == HTP_TYPE_Q5_0 ? kLutQ5_0 : kLutIq4nl));
-        const HVX_Vector bcast0 = hvx_vmem_load((const HVX_Vector *) kBcast0.v);
+        const HVX_Vector bcast0 = hvx_vmem_load((const HVX_Vector *) kWordBcast0.v);
         const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
         const HVX_Vector * mins   = (const HVX_Vector *) (x + p->v_mins);
         const HVX_Vector * quants = (const HVX_Vector *) (x + p->v_quants);
@@ -315,6 +349,102 @@ struct get_rows_op : row_op<htp_get_rows_params> {
         }
     }
 
+    // One Q1_0 (kQ1) or Q2_0 row: dense FP16 scales and 16-byte quants (hvx-util.h, shared with
+    // FLASH_ATTN_EXT's K / V).
+    template <bool kQ1> HTP_COMPUTE void compute_lowbit_row(HVX_Vector * y, const uint8_t * x) const {
+        const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
+        const HVX_Vector * quants = (const HVX_Vector *) (x + p->v_quants);
+        if (kQ1) {
+            q1_0_to_f32_vectors(y, scales, quants, p->n_blocks);
+        } else {
+            q2_0_to_f32_vectors(y, scales, quants, p->n_blocks);
+        }
+    }
+
+    // One NVFP4 row (blocks of 64: 4 UE4M3 scale bytes, dense at v_scales; 32 quant bytes,
+    // sub-block s's 8 holding its elements 0..7 in their low nibbles, 8..15 in their high:
+    // dequantize_row_nvfp4). Two blocks a step: their 64 quant bytes (kNvIdx, plus 32 in every
+    // byte for the vector's upper half) each sub-block's 8 twice, then nibbles and kvalues_mxfp4
+    // (kLutMxfp4x2, the same values); 4 output vectors of two sub-blocks each, the two scales
+    // by one permutation (kNvSub plus 2j: words j, j + 1 into lanes 0..15, 16..31).
+    HTP_COMPUTE void compute_nvfp4_row(HVX_Vector * y, const uint8_t * x) const {
+        const HVX_Vector   low    = hvx_vmem_load((const HVX_Vector *) kNvLowHalf.v);
+        const HVX_Vector   idx    = hvx_vmem_load((const HVX_Vector *) kNvIdx.v);
+        const HVX_Vector   sub    = hvx_vmem_load((const HVX_Vector *) kNvSub.v);
+        const HVX_Vector   lut    = hvx_vmem_load_at(kLutMxfp4x2);
+        const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
+        const HVX_Vector * quants = (const HVX_Vector *) (x + p->v_quants);
+        HVX_Vector         s_lo, s_hi;
+        ue4m3_scales_f32(hvx_vmem_load(&scales[0]), 0, s_lo, s_hi);
+        HTP_NO_UNROLL
+        for (uint32_t b0 = 0; b0 < p->n_blocks; b0 += 2) {
+            if ((b0 & 15) == 0) {  // the scales of blocks b0 .. b0 + 15
+                ue4m3_scales_f32(hvx_vmem_load(&scales[b0 / 32]), (b0 / 16) % 2, s_lo, s_hi);
+            }
+            const HVX_Vector ih = Q6_Vh_vadd_VhVh(idx, Q6_V_vsplat_R((int32_t) (0x20202020u * ((b0 / 2) % 2))));
+            const HVX_Vector q  = permute_bytes(hvx_vmem_load(&quants[b0 / 4]), ih);
+            HVX_Vector       f[4];
+            i8_to_f32_vectors4(Q6_Vb_vlut32_VbVbR(nibbles(q, low), lut, 0), f);
+            for (uint32_t k = 0; k < 4; k++) {
+                const uint32_t   j  = 4 * (b0 % 16) + 2 * k;  // the vector's first sub-block, of the 64 scales
+                const HVX_Vector ij = Q6_Vh_vadd_VhVh(sub, Q6_V_vsplat_R((int32_t) (0x02020202u * (j % 32))));
+                hvx_vmem_store(&y[2 * b0 + k], Q6_Vsf_vmpy_VsfVsf(f[k], permute_bytes((j & 32) ? s_hi : s_lo, ij)));
+            }
+        }
+    }
+
+    // TQ1_0 / TQ2_0 super-block m's 256 digits - 1 (-1..1) as 4 halfword vectors of 64, in
+    // element order. TQ2_0: Q2_K's 2-bit code layout (kquant_codes). TQ1_0: each element's byte
+    // and power of 3 (kTq1Idx, kTq1Pow; super-block m % 2 in the upper half of the vector: 32
+    // more in every index byte), the digit ((x 3^n mod 256) 3) >> 8 in halfwords.
+    template <uint32_t T> static void ternary_digits(const HVX_Vector * qs, uint32_t m, HVX_Vector h[4]) {
+        const HVX_Vector one = Q6_Vh_vsplat_R(1);
+        if (T == HTP_TYPE_TQ2_0) {
+            HVX_Vector c[2];
+            kquant_codes<HTP_TYPE_Q2_K>(qs, qs, m, c);
+            for (uint32_t k = 0; k < 4; k++) {
+                const HVX_VectorPair u = Q6_Wuh_vunpack_Vub(c[k / 2]);
+                h[k]                   = Q6_Vh_vsub_VhVh((k & 1) ? Q6_V_hi_W(u) : Q6_V_lo_W(u), one);
+            }
+            return;
+        }
+        const HVX_Vector q  = hvx_vmem_load(&qs[m / 2]);
+        const HVX_Vector up = Q6_V_vsplat_R((int32_t) (0x20202020u * (m % 2)));
+        for (uint32_t g = 0; g < 2; g++) {
+            const HVX_Vector     ix = Q6_Vh_vadd_VhVh(hvx_vmem_load((const HVX_Vector *) kTq1Idx[g].v), up);
+            const HVX_VectorPair xu = Q6_Wuh_vunpack_Vub(permute_bytes(q, ix));
+            const HVX_VectorPair pu = Q6_Wuh_vunpack_Vub(hvx_vmem_load((const HVX_Vector *) kTq1Pow[g].v));
+            for (uint32_t k = 0; k < 2; k++) {
+                const HVX_Vector x3 = Q6_Vh_vmpyi_VhVh(k ? Q6_V_hi_W(xu) : Q6_V_lo_W(xu), k ? Q6_V_hi_W(pu) : Q6_V_lo_W(pu));
+                const HVX_Vector q8 = Q6_V_vand_VV(x3, Q6_Vh_vsplat_R(0xff));
+                h[2 * g + k]        = Q6_Vh_vsub_VhVh(Q6_Vuh_vlsr_VuhR(Q6_Vh_vmpyi_VhVh(q8, Q6_Vh_vsplat_R(3)), 8), one);
+            }
+        }
+    }
+
+    // One TQ1_0 / TQ2_0 row (super-blocks of 256, one FP16 d each: dense at v_scales; the
+    // quants at v_quants, 64 bytes a super-block): (digit - 1) d.
+    template <uint32_t T> HTP_COMPUTE void compute_ternary_row(HVX_Vector * y, const uint8_t * x) const {
+        const HVX_Vector   bcast0 = hvx_vmem_load((const HVX_Vector *) kWordBcast0.v);
+        const HVX_Vector * scales = (const HVX_Vector *) (x + p->v_scales);
+        const HVX_Vector * qs     = (const HVX_Vector *) (x + p->v_quants);
+        HVX_VectorPair     d      = f16_scales_f32(hvx_vmem_load(&scales[0]));
+        HTP_NO_UNROLL
+        for (uint32_t m = 0; m < p->n_blocks; m++) {
+            if ((m & 63) == 0) {
+                d = f16_scales_f32(hvx_vmem_load(&scales[m / 64]));
+            }
+            const HVX_Vector dm = block_bcast(d, m, bcast0);
+            HVX_Vector       h[4];
+            ternary_digits<T>(qs, m, h);
+            for (uint32_t k = 0; k < 4; k++) {
+                const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(Q6_Vh_vshuff_Vh(Q6_Vhf_vcvt_Vh(h[k])));
+                hvx_vmem_store(&y[8 * m + 2 * k], Q6_Vsf_vmpy_VsfVsf(Q6_V_lo_W(w), dm));
+                hvx_vmem_store(&y[8 * m + 2 * k + 1], Q6_Vsf_vmpy_VsfVsf(Q6_V_hi_W(w), dm));
+            }
+        }
+    }
+
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -364,6 +494,21 @@ struct get_rows_op : row_op<htp_get_rows_params> {
                     break;
                 case HTP_TYPE_IQ4_XS:
                     compute_kquant_row<HTP_TYPE_IQ4_XS>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q1_0:
+                    compute_lowbit_row<true>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_Q2_0:
+                    compute_lowbit_row<false>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_NVFP4:
+                    compute_nvfp4_row(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_TQ1_0:
+                    compute_ternary_row<HTP_TYPE_TQ1_0>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_TQ2_0:
+                    compute_ternary_row<HTP_TYPE_TQ2_0>(y, (const uint8_t *) x);
                     break;
                 default:  // Q4_0, IQ4_NL
                     compute_nibble_row<false, false>(y, (const uint8_t *) x);

@@ -1,6 +1,7 @@
 // Small HVX building blocks the kernels share: float splats, lane extraction into a
 // register-file copy (not a VTCM scalar read), fp16 <-> fp32, bf16 <-> fp32 and fp16 <-> bf16
-// rows, Q8_0 -> fp32 rows, vector row copies.
+// rows, Q8_0 / Q1_0 / Q2_0 -> fp32 rows (GET_ROWS' and FLASH_ATTN_EXT's), vector row copies,
+// byte permutations and splats of one word.
 #pragma once
 #include <stdint.h>
 
@@ -8,6 +9,7 @@
 #include "htp/hvx.h"
 #include "htp/memory.h"
 #include "hvx-vmem.h"
+#include "quant-luts.h"
 
 // On a vector loop inside a row loop: no unrolling. Each unrolled copy of an inner loop keeps
 // its own trip counts, remainder count and pointers live across the row loop, which is what
@@ -269,6 +271,90 @@ static inline HVX_Vector quarter_lsr(HVX_Vector x, int32_t s0, int32_t ds) {
     const HVX_Vector v3 = Q6_Vuh_vlsr_VuhR(x, s0 + 3 * ds);
     return Q6_V_vmux_QVV(Q6_Q_vsetq_R(32), v0,
                          Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), v1, Q6_V_vmux_QVV(Q6_Q_vsetq_R(96), v2, v3)));
+}
+
+// The byte tables of word_bcast (kind 0) and q1_0_to_f32_vectors (1, 2) below.
+static constexpr byte_perm make_bcast_table(int kind) {
+    byte_perm t{};
+    for (int l = 0; l < 128; l++) {
+        t.v[l] = kind == 0 ? vlut32_perm_index(l % 4)   // word 0 into every word
+                 : kind == 1 ? vlut32_perm_index(l / 8)  // byte l <- byte l / 8: each of 16 bytes 8 times
+                             : (uint8_t) (1u << (l % 8));  // the bit of its byte element l reads
+    }
+    return t;
+}
+
+inline constexpr byte_perm kWordBcast0 = make_bcast_table(0);
+inline constexpr byte_perm kQ1Rep8     = make_bcast_table(1);
+inline constexpr byte_perm kQ1Bit      = make_bcast_table(2);
+
+// Word j (0..31) of v in every lane: a byte permutation whose index is kWordBcast0's plus 2j
+// in every byte (vlut32_perm_index(4j + k) = vlut32_perm_index(k) + 2j for k < 4; no byte
+// carries: the sums stay below 128), so no vextract (a stack copy at a variable offset).
+static inline HVX_Vector word_bcast(HVX_Vector v, HVX_Vector bcast0, uint32_t j) {
+    const HVX_Vector idx = Q6_Vh_vadd_VhVh(bcast0, Q6_V_vsplat_R((int32_t) (0x02020202u * j)));
+    return permute_bytes(v, idx);
+}
+
+// Block b's scale from the fp32 scales of its 64-block group (lo: 0..31, hi: 32..63), splatted.
+static inline HVX_Vector block_bcast(HVX_VectorPair d, uint32_t b, HVX_Vector bcast0) {
+    return word_bcast((b & 32) ? Q6_V_hi_W(d) : Q6_V_lo_W(d), bcast0, b & 31);
+}
+
+// Q1_0 -> fp32 for n_blocks blocks of 128 (FP16 d, 16 bytes: element j is bit j % 8 of byte
+// j / 8, d when set, -d when clear: ggml's dequantize_row_q1_0) as DMA'd apart into dense
+// scales and dense quants, 8 blocks a quant vector (GET_ROWS, FLASH_ATTN_EXT's K / V). A
+// block a step, 4 output vectors: its 16 bytes each 8 times (kQ1Rep8 plus 8 (b % 8) in every
+// byte picks block b % 8's: vlut32_perm_index(16c + s) = vlut32_perm_index(s) + 8c for s <
+// 16), each byte's own bit tested, +-1 as int8, times d (exact).
+static inline void q1_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants,
+                                       uint32_t n_blocks) {
+    const HVX_Vector bcast0 = hvx_vmem_load((const HVX_Vector *) kWordBcast0.v);
+    const HVX_Vector rep    = hvx_vmem_load((const HVX_Vector *) kQ1Rep8.v);
+    const HVX_Vector bit    = hvx_vmem_load((const HVX_Vector *) kQ1Bit.v);
+    HVX_VectorPair   d      = f16_scales_f32(hvx_vmem_load(&scales[0]));
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < n_blocks; b++) {
+        if ((b & 63) == 0) {
+            d = f16_scales_f32(hvx_vmem_load(&scales[b / 64]));
+        }
+        const HVX_Vector     idx = Q6_Vh_vadd_VhVh(rep, Q6_V_vsplat_R((int32_t) (0x08080808u * (b % 8))));
+        const HVX_Vector     q   = permute_bytes(hvx_vmem_load(&quants[b / 8]), idx);
+        const HVX_VectorPred set = Q6_Q_vcmp_eq_VbVb(Q6_V_vand_VV(q, bit), bit);
+        HVX_Vector           f[4];
+        i8_to_f32_vectors4(Q6_V_vmux_QVV(set, Q6_V_vsplat_R(0x01010101), Q6_V_vsplat_R(-1)), f);
+        const HVX_Vector db = block_bcast(d, b, bcast0);
+        for (uint32_t k = 0; k < 4; k++) {
+            hvx_vmem_store(&y[4 * b + k], Q6_Vsf_vmpy_VsfVsf(f[k], db));
+        }
+    }
+}
+
+// Q2_0 -> fp32 for n_blocks blocks of 64 (FP16 d, 16 bytes of 2-bit codes q: element j in bits
+// 2 (j % 4) of byte j / 4, value (q - 1) d: ggml's dequantize_row_q2_0), laid out as Q1_0's
+// above. Two blocks (a 32-byte quarter of a quant vector) a step, 4 output vectors: the
+// quarter's 4 bit fields into the 4 quarters of a vector (rep_quarter, quarter_lsr: byte 32k + i
+// holds element 4i + k), and two perfect shuffles (vshuff: byte 2j + h <- byte j + 64h; twice,
+// 4i + k <- 32k + i) put them in element order; q - 1 by kLutTernary. An odd n_blocks writes
+// one block past the last (4 vectors a step).
+static inline void q2_0_to_f32_vectors(HVX_Vector * y, const HVX_Vector * scales, const HVX_Vector * quants,
+                                       uint32_t n_blocks) {
+    const HVX_Vector bcast0 = hvx_vmem_load((const HVX_Vector *) kWordBcast0.v);
+    const HVX_Vector lut    = hvx_vmem_load((const HVX_Vector *) kLutTernary.v);
+    HVX_VectorPair   d      = f16_scales_f32(hvx_vmem_load(&scales[0]));
+    HTP_NO_UNROLL
+    for (uint32_t b0 = 0; b0 < n_blocks; b0 += 2) {
+        if ((b0 & 63) == 0) {
+            d = f16_scales_f32(hvx_vmem_load(&scales[b0 / 64]));
+        }
+        const HVX_Vector x = rep_quarter(hvx_vmem_load(&quants[b0 / 8]), (b0 / 2) % 4);
+        const HVX_Vector c = Q6_V_vand_VV(quarter_lsr(x, 0, 2), Q6_V_vsplat_R(0x03030303));
+        HVX_Vector       f[4];
+        i8_to_f32_vectors4(Q6_Vb_vlut32_VbVbR(Q6_Vb_vshuff_Vb(Q6_Vb_vshuff_Vb(c)), lut, 0), f);
+        for (uint32_t k = 0; k < 4; k++) {
+            hvx_vmem_store(&y[2 * b0 + k], Q6_Vsf_vmpy_VsfVsf(f[k], block_bcast(d, b0 + k / 2, bcast0)));
+        }
+    }
 }
 
 static inline HVX_Vector * vptr(dma_addr_t a) {

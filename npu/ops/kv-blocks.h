@@ -1,6 +1,8 @@
 // Rows of the blocks-of-32 KV cache types (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL) as F32, for
 // the ops that read a quantized K / V cache: FLASH_ATTN_EXT's K / V chunks
-// (npu/ops/flash-attn.cpp) and LIGHTNING_INDEXER's K chunk (npu/ops/lightning-indexer.cpp).
+// (npu/ops/flash-attn.cpp) and LIGHTNING_INDEXER's K chunk (npu/ops/lightning-indexer.cpp);
+// and of Q1_0 / Q2_0 (blocks of 128 / 64: FP16 d and 16 quant bytes, split as Q4_0's), for
+// FLASH_ATTN_EXT, by GET_ROWS' dequantizers (hvx-util.h q1_0_to_f32_vectors, q2_0_...).
 // The rows arrive by DMA as a dense copy; VTCM -> VTCM descriptors queued after it (the queue
 // is FIFO) split the blocks into dense arrays of scales d, mins m (Q4_1, Q5_1), high bits qh
 // (Q5_0, Q5_1) and quants, at the offsets of an htp_fa_kv_layout (the host plans it:
@@ -15,6 +17,7 @@
 namespace htp_ops {
 
 constexpr uint32_t kKvNibbleBytes = 16;  // Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL: 16 bytes of 32 nibbles at a block's end
+                                         // (Q1_0 / Q2_0: of 128 bits / 64 2-bit codes)
 
 // The split descriptors of n rows of `blocks` blocks each (row_bytes a row), dense at slot:
 // push(dst, src, dst_stride, src_stride, row_size, nrows) -> false when it queued nothing.
@@ -106,12 +109,22 @@ static HTP_COMPUTE void compute_nibble_blocks_f32(HVX_Vector * y, const HVX_Vect
 }
 
 // Blocks first .. first + nb - 1 split at slot (kv_blocks_split) -> F32, 32 values a vector,
-// block first + b in y[b]. first is a multiple of 64 (a vector of scales).
+// block first + b in y[b] (Q1_0: y[4b .. 4b + 3]; Q2_0: y[2b, 2b + 1], an odd nb writes one
+// block more). first is a multiple of 64 (a vector of scales).
 static inline void kv_blocks_to_f32(HVX_Vector * y, dma_addr_t slot, const htp_fa_kv_layout & l, uint32_t type,
                                     uint32_t first, uint32_t nb) {
     const HVX_Vector * scales = vptr(slot + l.scales) + first / 64;
     if (type == HTP_TYPE_Q8_0) {
         q8_0_to_f32_vectors(y, scales, vptr(slot + l.quants) + first / 4, nb);
+        return;
+    }
+    if (type == HTP_TYPE_Q1_0 || type == HTP_TYPE_Q2_0) {
+        const HVX_Vector * quants = vptr(slot + l.quants) + first / 8;
+        if (type == HTP_TYPE_Q1_0) {
+            q1_0_to_f32_vectors(y, scales, quants, nb);
+        } else {
+            q2_0_to_f32_vectors(y, scales, quants, nb);
+        }
         return;
     }
     const float off = type == HTP_TYPE_Q4_0 ? 8.0f : type == HTP_TYPE_Q5_0 ? 16.0f : 0.0f;

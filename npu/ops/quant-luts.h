@@ -90,6 +90,8 @@ constexpr lut_bytes make_bias_lut(int n, int bias) {
 
 alignas(128) inline constexpr lut_bytes kLutQ3_K = make_bias_lut(8, 4);
 alignas(128) inline constexpr lut_bytes kLutQ6_K = make_bias_lut(64, 32);
+// Code k -> k - 1 of the 2-bit and ternary codes: Q2_0 (0..3 -> -1..2), TQ2_0 (0..2 -> -1..1).
+alignas(128) inline constexpr lut_bytes kLutTernary = make_bias_lut(4, 1);
 
 // Q4_K / Q5_K: the 6-bit scale and min of 32-element sub-block j (0..7) from a super-block's
 // 12 packed bytes, sc(i) byte i (ggml's get_scale_min_k4).

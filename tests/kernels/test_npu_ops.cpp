@@ -554,6 +554,59 @@ TEST_F(NpuOps, GetRows) {
     }
 }
 
+// GET_ROWS of Q1_0, Q2_0, NVFP4, TQ1_0, TQ2_0 is ggml's dequantize_row_* bit for bit: random
+// block bytes (every UE4M3 scale code of NVFP4 among them: subnormal, 0x7F, bit 7 set), finite
+// FP16 scales; rows of 1 block, of an odd count (Q2_0 and NVFP4 step two blocks at a time), and
+// of more than 64 blocks (the scales' second vector); the expected rows come from ggml's
+// to_float, which ggml-cpu's GET_ROWS calls.
+TEST_F(NpuOps, GetRowsLowBitMatchesGgml) {
+    const ggml_type types[] = { GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_NVFP4, GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0 };
+    int             rows    = 0;  // rows compared
+    for (const Caps & c : kCaps) {
+        for (ggml_type t : types) {
+            const int64_t bk = ggml_blck_size(t);
+            const size_t  bb = ggml_type_size(t);
+            for (int64_t nb : { 1, 3, 67 }) {
+                const int64_t ne0 = nb * bk;
+                ggml_tensor * w   = ggml_new_tensor_3d(ctx, t, ne0, 6, 2);
+                uint8_t *     raw = (uint8_t *) w->data;
+                for (size_t i = 0; i < ggml_nbytes(w); i++) {
+                    raw[i] = (uint8_t) rng();
+                }
+                if (t != GGML_TYPE_NVFP4) {  // FP16 d: first in Q1_0 / Q2_0, last in TQ1_0 / TQ2_0
+                    for (size_t b = 0; b < ggml_nbytes(w) / bb; b++) {
+                        const float       v = std::ldexp(1.0f + (float) (rng() % 100) / 100.0f, -(int) (rng() % 12));
+                        const ggml_fp16_t d = ggml_fp32_to_fp16(rng() % 2 ? v : -v);
+                        std::memcpy(raw + b * bb + (t == GGML_TYPE_TQ1_0 || t == GGML_TYPE_TQ2_0 ? bb - 2 : 0), &d, 2);
+                    }
+                }
+                ggml_tensor * idx = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 5, 2);
+                for (int64_t i = 0; i < 10; i++) {
+                    ((int32_t *) idx->data)[i] = (int32_t) (rng() % 6);
+                }
+                ggml_tensor * y = ggml_get_rows(ctx, w, idx);
+                if (!run(c.caps, y)) {  // refused only when rows cannot fit this VTCM share
+                    EXPECT_GT((uint64_t) ne0 * 4 * 3, (uint64_t) c.caps.vtcm_size / c.caps.n_hvx) << c.name;
+                    continue;
+                }
+                std::vector<float> want(ne0);
+                for (int64_t i2 = 0; i2 < 2; i2++) {
+                    for (int64_t i1 = 0; i1 < 5; i1++) {
+                        const int32_t r = at<int32_t>(idx, i1, i2, 0, 0);
+                        ggml_get_type_traits(t)->to_float((const uint8_t *) w->data + r * w->nb[1] + i2 * w->nb[2],
+                                                          want.data(), ne0);
+                        const float * got = (const float *) ((const uint8_t *) y->data + i1 * y->nb[1] + i2 * y->nb[2]);
+                        ASSERT_EQ(std::memcmp(got, want.data(), ne0 * 4), 0)
+                            << c.name << " " << ggml_type_name(t) << " ne0=" << ne0 << " row " << i1 << "," << i2;
+                        rows++;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GE(rows, 5 * 3 * 10 * 2);  // every type and row length ran on two of the three caps at least
+}
+
 TEST_F(NpuOps, SetRows) {
     for (const Caps & c : kCaps) {
         for (ggml_type td : { GGML_TYPE_F32, GGML_TYPE_F16 }) {

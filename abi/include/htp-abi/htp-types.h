@@ -23,7 +23,10 @@ enum htp_type {
     HTP_TYPE_I32 = 26,
     HTP_TYPE_I64 = 27,
     HTP_TYPE_BF16 = 30,
+    HTP_TYPE_TQ1_0 = 34,  // ggml's GGML_TYPE_TQ1_0 (super-block of 256: base-3 digits, FP16 d)
+    HTP_TYPE_TQ2_0 = 35,  // ggml's GGML_TYPE_TQ2_0 (super-block of 256: 2-bit codes, FP16 d)
     HTP_TYPE_MXFP4 = 39,
+    HTP_TYPE_NVFP4 = 40,  // ggml's GGML_TYPE_NVFP4 (block of 64: 4 UE4M3 scales, 64 E2M1 nibbles)
     HTP_TYPE_Q1_0 = 41,   // ggml's GGML_TYPE_Q1_0 (block of 128: FP16 d + 128 sign bits)
     HTP_TYPE_Q2_0 = 42,   // ggml's GGML_TYPE_Q2_0 (block of 64: FP16 d + 64 2-bit codes)
 };
@@ -58,9 +61,14 @@ static inline uint32_t htp_type_unit(uint32_t type, uint32_t * elems) {
         case HTP_TYPE_Q5_K: return 176;
         case HTP_TYPE_Q6_K: return 210;
         case HTP_TYPE_IQ4_XS: return 136;
+        case HTP_TYPE_TQ1_0: return 54;
+        case HTP_TYPE_TQ2_0: return 66;
         default: break;
     }
     *elems = type == HTP_TYPE_Q1_0 ? 128 : 64;
+    if (type == HTP_TYPE_NVFP4) {
+        return 36;
+    }
     return type == HTP_TYPE_Q1_0 || type == HTP_TYPE_Q2_0 ? 18 : 0;
 }
 

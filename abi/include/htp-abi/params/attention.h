@@ -28,7 +28,7 @@ struct htp_fa_kv_layout {
 
 struct htp_flash_attn_params {
     struct htp_split_params split;
-    uint32_t k_type, v_type;         // HTP_TYPE_F32 / F16 / BF16 / Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL
+    uint32_t k_type, v_type;         // HTP_TYPE_F32 / F16 / BF16 / Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL / Q1_0 / Q2_0
     uint32_t dk, dv;                 // K and V head sizes (q row = dk, dst row = dv)
     uint32_t n_kv;                   // K / V rows
     uint32_t n_kv_chunks;            // ceil(n_kv / split.rows_per_chunk): K / V chunks of

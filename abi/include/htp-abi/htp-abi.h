@@ -16,7 +16,8 @@
 
 /* 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
  *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
- *    grew by 24 bytes;
+ *    grew by 24 bytes; htp_type HTP_TYPE_TQ1_0, HTP_TYPE_TQ2_0, HTP_TYPE_NVFP4 (htp-types.h):
+ *    GET_ROWS dequantizes them;
  * 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the
  *    GET_ROWS kernel with src0's own rows (host/ops/get-rows.cpp dequant_rows_encode);
  *    binary.src1_gather, src1_nb0, src1_f32 (after conv_pitch): a permuted src1, an F32 src1

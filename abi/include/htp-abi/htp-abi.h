@@ -14,7 +14,9 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the
+/* 20: op codes CONV_2D_DW (conv_2d_dw), CONV_TRANSPOSE_1D (conv_transpose_1d) and IM2COL_3D
+ *    (im2col, which gained KD, ID, s2, p2, d2, div_od, nb_id at its end; no field moved);
+ * 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the
  *    GET_ROWS kernel with src0's own rows (host/ops/get-rows.cpp dequant_rows_encode);
  *    binary.src1_gather, src1_nb0, src1_f32 (after conv_pitch): a permuted src1, an F32 src1
  *    of BF16 rows; norm.src_gather, src_nb0 (after vmul): NORM / L2_NORM of a transposed source;
@@ -66,7 +68,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   19u
+#define HTP_ABI_VERSION   20u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */

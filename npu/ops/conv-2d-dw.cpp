@@ -1,0 +1,142 @@
+// CONV_2D_DW (depthwise): F32 image, F32 / F16 kernel -> F32, as ggml-cpu's conv_2d_dw (WHCN
+// and CWHN layouts: the host passes every element stride). Per chunk (rows oy of one channel c
+// and image n): HVX zeroes the plane slot when padding exists, DMA gathers for each dst row and
+// tap (ky, kx) the image elements x = ox * s0 + kx * d0 - p0 of row y = oy * s1 + ky * d1 - p1
+// that lie inside the image into the tap's plane (one strided descriptor: ox in the range
+// conv_out_bounds gives), and the channel's KW * KH weights into the weight slot. HVX widens
+// F16 weights, then sums plane * weight tap after tap (ky outer, kx inner, from 0: ggml-cpu's
+// order; a padded tap adds 0) into the dst slot, which one descriptor per chunk (WHCN) or per
+// row (CWHN, a strided scatter) writes back. Many small descriptors: dma-tickets.h.
+#include "conv-bounds.h"
+#include "dma-tickets.h"
+#include "hvx-util.h"
+#include "op-table.h"
+#include "row-stream.h"
+
+using namespace htp_ops;
+
+namespace {
+
+struct conv_dw_thread {
+    const htp_op_context *        octx;
+    const htp_conv_2d_dw_params * p;
+    uint32_t                      ith;
+    dma_tickets                   t;
+    int32_t                       ox_lo[HTP_CONV_DW_MAX_TAPS];  // the dst x each kx reads inside the image
+    int32_t                       ox_hi[HTP_CONV_DW_MAX_TAPS];
+
+    void init_bounds() {
+        for (uint32_t kx = 0; kx < p->KW; kx++) {
+            const out_bounds b = conv_out_bounds((int32_t) kx * p->d0 - p->p0, (int32_t) p->IW, (int32_t) p->OW,
+                                                 p->s0, &p->div_s0);
+            ox_lo[kx] = b.lo;
+            ox_hi[kx] = b.hi;
+        }
+    }
+
+    // The taps of the row oy of plane `img` (its first element's address) into `planes`.
+    uint32_t gather_row(dma_addr_t planes, dma_addr_t img, int32_t oy, uint32_t last) {
+        const uint32_t taps_pitch = p->plane_pitch;
+        for (uint32_t ky = 0; ky < p->KH; ky++) {
+            const int32_t iy = oy * p->s1 + (int32_t) ky * p->d1 - p->p1;
+            if (iy < 0 || iy >= (int32_t) p->IH) {
+                continue;  // a padding row: its planes stay zero
+            }
+            const dma_addr_t row = img + (uint32_t) iy * p->src.nb1;
+            for (uint32_t kx = 0; kx < p->KW; kx++) {
+                const int32_t lo = ox_lo[kx], hi = ox_hi[kx];
+                if (lo >= hi) {
+                    continue;
+                }
+                const uint32_t   ix  = (uint32_t) (lo * p->s0 + (int32_t) kx * p->d0 - p->p0);
+                const dma_addr_t dst = planes + (ky * p->KW + kx) * taps_pitch + (uint32_t) lo * 4;
+                const uint32_t   sst = (uint32_t) p->s0 * p->src_nb0;
+                if (sst == 4) {  // consecutive elements: one 1-D copy
+                    last = t.push(dst, row + ix * 4, 0, 0, (uint32_t) (hi - lo) * 4, 1);
+                } else {
+                    last = t.push(dst, row + ix * p->src_nb0, 4, sst, 4, (uint32_t) (hi - lo));
+                }
+            }
+        }
+        return last;
+    }
+
+    // Zero the planes (padding only), then queue the gathers of rows [r, r + n) and the weights.
+    uint32_t gather(uint32_t r, uint32_t n, uint32_t slot) {
+        const dma_addr_t pl = vtcm_slot(octx->ctx, p->split, ith, p->vplanes, slot);
+        if (p->zero_planes) {
+            HVX_Vector *     v = vptr(pl);
+            const HVX_Vector z = Q6_V_vzero();
+            for (uint32_t i = 0; i < n * (p->vplanes.row_pitch / 128); i++) {
+                hvx_vmem_store(v + i, z);
+            }
+        }
+        const row_pos    c    = row_coords(p->shape, r);
+        const dma_addr_t img  = octx->src[1].data + c.i2 * p->src.nb2 + c.i3 * p->src.nb3;
+        const dma_addr_t w    = vtcm_slot(octx->ctx, p->split, ith, p->vw, slot);
+        const dma_addr_t k    = octx->src[0].data + c.i2 * p->w_nb3;
+        const uint32_t   es   = p->w_type == HTP_TYPE_F16 ? 2 : 4;
+        uint32_t         last = t.pushed;
+        for (uint32_t ky = 0; ky < p->KH; ky++) {  // weight ky * KW + kx at w + (ky * KW + kx) * es
+            last = t.push(w + ky * p->KW * es, k + ky * p->w_nb1, es, p->w_nb0, es, p->KW);
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            last = gather_row(pl + j * p->vplanes.row_pitch, img, (int32_t) (c.i1 + j), last);
+        }
+        return last;
+    }
+
+    HTP_COMPUTE void compute_chunk(uint32_t n, uint32_t slot) {
+        const dma_addr_t   w  = vtcm_slot(octx->ctx, p->split, ith, p->vw, slot);
+        const HVX_Vector * pl = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vplanes, slot));
+        HVX_Vector *       d  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const HVX_Vector * wf = vptr(w);
+        if (p->w_type == HTP_TYPE_F16) {  // 64 halves -> two F32 vectors after the raw ones
+            f16_to_f32_vectors(vptr(w + 256), vptr(w), 1);
+            wf = vptr(w + 256);
+        }
+        const uint32_t nv   = p->plane_pitch / 128;
+        const uint32_t taps = p->KW * p->KH;
+        for (uint32_t j = 0; j < n; j++) {
+            HVX_Vector *       y  = d + j * nv;
+            const HVX_Vector * pj = pl + j * taps * nv;
+            for (uint32_t i = 0; i < nv; i++) {
+                hvx_vmem_store(&y[i], Q6_V_vzero());
+            }
+            for (uint32_t k = 0; k < taps; k++) {
+                const HVX_Vector wk = Q6_V_vsplat_R(Q6_R_vextract_VR(hvx_vmem_load(&wf[k >> 5]), (int32_t) ((k & 31) * 4)));
+                const HVX_Vector * x = pj + k * nv;
+                HTP_NO_UNROLL
+                for (uint32_t i = 0; i < nv; i++) {
+                    hvx_vmem_store(&y[i], Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&y[i]),
+                                                            Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[i]), wk)));
+                }
+            }
+        }
+    }
+
+    uint32_t store(uint32_t r, uint32_t n, uint32_t slot) {
+        const row_pos    c = row_coords(p->shape, r);
+        const dma_addr_t d = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
+        const dma_addr_t v = vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot);
+        if (p->dst_nb0 == 4) {
+            return t.push(d, v, p->dst.nb1, p->plane_pitch, p->OW * 4, n);
+        }
+        uint32_t last = t.pushed;
+        for (uint32_t j = 0; j < n; j++) {  // CWHN: a row's values are dst_nb0 apart
+            last = t.push(d + j * p->dst.nb1, v + j * p->plane_pitch, p->dst_nb0, 4, 4, p->OW);
+        }
+        return last;
+    }
+
+    int run(row_range rr) {
+        init_bounds();
+        return ticket_stream(*this, p->split, rr);
+    }
+};
+
+}  // namespace
+
+int htp_op_conv_2d_dw(struct htp_op_context * octx) {
+    return run_ticket_threads<conv_dw_thread>(octx, &octx->params->conv_2d_dw);
+}

@@ -78,7 +78,7 @@ bool dw_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp
     }
     const uint64_t es = ggml_type_size(k->type);
     if (!dma_fields_ok(caps, { (uint64_t) g.s0 * x->nb[0], (uint64_t) g.OW, (uint64_t) g.KW, k->nb[0] * 1, es,
-                               op->nb[0] * 1, op->nb[1] * 1, plane_pitch(g), (uint64_t) g.OW * 4 })) {
+                               op->nb[0] * 1, op->nb[1] * 1, plane_pitch(g), (uint64_t) g.OW * 4, (uint64_t) g.OH })) {
         return false;
     }
     return rows_plan_ok(caps, dw_need(op));

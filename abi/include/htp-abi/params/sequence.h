@@ -1,5 +1,6 @@
-// kernel_params of the sequence / convolution ops: IM2COL, CONV_2D_DW, CONV_TRANSPOSE_1D, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET,
-// SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN.
+// kernel_params of the sequence / convolution ops: IM2COL, IM2COL_3D, CONV_2D_DW,
+// CONV_TRANSPOSE_1D, COL2IM_1D, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET, SSM_SCAN, RWKV_WKV6,
+// RWKV_WKV7, GATED_LINEAR_ATTN.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE so it joins union htp_kernel_params.
 #pragma once
@@ -73,17 +74,27 @@ struct htp_conv_2d_dw_params {
 // thread (Cin rows of in_pitch at v_in), a chunk's kernel slice [K, Cin] in one 2-D descriptor;
 // per input position il, HVX sums over ic the kernel rows times the splat input value (a
 // vector over k) and adds that to the dst row at il * s0 (unaligned), in ggml-cpu's order.
+// COL2IM_1D (col2im = 1) runs on the same kernel: columns [K * Cout, L] of `type` (F32, F16,
+// BF16) -> dst [OL = (L - 1) * s0 + K - 2 * crop, Cout] of that type. The "kernel slice" of
+// row oc is then the L column pieces [K] of oc (w_nb1 = K * es between oc, w_nb2 = the columns'
+// row stride), each widened to F32 and added at il * s0 as it is; the sums (in il order, as
+// ggml-cpu's) are narrowed into vout and written from value `crop` on.
 struct htp_conv_transpose_1d_params {
     struct htp_split_params split;
     uint32_t L, Cin, K, s0, OL;
     uint32_t in_nb1;                 // input bytes between channels
     uint32_t w_nb1, w_nb2;           // kernel bytes between output channels, input channels
     uint32_t dst_nb1;                // dst bytes between rows (output channels)
-    uint32_t k_pitch;                // align(K * 4, 128): a kernel row in VTCM
+    uint32_t k_pitch;                // align(K * es, 128): a kernel row (column piece) in VTCM
     uint32_t in_pitch;               // align(L * 4, 128): an input row in VTCM
     uint32_t v_in;                   // Cin rows of in_pitch (the thread's copy of the input)
-    struct htp_vtcm_stream vw;       // per row Cin rows of k_pitch (tails kept zero)
-    struct htp_vtcm_stream vdst;     // per row align((L - 1) * s0 * 4 + k_pitch, 128)
+    struct htp_vtcm_stream vw;       // per row Cin (COL2IM_1D: L) rows of k_pitch (tails kept zero)
+    struct htp_vtcm_stream vdst;     // per row the F32 sums: multiple of 256, (L - 1) * s0 * 4 + a row's F32 vectors
+    uint32_t col2im;                 // 1: COL2IM_1D
+    uint32_t type;                   // HTP_TYPE_F32 / F16 / BF16 (COL2IM_1D's columns and dst)
+    uint32_t crop;                   // COL2IM_1D's p0: dst value t is sum t + crop
+    uint32_t v_wide;                 // 2 * k_pitch bytes: a column piece widened to F32
+    struct htp_vtcm_stream vout;     // F16 / BF16: the dst row narrowed (vdst.row_pitch / 2)
 };
 
 // SSM_CONV F32: dst[ch, t, s] = sum_k sx[t + k, ch, s] * c[k, ch]. A dst row is (t = i1,

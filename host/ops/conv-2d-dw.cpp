@@ -1,10 +1,12 @@
 // Host side of CONV_2D_DW (ggml_conv_2d_dw_direct: depthwise 2-D convolution of vision
-// encoders), on npu/ops/conv-2d-dw.cpp. ggml-cpu's conv_2d_dw reads a contiguous (WHCN) image
-// with a contiguous kernel and dst, or a channels-contiguous (CWHN) image with kernel and dst
-// packed the same way, and indexes them as if so; the kernel follows the strides, so the
-// encoder takes exactly those two layouts (any other would make the two disagree) and refuses
-// the rest: other layouts (ggml-cpu aborts on them), an F32 image / dst only, more than
-// HTP_CONV_DW_MAX_TAPS taps, or sizes beyond the DMA fields, int32 coordinates or VTCM.
+// encoders) and CONV_2D (ggml_conv_2d_direct), on npu/ops/conv-2d-dw.cpp. ggml-cpu's
+// conv_2d_dw reads a contiguous (WHCN) image with a contiguous kernel and dst, or a
+// channels-contiguous (CWHN) image with kernel and dst packed the same way, and indexes them
+// as if so; the kernel follows the strides, so the encoder takes exactly those two layouts
+// (any other would make the two disagree). ggml-cpu's conv_2d follows the image's and dst's
+// strides and asserts a contiguous kernel: so does the encoder. Both refuse an image / dst
+// other than F32, kernels wider than HTP_CONV_MAX_KW, and sizes beyond the DMA fields, int32
+// coordinates or VTCM (a row's IC * KH * KW planes, two slots, in a thread's share).
 #include "encode-util.h"
 #include "htp-abi/htp-types.h"
 
@@ -15,14 +17,16 @@ namespace {
 struct dw_geom {
     int64_t C, N, IW, IH, KW, KH, OW, OH;
     int32_t s0, s1, p0, p1, d0, d1;
+    int64_t IC;  // input channels per dst value (CONV_2D_DW: 1)
 };
 
 dw_geom geom(const ggml_tensor * op) {
     const ggml_tensor * k  = op->src[0];
     const ggml_tensor * x  = op->src[1];
     const int32_t *     pp = op->op_params;
-    return { x->ne[2], x->ne[3], x->ne[0], x->ne[1], k->ne[0], k->ne[1], op->ne[0], op->ne[1],
-             pp[0],    pp[1],    pp[2],    pp[3],    pp[4],    pp[5] };
+    const bool          dw = op->op == GGML_OP_CONV_2D_DW;
+    return { op->ne[2], x->ne[3], x->ne[0], x->ne[1], k->ne[0], k->ne[1], op->ne[0], op->ne[1],
+             pp[0],     pp[1],    pp[2],    pp[3],    pp[4],    pp[5],    dw ? 1 : x->ne[2] };
 }
 
 // t has the strides ggml-cpu assumes: WHCN, nb0 .. nb3 packed in that order; CWHN, channel
@@ -43,32 +47,30 @@ uint32_t plane_pitch(const dw_geom & g) {
     return align_up((uint32_t) g.OW * 4, 128);
 }
 
+uint32_t w_pitch(const dw_geom & g) {  // F16 widening writes whole vector pairs
+    return align_up((uint32_t) (g.IC * g.KW * g.KH) * 4, 256);
+}
+
 stream_need dw_need(const ggml_tensor * op) {
     const dw_geom g     = geom(op);
     stream_need   need  = {};
     need.total_rows     = (uint32_t) ggml_nrows(op);
     need.chunk_divides  = (uint32_t) g.OH;
-    need.bytes_per_row  = (uint32_t) (g.KW * g.KH + 1) * plane_pitch(g);
-    need.bytes_per_slot = 512;  // the channel's weights, raw then as F32
+    need.bytes_per_row  = (uint32_t) (g.IC * g.KW * g.KH + 1) * plane_pitch(g);
+    need.bytes_per_slot = 2 * w_pitch(g);  // the channel's weights, raw then as F32
     need.desc_per_chunk = 2;    // the kernel bounds its gathers itself (dma-tickets.h)
     need.multi_row_ok   = true;
     return need;
 }
 
-bool dw_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
+// What both ops check once their layouts are: shapes, parameters, int32 coordinates, DMA
+// fields, VTCM.
+bool conv_fits(const htp_device_caps & caps, const ggml_tensor * op) {
     const ggml_tensor * k = op->src[0];
     const ggml_tensor * x = op->src[1];
-    if (x->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32 ||
-        (k->type != GGML_TYPE_F32 && k->type != GGML_TYPE_F16) || !fits_u32(x) || !fits_u32(k) || !fits_u32(op)) {
-        return false;
-    }
-    const bool cwhn = !ggml_is_contiguous(x) && ggml_is_contiguous_channels(x);
-    if (!packed_as(x, cwhn, false) || !packed_as(k, cwhn, true) || !packed_as(op, cwhn, false)) {
-        return false;
-    }
-    const dw_geom g = geom(op);
-    if (k->ne[2] != 1 || k->ne[3] != g.C || op->ne[2] != g.C || op->ne[3] != g.N ||
-        g.KW * g.KH > HTP_CONV_DW_MAX_TAPS || g.s0 < 1 || g.s1 < 1 || g.d0 < 1 || g.d1 < 1 || g.p0 < 0 || g.p1 < 0) {
+    const dw_geom       g = geom(op);
+    if (op->ne[3] != g.N || g.KW > HTP_CONV_MAX_KW || g.s0 < 1 || g.s1 < 1 || g.d0 < 1 || g.d1 < 1 || g.p0 < 0 ||
+        g.p1 < 0 || g.IC * g.KW * g.KH > (1 << 20)) {
         return false;
     }
     // int32 coordinates on the NPU; conv_out_bounds divides values below IW + p0 + s0 by s0.
@@ -78,10 +80,44 @@ bool dw_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp
     }
     const uint64_t es = ggml_type_size(k->type);
     if (!dma_fields_ok(caps, { (uint64_t) g.s0 * x->nb[0], (uint64_t) g.OW, (uint64_t) g.KW, k->nb[0] * 1, es,
-                               op->nb[0] * 1, op->nb[1] * 1, plane_pitch(g), (uint64_t) g.OW * 4, (uint64_t) g.OH })) {
+                               op->nb[0] * 1, op->nb[1] * 1, plane_pitch(g), (uint64_t) g.OW * 4, (uint64_t) g.OH }) ||
+        !dma_1d_ok((uint64_t) g.IC * g.KW * g.KH * es)) {
         return false;
     }
     return rows_plan_ok(caps, dw_need(op));
+}
+
+bool types_ok(const ggml_tensor * op) {
+    const ggml_tensor * k = op->src[0];
+    const ggml_tensor * x = op->src[1];
+    return x->type == GGML_TYPE_F32 && op->type == GGML_TYPE_F32 &&
+           (k->type == GGML_TYPE_F32 || k->type == GGML_TYPE_F16) && fits_u32(x) && fits_u32(k) && fits_u32(op);
+}
+
+bool dw_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
+    const ggml_tensor * k = op->src[0];
+    const ggml_tensor * x = op->src[1];
+    if (!types_ok(op)) {
+        return false;
+    }
+    const bool cwhn = !ggml_is_contiguous(x) && ggml_is_contiguous_channels(x);
+    if (!packed_as(x, cwhn, false) || !packed_as(k, cwhn, true) || !packed_as(op, cwhn, false) || k->ne[2] != 1 ||
+        k->ne[3] != x->ne[2] || op->ne[2] != x->ne[2]) {
+        return false;
+    }
+    return conv_fits(caps, op);
+}
+
+// CONV_2D: ggml-cpu follows the image's and dst's strides (elements of 4 bytes) and asserts a
+// contiguous kernel [KW, KH, IC, OC].
+bool conv_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
+    const ggml_tensor * k = op->src[0];
+    const ggml_tensor * x = op->src[1];
+    if (!types_ok(op) || !ggml_is_contiguous(k) || k->ne[2] != x->ne[2] || op->ne[2] != k->ne[3] ||
+        x->nb[0] % 4 != 0 || op->nb[0] % 4 != 0) {
+        return false;
+    }
+    return conv_fits(caps, op);
 }
 
 void dw_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -89,7 +125,8 @@ void dw_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     const ggml_tensor *     x = op->src[1];
     const dw_geom           g = geom(op);
     htp_conv_2d_dw_params & p = desc.params.conv_2d_dw;
-    desc.opcode               = HTP_OP_CONV_2D_DW;
+    const bool              dw = op->op == GGML_OP_CONV_2D_DW;
+    desc.opcode               = dw ? HTP_OP_CONV_2D_DW : HTP_OP_CONV_2D;
     plan_rows(caps, dw_need(op), p.split);
     p.w_type = k->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_F32;
     p.IW = (uint32_t) g.IW; p.IH = (uint32_t) g.IH; p.KW = (uint32_t) g.KW; p.KH = (uint32_t) g.KH;
@@ -107,11 +144,16 @@ void dw_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.dst         = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
     p.plane_pitch = plane_pitch(g);
     uint32_t off  = 0;
-    p.vplanes     = stream_at(off, p.split, (uint32_t) (g.KW * g.KH) * p.plane_pitch, p.split.rows_per_chunk);
+    p.vplanes     = stream_at(off, p.split, (uint32_t) (g.IC * g.KW * g.KH) * p.plane_pitch, p.split.rows_per_chunk);
     p.vdst        = stream_at(off, p.split, p.plane_pitch, p.split.rows_per_chunk);
-    p.vw          = stream_at(off, p.split, 512, 1);
+    p.w_pitch     = w_pitch(g);
+    p.vw          = stream_at(off, p.split, 2 * p.w_pitch, 1);
+    p.IC          = (uint32_t) g.IC;
+    p.img_c_nb    = dw ? (uint32_t) x->nb[2] : 0;  // CONV_2D_DW: dst channel c reads image channel c
+    p.w_nb2       = (uint32_t) k->nb[2];
 }
 
 }  // namespace
 
 extern const htp_op_encoder htp_conv_2d_dw_encoder = { dw_supports, dw_encode };
+extern const htp_op_encoder htp_conv_2d_encoder    = { conv_supports, dw_encode };

@@ -1,12 +1,20 @@
-// CONV_2D_DW (depthwise): F32 image, F32 / F16 kernel -> F32, as ggml-cpu's conv_2d_dw (WHCN
-// and CWHN layouts: the host passes every element stride). Per chunk (rows oy of one channel c
-// and image n): HVX zeroes the plane slot when padding exists, DMA gathers for each dst row and
-// tap (ky, kx) the image elements x = ox * s0 + kx * d0 - p0 of row y = oy * s1 + ky * d1 - p1
-// that lie inside the image into the tap's plane (one strided descriptor: ox in the range
-// conv_out_bounds gives), and the channel's KW * KH weights into the weight slot. HVX widens
-// F16 weights, then sums plane * weight tap after tap (ky outer, kx inner, from 0: ggml-cpu's
-// order; a padded tap adds 0) into the dst slot, which one descriptor per chunk (WHCN) or per
-// row (CWHN, a strided scatter) writes back. Many small descriptors: dma-tickets.h.
+// CONV_2D_DW (depthwise) and CONV_2D: F32 image, F32 / F16 kernel -> F32, as ggml-cpu's
+// conv_2d_dw (WHCN and CWHN layouts) and conv_2d (any image and dst strides): the host passes
+// every element stride. Per chunk (rows oy of one dst channel c and image n): HVX zeroes the
+// plane slot when padding exists, DMA gathers for each dst row and tap (ic, ky, kx) the image
+// elements x = ox * s0 + kx * d0 - p0 of row y = oy * s1 + ky * d1 - p1 of input channel ic
+// (CONV_2D_DW: c itself) that lie inside the image into the tap's plane (one strided
+// descriptor: ox in the range conv_out_bounds gives), and the channel's IC * KH * KW weights
+// into the weight slot. HVX widens F16 weights, then sums plane * weight tap after tap (ic, ky,
+// kx order from 0: ggml-cpu's for CONV_2D_DW; a padded tap adds 0) into the dst slot, which one
+// descriptor per chunk (WHCN) or per row (CWHN, a strided scatter) writes back. Many small
+// descriptors: dma-tickets.h.
+// CONV_2D is direct, not IM2COL then dot products as ggml-cpu's conv_2d: the planes are
+// IM2COL's columns transposed (ox along a vector), so one kernel serves both ops and a dst row
+// is its own dot products against splat weights, with no [OW, IC * KH * KW] matrix in DDR; the
+// planes are gathered again per output channel (ggml's ggml_conv_2d, IM2COL + MUL_MAT, is the
+// path for wide layers, and runs on HTP0 too). ggml-cpu rounds CONV_2D's image to F16 with an
+// F16 kernel; this kernel keeps it F32 (within test-backend-ops' 5e-4 for the op).
 #include "conv-bounds.h"
 #include "dma-tickets.h"
 #include "hvx-util.h"
@@ -22,8 +30,8 @@ struct conv_dw_thread {
     const htp_conv_2d_dw_params * p;
     uint32_t                      ith;
     dma_tickets                   t;
-    int32_t                       ox_lo[HTP_CONV_DW_MAX_TAPS];  // the dst x each kx reads inside the image
-    int32_t                       ox_hi[HTP_CONV_DW_MAX_TAPS];
+    int32_t                       ox_lo[HTP_CONV_MAX_KW];  // the dst x each kx reads inside the image
+    int32_t                       ox_hi[HTP_CONV_MAX_KW];
 
     void init_bounds() {
         for (uint32_t kx = 0; kx < p->KW; kx++) {
@@ -34,28 +42,44 @@ struct conv_dw_thread {
         }
     }
 
-    // The taps of the row oy of plane `img` (its first element's address) into `planes`.
+    // The taps (ic, ky, kx) of the row oy of image `img` (channel 0's first element) into `planes`.
     uint32_t gather_row(dma_addr_t planes, dma_addr_t img, int32_t oy, uint32_t last) {
-        const uint32_t taps_pitch = p->plane_pitch;
-        for (uint32_t ky = 0; ky < p->KH; ky++) {
-            const int32_t iy = oy * p->s1 + (int32_t) ky * p->d1 - p->p1;
-            if (iy < 0 || iy >= (int32_t) p->IH) {
-                continue;  // a padding row: its planes stay zero
+        const uint32_t sst = (uint32_t) p->s0 * p->src_nb0;
+        for (uint32_t ic = 0; ic < p->IC; ic++) {
+            for (uint32_t ky = 0; ky < p->KH; ky++) {
+                const int32_t iy = oy * p->s1 + (int32_t) ky * p->d1 - p->p1;
+                if (iy < 0 || iy >= (int32_t) p->IH) {
+                    continue;  // a padding row: its planes stay zero
+                }
+                const dma_addr_t row = img + ic * p->src.nb2 + (uint32_t) iy * p->src.nb1;
+                for (uint32_t kx = 0; kx < p->KW; kx++) {
+                    const int32_t lo = ox_lo[kx], hi = ox_hi[kx];
+                    if (lo >= hi) {
+                        continue;
+                    }
+                    const uint32_t   ix  = (uint32_t) (lo * p->s0 + (int32_t) kx * p->d0 - p->p0);
+                    const dma_addr_t dst = planes + ((ic * p->KH + ky) * p->KW + kx) * p->plane_pitch + (uint32_t) lo * 4;
+                    if (sst == 4) {  // consecutive elements: one 1-D copy
+                        last = t.push(dst, row + ix * 4, 0, 0, (uint32_t) (hi - lo) * 4, 1);
+                    } else {
+                        last = t.push(dst, row + ix * p->src_nb0, 4, sst, 4, (uint32_t) (hi - lo));
+                    }
+                }
             }
-            const dma_addr_t row = img + (uint32_t) iy * p->src.nb1;
-            for (uint32_t kx = 0; kx < p->KW; kx++) {
-                const int32_t lo = ox_lo[kx], hi = ox_hi[kx];
-                if (lo >= hi) {
-                    continue;
-                }
-                const uint32_t   ix  = (uint32_t) (lo * p->s0 + (int32_t) kx * p->d0 - p->p0);
-                const dma_addr_t dst = planes + (ky * p->KW + kx) * taps_pitch + (uint32_t) lo * 4;
-                const uint32_t   sst = (uint32_t) p->s0 * p->src_nb0;
-                if (sst == 4) {  // consecutive elements: one 1-D copy
-                    last = t.push(dst, row + ix * 4, 0, 0, (uint32_t) (hi - lo) * 4, 1);
-                } else {
-                    last = t.push(dst, row + ix * p->src_nb0, 4, sst, 4, (uint32_t) (hi - lo));
-                }
+        }
+        return last;
+    }
+
+    // The dst channel's IC * KH * KW weights, tap (ic, ky, kx) at w + ((ic * KH + ky) * KW + kx) * es.
+    uint32_t gather_weights(dma_addr_t w, dma_addr_t k, uint32_t last) {
+        const uint32_t es = p->w_type == HTP_TYPE_F16 ? 2 : 4;
+        if (p->w_nb0 == es && p->w_nb1 == p->KW * es && p->w_nb2 == p->KH * p->w_nb1) {  // packed: one copy
+            return t.push(w, k, 0, 0, p->IC * p->KH * p->KW * es, 1);
+        }
+        for (uint32_t ic = 0; ic < p->IC; ic++) {
+            for (uint32_t ky = 0; ky < p->KH; ky++) {
+                last = t.push(w + (ic * p->KH + ky) * p->KW * es, k + ic * p->w_nb2 + ky * p->w_nb1, es, p->w_nb0, es,
+                              p->KW);
             }
         }
         return last;
@@ -72,14 +96,9 @@ struct conv_dw_thread {
             }
         }
         const row_pos    c    = row_coords(p->shape, r);
-        const dma_addr_t img  = octx->src[1].data + c.i2 * p->src.nb2 + c.i3 * p->src.nb3;
-        const dma_addr_t w    = vtcm_slot(octx->ctx, p->split, ith, p->vw, slot);
-        const dma_addr_t k    = octx->src[0].data + c.i2 * p->w_nb3;
-        const uint32_t   es   = p->w_type == HTP_TYPE_F16 ? 2 : 4;
-        uint32_t         last = t.pushed;
-        for (uint32_t ky = 0; ky < p->KH; ky++) {  // weight ky * KW + kx at w + (ky * KW + kx) * es
-            last = t.push(w + ky * p->KW * es, k + ky * p->w_nb1, es, p->w_nb0, es, p->KW);
-        }
+        const dma_addr_t img  = octx->src[1].data + c.i2 * p->img_c_nb + c.i3 * p->src.nb3;
+        uint32_t         last = gather_weights(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot),
+                                               octx->src[0].data + c.i2 * p->w_nb3, t.pushed);
         for (uint32_t j = 0; j < n; j++) {
             last = gather_row(pl + j * p->vplanes.row_pitch, img, (int32_t) (c.i1 + j), last);
         }
@@ -91,12 +110,12 @@ struct conv_dw_thread {
         const HVX_Vector * pl = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vplanes, slot));
         HVX_Vector *       d  = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const HVX_Vector * wf = vptr(w);
-        if (p->w_type == HTP_TYPE_F16) {  // 64 halves -> two F32 vectors after the raw ones
-            f16_to_f32_vectors(vptr(w + 256), vptr(w), 1);
-            wf = vptr(w + 256);
+        if (p->w_type == HTP_TYPE_F16) {  // the raw halves -> F32 after them (w_pitch / 256 vectors in)
+            f16_to_f32_vectors(vptr(w + p->w_pitch), vptr(w), p->w_pitch / 256);
+            wf = vptr(w + p->w_pitch);
         }
         const uint32_t nv   = p->plane_pitch / 128;
-        const uint32_t taps = p->KW * p->KH;
+        const uint32_t taps = p->IC * p->KW * p->KH;
         for (uint32_t j = 0; j < n; j++) {
             HVX_Vector *       y  = d + j * nv;
             const HVX_Vector * pj = pl + j * taps * nv;

@@ -1,4 +1,4 @@
-// kernel_params of the sequence / convolution ops: IM2COL, IM2COL_3D, CONV_2D_DW,
+// kernel_params of the sequence / convolution ops: IM2COL, IM2COL_3D, CONV_2D, CONV_2D_DW,
 // CONV_TRANSPOSE_1D, COL2IM_1D, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET, SSM_SCAN, RWKV_WKV6,
 // RWKV_WKV7, GATED_LINEAR_ATTN.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
@@ -41,15 +41,17 @@ struct htp_im2col_params {
     uint32_t nb_id;                  // image stride (bytes) between depth planes
 };
 
-// Most taps (KW * KH) CONV_2D_DW accepts: their weights are two vectors of F32.
-#define HTP_CONV_DW_MAX_TAPS 64u
+// Widest kernel CONV_2D_DW and CONV_2D accept (the kernel keeps per-kx bounds on its stack).
+#define HTP_CONV_MAX_KW 64u
 
-// CONV_2D_DW F32 image, F32 / F16 kernel [KW, KH, 1, C] -> F32 dst [OW, OH, C, N], any layout
+// CONV_2D_DW F32 image, F32 / F16 kernel [KW, KH, 1, C] -> F32 dst [OW, OH, C, N], and CONV_2D
+// (the same with IC input channels: kernel [KW, KH, IC, OC], dst [OW, OH, OC, N]), any layout
 // whose element strides the host passes (WHCN and CWHN). A dst row is (oy = i1, c = i2, n = i3)
-// of OW values; a chunk is rows of one (c, n). Per chunk DMA gathers, for each tap (ky, kx), the
-// image elements every dst value of a row multiplies with that tap into a "plane" of OW floats
-// (zeroed first where padding covers it), the channel's taps into a weight slot; HVX sums the
-// planes times the splat weights, tap by tap in ggml-cpu's order.
+// of OW values; a chunk is rows of one (c, n). Per chunk DMA gathers, for each dst row and tap
+// (ic, ky, kx), the image elements every dst value of the row multiplies with that tap into a
+// "plane" of OW floats (zeroed first where padding covers it), the channel's taps into a weight
+// slot; HVX sums the planes times the splat weights, tap by tap (ic, ky, kx order: ggml-cpu's
+// for CONV_2D_DW), into the dst row.
 struct htp_conv_2d_dw_params {
     struct htp_split_params split;
     uint32_t w_type;                 // HTP_TYPE_F32 / HTP_TYPE_F16 (kernel)
@@ -60,13 +62,17 @@ struct htp_conv_2d_dw_params {
     struct htp_rows_shape shape;     // dst rows
     uint32_t src_nb0;                // image strides: x (bytes), then y, channel, batch
     struct htp_rows_strides src;
-    uint32_t w_nb0, w_nb1, w_nb3;    // kernel strides: kx, ky, channel
+    uint32_t w_nb0, w_nb1, w_nb3;    // kernel strides: kx, ky, dst channel
     uint32_t dst_nb0;                // dst strides: x, then oy, channel, batch
     struct htp_rows_strides dst;
     uint32_t plane_pitch;            // align(OW * 4, 128)
-    struct htp_vtcm_stream vplanes;  // per row KW * KH planes of plane_pitch
+    struct htp_vtcm_stream vplanes;  // per row IC * KH * KW planes of plane_pitch
     struct htp_vtcm_stream vdst;     // per row plane_pitch
-    struct htp_vtcm_stream vw;       // per chunk: the raw taps (256 bytes), then as F32 (256)
+    struct htp_vtcm_stream vw;       // per chunk: the raw taps (w_pitch bytes), then as F32 (w_pitch)
+    uint32_t IC;                     // input channels summed per dst value (CONV_2D_DW: 1)
+    uint32_t img_c_nb;               // image bytes per dst channel (CONV_2D_DW: src.nb2; CONV_2D: 0)
+    uint32_t w_nb2;                  // kernel bytes between input channels (CONV_2D)
+    uint32_t w_pitch;                // align(IC * KH * KW * 4, 256)
 };
 
 // CONV_TRANSPOSE_1D F32: input [L, Cin], kernel [K, Cout, Cin] -> dst [OL = (L - 1) * s0 + K,

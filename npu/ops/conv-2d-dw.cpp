@@ -42,45 +42,56 @@ struct conv_dw_thread {
         }
     }
 
-    // The taps (ic, ky, kx) of the row oy of image `img` (channel 0's first element) into `planes`.
-    uint32_t gather_row(dma_addr_t planes, dma_addr_t img, int32_t oy, uint32_t last) {
-        const uint32_t sst = (uint32_t) p->s0 * p->src_nb0;
+    // The taps (ic, kz, ky, kx) of the row (oy, oz) of image `img` (channel 0's first element)
+    // into `planes`.
+    uint32_t gather_row(dma_addr_t planes, dma_addr_t img, int32_t oy, int32_t oz, uint32_t last) {
         for (uint32_t ic = 0; ic < p->IC; ic++) {
-            for (uint32_t ky = 0; ky < p->KH; ky++) {
-                const int32_t iy = oy * p->s1 + (int32_t) ky * p->d1 - p->p1;
-                if (iy < 0 || iy >= (int32_t) p->IH) {
-                    continue;  // a padding row: its planes stay zero
+            for (uint32_t kz = 0; kz < p->KD; kz++) {
+                const int32_t iz = oz * p->s2 + (int32_t) kz * p->d2 - p->p2;
+                if (iz < 0 || iz >= (int32_t) p->ID) {
+                    continue;  // a padding plane: its planes stay zero
                 }
-                const dma_addr_t row = img + ic * p->src.nb2 + (uint32_t) iy * p->src.nb1;
-                for (uint32_t kx = 0; kx < p->KW; kx++) {
-                    const int32_t lo = ox_lo[kx], hi = ox_hi[kx];
-                    if (lo >= hi) {
-                        continue;
-                    }
-                    const uint32_t   ix  = (uint32_t) (lo * p->s0 + (int32_t) kx * p->d0 - p->p0);
-                    const dma_addr_t dst = planes + ((ic * p->KH + ky) * p->KW + kx) * p->plane_pitch + (uint32_t) lo * 4;
-                    if (sst == 4) {  // consecutive elements: one 1-D copy
-                        last = t.push(dst, row + ix * 4, 0, 0, (uint32_t) (hi - lo) * 4, 1);
-                    } else {
-                        last = t.push(dst, row + ix * p->src_nb0, 4, sst, 4, (uint32_t) (hi - lo));
-                    }
+                const dma_addr_t z = img + ic * p->ic_nb + (uint32_t) iz * p->z_nb;
+                last = gather_taps(planes + (ic * p->KD + kz) * p->KH * p->KW * p->plane_pitch, z, oy, last);
+            }
+        }
+        return last;
+    }
+
+    // The taps (ky, kx) of row oy of one input channel (and depth) plane z into planes.
+    uint32_t gather_taps(dma_addr_t planes, dma_addr_t z, int32_t oy, uint32_t last) {
+        const uint32_t sst = (uint32_t) p->s0 * p->src_nb0;
+        for (uint32_t ky = 0; ky < p->KH; ky++) {
+            const int32_t iy = oy * p->s1 + (int32_t) ky * p->d1 - p->p1;
+            if (iy < 0 || iy >= (int32_t) p->IH) {
+                continue;  // a padding row: its planes stay zero
+            }
+            const dma_addr_t row = z + (uint32_t) iy * p->src.nb1;
+            for (uint32_t kx = 0; kx < p->KW; kx++) {
+                const int32_t lo = ox_lo[kx], hi = ox_hi[kx];
+                if (lo >= hi) {
+                    continue;
+                }
+                const uint32_t   ix  = (uint32_t) (lo * p->s0 + (int32_t) kx * p->d0 - p->p0);
+                const dma_addr_t dst = planes + (ky * p->KW + kx) * p->plane_pitch + (uint32_t) lo * 4;
+                if (sst == 4) {  // consecutive elements: one 1-D copy
+                    last = t.push(dst, row + ix * 4, 0, 0, (uint32_t) (hi - lo) * 4, 1);
+                } else {
+                    last = t.push(dst, row + ix * p->src_nb0, 4, sst, 4, (uint32_t) (hi - lo));
                 }
             }
         }
         return last;
     }
 
-    // The dst channel's IC * KH * KW weights, tap (ic, ky, kx) at w + ((ic * KH + ky) * KW + kx) * es.
+    // The dst channel's IC * KD * KH * KW weights, tap (ic, kz, ky, kx) at w + its index * es.
     uint32_t gather_weights(dma_addr_t w, dma_addr_t k, uint32_t last) {
         const uint32_t es = p->w_type == HTP_TYPE_F16 ? 2 : 4;
-        if (p->w_nb0 == es && p->w_nb1 == p->KW * es && p->w_nb2 == p->KH * p->w_nb1) {  // packed: one copy
-            return t.push(w, k, 0, 0, p->IC * p->KH * p->KW * es, 1);
+        if (p->w_packed) {
+            return t.push(w, k, 0, 0, p->IC * p->KD * p->KH * p->KW * es, 1);
         }
-        for (uint32_t ic = 0; ic < p->IC; ic++) {
-            for (uint32_t ky = 0; ky < p->KH; ky++) {
-                last = t.push(w + (ic * p->KH + ky) * p->KW * es, k + ic * p->w_nb2 + ky * p->w_nb1, es, p->w_nb0, es,
-                              p->KW);
-            }
+        for (uint32_t ky = 0; ky < p->KH; ky++) {  // CONV_2D_DW's CWHN kernel (IC = KD = 1)
+            last = t.push(w + ky * p->KW * es, k + ky * p->w_nb1, es, p->w_nb0, es, p->KW);
         }
         return last;
     }
@@ -95,12 +106,15 @@ struct conv_dw_thread {
                 hvx_vmem_store(v + i, z);
             }
         }
-        const row_pos    c    = row_coords(p->shape, r);
-        const dma_addr_t img  = octx->src[1].data + c.i2 * p->img_c_nb + c.i3 * p->src.nb3;
-        uint32_t         last = gather_weights(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot),
-                                               octx->src[0].data + c.i2 * p->w_nb3, t.pushed);
+        const row_pos  c   = row_coords(p->shape, r);
+        const uint32_t img = p->is_3d ? htp_fastdiv(c.i3, &p->div_oc) : c.i3;
+        const uint32_t ch  = p->is_3d ? c.i3 - img * p->div_oc.d : c.i2;  // dst channel
+        const int32_t  oz  = p->is_3d ? (int32_t) c.i2 : 0;
+        const dma_addr_t base = octx->src[1].data + ch * p->img_c_nb + img * p->img_nb;
+        uint32_t last = gather_weights(vtcm_slot(octx->ctx, p->split, ith, p->vw, slot),
+                                       octx->src[0].data + ch * p->w_nb3, t.pushed);
         for (uint32_t j = 0; j < n; j++) {
-            last = gather_row(pl + j * p->vplanes.row_pitch, img, (int32_t) (c.i1 + j), last);
+            last = gather_row(pl + j * p->vplanes.row_pitch, base, (int32_t) (c.i1 + j), oz, last);
         }
         return last;
     }
@@ -115,7 +129,7 @@ struct conv_dw_thread {
             wf = vptr(w + p->w_pitch);
         }
         const uint32_t nv   = p->plane_pitch / 128;
-        const uint32_t taps = p->IC * p->KW * p->KH;
+        const uint32_t taps = p->IC * p->KD * p->KW * p->KH;
         for (uint32_t j = 0; j < n; j++) {
             HVX_Vector *       y  = d + j * nv;
             const HVX_Vector * pj = pl + j * taps * nv;

@@ -14,7 +14,7 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 20: op codes CONV_2D_DW and CONV_2D (conv_2d_dw), CONV_TRANSPOSE_1D and COL2IM_1D
+/* 20: op codes CONV_2D_DW, CONV_2D and CONV_3D (conv_2d_dw), CONV_TRANSPOSE_1D and COL2IM_1D
  *    (conv_transpose_1d) and IM2COL_3D (im2col, which gained KD, ID, s2, p2, d2, div_od,
  *    nb_id at its end; no field moved);
  * 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the

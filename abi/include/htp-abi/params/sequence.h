@@ -1,4 +1,4 @@
-// kernel_params of the sequence / convolution ops: IM2COL, IM2COL_3D, CONV_2D, CONV_2D_DW,
+// kernel_params of the sequence / convolution ops: IM2COL, IM2COL_3D, CONV_2D, CONV_2D_DW, CONV_3D,
 // CONV_TRANSPOSE_1D, COL2IM_1D, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET, SSM_SCAN, RWKV_WKV6,
 // RWKV_WKV7, GATED_LINEAR_ATTN.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
@@ -72,7 +72,15 @@ struct htp_conv_2d_dw_params {
     uint32_t IC;                     // input channels summed per dst value (CONV_2D_DW: 1)
     uint32_t img_c_nb;               // image bytes per dst channel (CONV_2D_DW: src.nb2; CONV_2D: 0)
     uint32_t w_nb2;                  // kernel bytes between input channels (CONV_2D)
-    uint32_t w_pitch;                // align(IC * KH * KW * 4, 256)
+    uint32_t w_pitch;                // align(IC * KD * KH * KW * 4, 256)
+    uint32_t w_packed;               // 1: a channel's weights are one run (one descriptor)
+    // CONV_3D (is_3d = 1): taps (ic, kz, ky, kx), a dst row (oy, oz, n * OC + oc); the others
+    // have KD = ID = 1 (oz = kz = 0) and a dst row (oy, c, n).
+    uint32_t is_3d;
+    uint32_t KD, ID;
+    int32_t  s2, p2, d2;
+    struct htp_fastdiv div_oc;       // CONV_3D: i3 -> (n = i3 / OC, oc = i3 % OC)
+    uint32_t ic_nb, img_nb, z_nb;    // image bytes between input channels, images, depth planes
 };
 
 // CONV_TRANSPOSE_1D F32: input [L, Cin], kernel [K, Cout, Cin] -> dst [OL = (L - 1) * s0 + K,

@@ -1,12 +1,13 @@
 // Host side of CONV_2D_DW (ggml_conv_2d_dw_direct: depthwise 2-D convolution of vision
-// encoders) and CONV_2D (ggml_conv_2d_direct), on npu/ops/conv-2d-dw.cpp. ggml-cpu's
-// conv_2d_dw reads a contiguous (WHCN) image with a contiguous kernel and dst, or a
-// channels-contiguous (CWHN) image with kernel and dst packed the same way, and indexes them
-// as if so; the kernel follows the strides, so the encoder takes exactly those two layouts
-// (any other would make the two disagree). ggml-cpu's conv_2d follows the image's and dst's
-// strides and asserts a contiguous kernel: so does the encoder. Both refuse an image / dst
-// other than F32, kernels wider than HTP_CONV_MAX_KW, and sizes beyond the DMA fields, int32
-// coordinates or VTCM (a row's IC * KH * KW planes, two slots, in a thread's share).
+// encoders), CONV_2D (ggml_conv_2d_direct) and CONV_3D (ggml_conv_3d_direct), on
+// npu/ops/conv-2d-dw.cpp. ggml-cpu's conv_2d_dw reads a contiguous (WHCN) image with a
+// contiguous kernel and dst, or a channels-contiguous (CWHN) image with kernel and dst packed
+// the same way, and indexes them as if so; the kernel follows the strides, so the encoder takes
+// exactly those two layouts (any other would make the two disagree). ggml-cpu's conv_2d and
+// conv_3d follow the image's and dst's strides and assert a contiguous kernel: so does the
+// encoder. All refuse an image / dst other than F32, kernels wider than HTP_CONV_MAX_KW, and
+// sizes beyond the DMA fields, int32 coordinates or VTCM (a row's IC * KD * KH * KW planes, two
+// slots, in a thread's share).
 #include "encode-util.h"
 #include "htp-abi/htp-types.h"
 

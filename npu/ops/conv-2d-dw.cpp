@@ -1,5 +1,6 @@
-// CONV_2D_DW (depthwise) and CONV_2D: F32 image, F32 / F16 kernel -> F32, as ggml-cpu's
-// conv_2d_dw (WHCN and CWHN layouts) and conv_2d (any image and dst strides): the host passes
+// CONV_2D_DW (depthwise), CONV_2D and CONV_3D: F32 image, F32 / F16 kernel -> F32, as
+// ggml-cpu's conv_2d_dw (WHCN and CWHN layouts), conv_2d and conv_3d (any image and dst
+// strides; CONV_3D adds a depth tap kz per input channel, params/sequence.h): the host passes
 // every element stride. Per chunk (rows oy of one dst channel c and image n): HVX zeroes the
 // plane slot when padding exists, DMA gathers for each dst row and tap (ic, ky, kx) the image
 // elements x = ox * s0 + kx * d0 - p0 of row y = oy * s1 + ky * d1 - p1 of input channel ic

@@ -44,8 +44,9 @@ struct htp_im2col_params {
 // Widest kernel CONV_2D_DW and CONV_2D accept (the kernel keeps per-kx bounds on its stack).
 #define HTP_CONV_MAX_KW 64u
 
-// CONV_2D_DW F32 image, F32 / F16 kernel [KW, KH, 1, C] -> F32 dst [OW, OH, C, N], and CONV_2D
-// (the same with IC input channels: kernel [KW, KH, IC, OC], dst [OW, OH, OC, N]), any layout
+// CONV_2D_DW F32 image, F32 / F16 kernel [KW, KH, 1, C] -> F32 dst [OW, OH, C, N], CONV_2D
+// (the same with IC input channels: kernel [KW, KH, IC, OC], dst [OW, OH, OC, N]) and CONV_3D
+// (below: a depth loop), any layout
 // whose element strides the host passes (WHCN and CWHN). A dst row is (oy = i1, c = i2, n = i3)
 // of OW values; a chunk is rows of one (c, n). Per chunk DMA gathers, for each dst row and tap
 // (ic, ky, kx), the image elements every dst value of the row multiplies with that tap into a

@@ -18,6 +18,9 @@
  *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
  *    grew by 24 bytes; htp_type HTP_TYPE_TQ1_0, HTP_TYPE_TQ2_0, HTP_TYPE_NVFP4 (htp-types.h):
  *    GET_ROWS dequantizes them;
+ *    op codes CONV_2D_DW, CONV_2D and CONV_3D (conv_2d_dw), CONV_TRANSPOSE_1D and COL2IM_1D
+ *    (conv_transpose_1d) and IM2COL_3D (im2col, which gained KD, ID, s2, p2, d2, div_od,
+ *    nb_id at its end; no field moved);
  * 19: get_rows.idx_identity (after vdst): CPY of a block-quantized source to F32 runs on the
  *    GET_ROWS kernel with src0's own rows (host/ops/get-rows.cpp dequant_rows_encode);
  *    binary.src1_gather, src1_nb0, src1_f32 (after conv_pitch): a permuted src1, an F32 src1

@@ -81,7 +81,13 @@
     X(ROLL,             GGML, SPLIT, roll,             htp_op_roll,             htp_roll_encoder)                 \
     X(PAD_REFLECT_1D,   GGML, SPLIT, pad_reflect,      htp_op_pad_reflect_1d,   htp_pad_reflect_1d_encoder)       \
     X(TIMESTEP_EMBEDDING, GGML, SPLIT, timestep,       htp_op_timestep_embedding, htp_timestep_embedding_encoder) \
-    X(UPSCALE,          GGML, SPLIT, upscale,          htp_op_upscale,          htp_upscale_encoder)
+    X(UPSCALE,          GGML, SPLIT, upscale,          htp_op_upscale,          htp_upscale_encoder)              \
+    X(CONV_2D_DW,       GGML, SPLIT, conv_2d_dw,       htp_op_conv_2d_dw,       htp_conv_2d_dw_encoder)           \
+    X(CONV_TRANSPOSE_1D, GGML, SPLIT, conv_transpose_1d, htp_op_conv_transpose_1d, htp_conv_transpose_1d_encoder) \
+    X(IM2COL_3D,        GGML, SPLIT, im2col,           htp_op_im2col,           htp_im2col_3d_encoder)            \
+    X(COL2IM_1D,        GGML, SPLIT, conv_transpose_1d, htp_op_conv_transpose_1d, htp_col2im_1d_encoder)          \
+    X(CONV_2D,          GGML, SPLIT, conv_2d_dw,       htp_op_conv_2d_dw,       htp_conv_2d_encoder)              \
+    X(CONV_3D,          GGML, SPLIT, conv_2d_dw,       htp_op_conv_2d_dw,       htp_conv_3d_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
 // ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it);

@@ -1,5 +1,6 @@
-// kernel_params of the sequence / convolution ops: IM2COL, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET,
-// SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN.
+// kernel_params of the sequence / convolution ops: IM2COL, IM2COL_3D, CONV_2D, CONV_2D_DW, CONV_3D,
+// CONV_TRANSPOSE_1D, COL2IM_1D, SSM_CONV, SOLVE_TRI, GATED_DELTA_NET, SSM_SCAN, RWKV_WKV6,
+// RWKV_WKV7, GATED_LINEAR_ATTN.
 // Each struct starts with struct htp_split_params `split`; list every struct of this family
 // in HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE so it joins union htp_kernel_params.
 #pragma once
@@ -13,8 +14,10 @@ enum htp_im2col_mode {
     HTP_IM2COL_GATHER_IC = 1,  // one DMA descriptor per (dst row, kh, kw): all ic at once
 };
 
-// IM2COL (1-D and 2-D), F32 image -> F32 / F16 dst. A dst row is (ow = i1, i2, i3) of K =
-// IC * KH * KW elements; 2-D: oh = i2, image = i3; 1-D: oh = 0, image = i2 (IH = KH = 1).
+// IM2COL (1-D and 2-D) and IM2COL_3D, F32 image -> F32 / F16 dst. A dst row is (ow = i1, i2,
+// i3) of K = IC * KD * KH * KW elements, column ((ic * KD + kd) * KH + kh) * KW + kw; 2-D and
+// 3-D: oh = i2, i3 = image * OD + od; 1-D: oh = 0, image = i2 (IH = KH = 1). 1-D and 2-D have
+// KD = ID = OD = 1 (od = kd = id = 0).
 // Per chunk (rows_per_chunk consecutive ow of one (oh, image)), HVX zeroes an F32 staging
 // slot, DMA descriptors gather the image elements into it (padding stays zero), then HVX
 // copies / converts it into the dst slot that one 2-D descriptor writes back.
@@ -32,6 +35,81 @@ struct htp_im2col_params {
     uint32_t dst_row_bytes;          // elements per dst row (IC * KH * KW) * dst element size
     struct htp_vtcm_stream vstage;   // F32 rows, row_pitch a multiple of 256
     struct htp_vtcm_stream vdst;     // dst-typed rows (F16: vstage.row_pitch / 2)
+    uint32_t KD, ID;                 // IM2COL_3D's depth (1 otherwise)
+    int32_t  s2, p2, d2;
+    struct htp_fastdiv div_od;       // i3 -> (image = i3 / OD, od = i3 % OD)
+    uint32_t nb_id;                  // image stride (bytes) between depth planes
+};
+
+// Widest kernel CONV_2D_DW and CONV_2D accept (the kernel keeps per-kx bounds on its stack).
+#define HTP_CONV_MAX_KW 64u
+
+// CONV_2D_DW F32 image, F32 / F16 kernel [KW, KH, 1, C] -> F32 dst [OW, OH, C, N], CONV_2D
+// (the same with IC input channels: kernel [KW, KH, IC, OC], dst [OW, OH, OC, N]) and CONV_3D
+// (below: a depth loop), any layout
+// whose element strides the host passes (WHCN and CWHN). A dst row is (oy = i1, c = i2, n = i3)
+// of OW values; a chunk is rows of one (c, n). Per chunk DMA gathers, for each dst row and tap
+// (ic, ky, kx), the image elements every dst value of the row multiplies with that tap into a
+// "plane" of OW floats (zeroed first where padding covers it), the channel's taps into a weight
+// slot; HVX sums the planes times the splat weights, tap by tap (ic, ky, kx order: ggml-cpu's
+// for CONV_2D_DW), into the dst row.
+struct htp_conv_2d_dw_params {
+    struct htp_split_params split;
+    uint32_t w_type;                 // HTP_TYPE_F32 / HTP_TYPE_F16 (kernel)
+    uint32_t IW, IH, KW, KH, OW;
+    int32_t  s0, s1, p0, p1, d0, d1;
+    struct htp_fastdiv div_s0;       // the ox bounds per kx: x / s0 for x in [0, 2^31)
+    uint32_t zero_planes;            // 1: padding: planes are zeroed before their gathers
+    struct htp_rows_shape shape;     // dst rows
+    uint32_t src_nb0;                // image strides: x (bytes), then y, channel, batch
+    struct htp_rows_strides src;
+    uint32_t w_nb0, w_nb1, w_nb3;    // kernel strides: kx, ky, dst channel
+    uint32_t dst_nb0;                // dst strides: x, then oy, channel, batch
+    struct htp_rows_strides dst;
+    uint32_t plane_pitch;            // align(OW * 4, 128)
+    struct htp_vtcm_stream vplanes;  // per row IC * KH * KW planes of plane_pitch
+    struct htp_vtcm_stream vdst;     // per row plane_pitch
+    struct htp_vtcm_stream vw;       // per chunk: the raw taps (w_pitch bytes), then as F32 (w_pitch)
+    uint32_t IC;                     // input channels summed per dst value (CONV_2D_DW: 1)
+    uint32_t img_c_nb;               // image bytes per dst channel (CONV_2D_DW: src.nb2; CONV_2D: 0)
+    uint32_t w_nb2;                  // kernel bytes between input channels (CONV_2D)
+    uint32_t w_pitch;                // align(IC * KD * KH * KW * 4, 256)
+    uint32_t w_packed;               // 1: a channel's weights are one run (one descriptor)
+    // CONV_3D (is_3d = 1): taps (ic, kz, ky, kx), a dst row (oy, oz, n * OC + oc); the others
+    // have KD = ID = 1 (oz = kz = 0) and a dst row (oy, c, n).
+    uint32_t is_3d;
+    uint32_t KD, ID;
+    int32_t  s2, p2, d2;
+    struct htp_fastdiv div_oc;       // CONV_3D: i3 -> (n = i3 / OC, oc = i3 % OC)
+    uint32_t ic_nb, img_nb, z_nb;    // image bytes between input channels, images, depth planes
+};
+
+// CONV_TRANSPOSE_1D F32: input [L, Cin], kernel [K, Cout, Cin] -> dst [OL = (L - 1) * s0 + K,
+// Cout]. A dst row is one output channel oc (one row per chunk). The input is fetched once per
+// thread (Cin rows of in_pitch at v_in), a chunk's kernel slice [K, Cin] in one 2-D descriptor;
+// per input position il, HVX sums over ic the kernel rows times the splat input value (a
+// vector over k) and adds that to the dst row at il * s0 (unaligned), in ggml-cpu's order.
+// COL2IM_1D (col2im = 1) runs on the same kernel: columns [K * Cout, L] of `type` (F32, F16,
+// BF16) -> dst [OL = (L - 1) * s0 + K - 2 * crop, Cout] of that type. The "kernel slice" of
+// row oc is then the L column pieces [K] of oc (w_nb1 = K * es between oc, w_nb2 = the columns'
+// row stride), each widened to F32 and added at il * s0 as it is; the sums (in il order, as
+// ggml-cpu's) are narrowed into vout and written from value `crop` on.
+struct htp_conv_transpose_1d_params {
+    struct htp_split_params split;
+    uint32_t L, Cin, K, s0, OL;
+    uint32_t in_nb1;                 // input bytes between channels
+    uint32_t w_nb1, w_nb2;           // kernel bytes between output channels, input channels
+    uint32_t dst_nb1;                // dst bytes between rows (output channels)
+    uint32_t k_pitch;                // align(K * es, 128): a kernel row (column piece) in VTCM
+    uint32_t in_pitch;               // align(L * 4, 128): an input row in VTCM
+    uint32_t v_in;                   // Cin rows of in_pitch (the thread's copy of the input)
+    struct htp_vtcm_stream vw;       // per row Cin (COL2IM_1D: L) rows of k_pitch (tails kept zero)
+    struct htp_vtcm_stream vdst;     // per row the F32 sums: multiple of 256, (L - 1) * s0 * 4 + a row's F32 vectors
+    uint32_t col2im;                 // 1: COL2IM_1D
+    uint32_t type;                   // HTP_TYPE_F32 / F16 / BF16 (COL2IM_1D's columns and dst)
+    uint32_t crop;                   // COL2IM_1D's p0: dst value t is sum t + crop
+    uint32_t v_wide;                 // 2 * k_pitch bytes: a column piece widened to F32
+    struct htp_vtcm_stream vout;     // F16 / BF16: the dst row narrowed (vdst.row_pitch / 2)
 };
 
 // SSM_CONV F32: dst[ch, t, s] = sum_k sx[t + k, ch, s] * c[k, ch]. A dst row is (t = i1,
@@ -162,10 +240,12 @@ struct htp_wkv_params {
     uint32_t blk_size;               // tok_block * pitch
 };
 
-#define HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE       \
-    struct htp_im2col_params    im2col;          \
-    struct htp_ssm_conv_params  ssm_conv;        \
-    struct htp_solve_tri_params solve_tri;       \
-    struct htp_gdn_params       gdn;             \
-    struct htp_ssm_scan_params  ssm_scan;        \
+#define HTP_KERNEL_PARAMS_MEMBERS_SEQUENCE                 \
+    struct htp_im2col_params    im2col;                    \
+    struct htp_conv_2d_dw_params conv_2d_dw;               \
+    struct htp_conv_transpose_1d_params conv_transpose_1d; \
+    struct htp_ssm_conv_params  ssm_conv;                  \
+    struct htp_solve_tri_params solve_tri;                 \
+    struct htp_gdn_params       gdn;                       \
+    struct htp_ssm_scan_params  ssm_scan;                  \
     struct htp_wkv_params       wkv;

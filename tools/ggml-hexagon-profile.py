@@ -211,27 +211,19 @@ def main():
                   indent=1)
         print()
         return 0
-    has_counters = any(r["counters"] for r in rows)
-    has_est = any(r["est_usec"] is not None for r in rows)
-    has_est_cyc = any(r["est_cycles"] is not None for r in rows)
-    head = f"{args.by:<28} {'count':>7} {'total us':>11} {'mean us':>10} {'share':>7} {'cycles':>14}"
-    if has_est:
-        head += f" {'est us':>11}"
-    if has_est_cyc:
-        head += f" {'est cycles':>14}"
-    if has_counters:
-        head += "".join(f" {c:>12}" for c in SHOWN)
-    print(head)
+    # The optional columns, each shown when some row has it: (title, width, the row's cell).
+    extra = []
+    if any(r["est_usec"] is not None for r in rows):
+        extra.append(("est us", 11, lambda r: f"{r['est_usec'] or 0:.1f}"))
+    if any(r["est_cycles"] is not None for r in rows):
+        extra.append(("est cycles", 14, lambda r: f"{r['est_cycles'] or 0}"))
+    if any(r["counters"] for r in rows):
+        extra += [(c, 12, lambda r, c=c: f"{r['counters'].get(c, 0)}") for c in SHOWN]
+    print(f"{args.by:<28} {'count':>7} {'total us':>11} {'mean us':>10} {'share':>7} {'cycles':>14}"
+          + "".join(f" {title:>{width}}" for title, width, _ in extra))
     for r in rows:
-        line = (f"{r['key'][:28]:<28} {r['count']:>7} {r['usec']:>11} {r['mean_usec']:>10.1f} "
-                f"{100 * r['share']:>6.1f}% {r['cycles']:>14}")
-        if has_est:
-            line += f" {r['est_usec'] or 0:>11.1f}"
-        if has_est_cyc:
-            line += f" {r['est_cycles'] or 0:>14}"
-        if has_counters:
-            line += "".join(f" {r['counters'].get(c, 0):>12}" for c in SHOWN)
-        print(line)
+        print(f"{r['key'][:28]:<28} {r['count']:>7} {r['usec']:>11} {r['mean_usec']:>10.1f} "
+              f"{100 * r['share']:>6.1f}% {r['cycles']:>14}" + "".join(f" {cell(r):>{width}}" for _, width, cell in extra))
     sessions = sorted({o["session"] for o in ops})
     print(f"{len(ops)} ops, {total} us on {len(sessions)} session(s) ({', '.join(sessions)}), "
           f"{len(batches)} batches")

@@ -178,7 +178,6 @@ void dw_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc
     p.vw          = stream_at(off, p.split, 2 * p.w_pitch, 1);
     p.IC          = (uint32_t) g.IC;
     p.img_c_nb    = dw ? (uint32_t) x->nb[2] : 0;  // CONV_2D_DW: dst channel c reads image channel c
-    p.w_nb2       = (uint32_t) k->nb[2];
     p.w_nb3       = (uint32_t) (d3 ? g.IC * k->nb[3] : k->nb[3]);  // CONV_3D: oc's IC kernel volumes
     p.w_packed    = ggml_is_contiguous(k) ? 1 : 0;
     p.is_3d       = d3 ? 1 : 0;

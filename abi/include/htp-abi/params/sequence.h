@@ -72,7 +72,6 @@ struct htp_conv_2d_dw_params {
     struct htp_vtcm_stream vw;       // per chunk: the raw taps (w_pitch bytes), then as F32 (w_pitch)
     uint32_t IC;                     // input channels summed per dst value (CONV_2D_DW: 1)
     uint32_t img_c_nb;               // image bytes per dst channel (CONV_2D_DW: src.nb2; CONV_2D: 0)
-    uint32_t w_nb2;                  // kernel bytes between input channels (CONV_2D)
     uint32_t w_pitch;                // align(IC * KD * KH * KW * 4, 256)
     uint32_t w_packed;               // 1: a channel's weights are one run (one descriptor)
     // CONV_3D (is_3d = 1): taps (ic, kz, ky, kx), a dst row (oy, oz, n * OC + oc); the others

@@ -1,7 +1,9 @@
 // Host side of ROPE and ROPE_BACK (the inverse rotation: the sines negated): normal, neox and
-// multi-section (MROPE / IMROPE) modes, F32 / F16, freq_factors, a rotated range that starts at
-// n_offs (ggml_rope_set_offset), ext / yarn parameters as ggml's CPU computes them (theta_scale,
-// corr dims and mscale are made here once).
+// multi-section (MROPE / IMROPE / VISION) modes, F32 / F16, freq_factors, a rotated range that
+// starts at n_offs (ggml_rope_set_offset), ext / yarn parameters as ggml's CPU computes them
+// (theta_scale, corr dims and mscale are made here once). VISION is the multi-section path with
+// the neox pairs spread over the whole row: pair k is (k, k + n_dims) for k < n_dims = ne0 / 2,
+// so the kernel rotates ne0 lanes, with theta_scale and the yarn corr dims still of n_dims.
 #include <cmath>
 #include <cstring>
 
@@ -18,6 +20,15 @@ struct rope_args {
     int   n_dims, mode, n_ctx_orig, n_offs;
     int   sections[4];
     float freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+
+    bool vision() const { return mode == GGML_ROPE_TYPE_VISION; }
+
+    bool multi_section() const {
+        return mode == GGML_ROPE_TYPE_MROPE || mode == GGML_ROPE_TYPE_IMROPE || vision();
+    }
+
+    // Lanes the kernel rotates (htp_rope_params.n_dims): VISION's pairs span the whole row.
+    int rotated_lanes() const { return vision() ? 2 * n_dims : n_dims; }
 };
 
 rope_args read_args(const ggml_tensor * op) {
@@ -70,24 +81,30 @@ bool rope_supports(const htp_device_caps & caps, const ggml_tensor * op, const h
     if ((a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16) || op->type != a->type || !ggml_are_same_shape(a, op)) {
         return false;
     }
-    const bool mrope = r.mode == GGML_ROPE_TYPE_MROPE || r.mode == GGML_ROPE_TYPE_IMROPE;
-    if (r.mode != GGML_ROPE_TYPE_NORMAL && r.mode != GGML_ROPE_TYPE_NEOX && !mrope) {
-        return false;  // VISION rotates pairs n_dims apart over ne0: not yet
+    const bool multi = r.multi_section();
+    if (r.mode != GGML_ROPE_TYPE_NORMAL && r.mode != GGML_ROPE_TYPE_NEOX && !multi) {
+        return false;
     }
-    if (mrope && (r.sections[0] < 0 || r.sections[1] < 0 || r.sections[2] < 0 || r.sections[3] < 0 ||
+    if (multi && (r.sections[0] < 0 || r.sections[1] < 0 || r.sections[2] < 0 || r.sections[3] < 0 ||
                   r.sections[0] + r.sections[1] + r.sections[2] + r.sections[3] <= 0 ||
                   pos->ne[0] < 4 * a->ne[2])) {
         return false;
     }
+    // VISION: ggml's CPU asserts n_dims == ne0 / 2 and n_offs == 0 (its pairs fill the row).
+    if (r.vision() && (2 * (int64_t) r.n_dims != a->ne[0] || r.n_offs != 0)) {
+        return false;
+    }
     // n_dims 0 rotates nothing (ggml's CPU copies the rows): every lane is a copied one.
+    const int rot = r.rotated_lanes();
     if (r.n_offs < 0 || r.n_offs % 2 != 0 || r.n_dims < 0 || r.n_dims % 2 != 0 ||
-        (int64_t) r.n_offs + r.n_dims > a->ne[0] || r.n_dims > kMaxDims || a->ne[0] % 2 != 0) {
+        (int64_t) r.n_offs + rot > a->ne[0] || rot > kMaxDims || a->ne[0] % 2 != 0) {
         return false;
     }
     if (pos->type != GGML_TYPE_I32 || pos->ne[0] < a->ne[2] || !fits_u32(pos)) {
         return false;
     }
-    if (ff && (ff->type != GGML_TYPE_F32 || ff->ne[0] < r.n_dims / 2 || !ggml_is_contiguous(ff))) {
+    // One factor per rotated pair (VISION's n_dims pairs read n_dims of them).
+    if (ff && (ff->type != GGML_TYPE_F32 || ff->ne[0] < rot / 2 || !ggml_is_contiguous(ff))) {
         return false;
     }
     const size_t es = ggml_type_size(a->type);
@@ -108,13 +125,15 @@ void rope_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_de
     const uint32_t pitch = align_up((uint32_t) a->ne[0] * es, 128);
     p.type               = a->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_F32;
     p.mode               = r.mode == GGML_ROPE_TYPE_NORMAL ? HTP_ROPE_NORMAL : HTP_ROPE_NEOX;
-    p.mrope              = r.mode == GGML_ROPE_TYPE_MROPE || r.mode == GGML_ROPE_TYPE_IMROPE;
-    p.imrope             = r.mode == GGML_ROPE_TYPE_IMROPE;
+    p.mrope              = r.multi_section();
+    p.sect_layout        = r.mode == GGML_ROPE_TYPE_IMROPE ? HTP_ROPE_SECT_IMROPE
+                           : r.vision()                   ? HTP_ROPE_SECT_VISION
+                                                          : HTP_ROPE_SECT_MROPE;
     std::memcpy(p.sections, r.sections, sizeof(p.sections));
     p.sect_dims  = r.sections[0] + r.sections[1] + r.sections[2] + r.sections[3];
     p.pos_sec_nb = (uint32_t) (a->ne[2] * op->src[1]->nb[0]);
     p.ne0                = (uint32_t) a->ne[0];
-    p.n_dims             = (uint32_t) r.n_dims;
+    p.n_dims             = (uint32_t) r.rotated_lanes();
     p.n_vec              = n_vec_of(op);
     p.half_vec           = (p.n_dims / 2 * 4) / 128;
     p.half_shift         = (p.n_dims / 2 * 4) % 128;

@@ -1,5 +1,6 @@
-// ROPE F32 / F16, modes normal, neox and multi-section (MROPE / IMROPE; ggml's rope_yarn
-// numerics); ROPE_BACK as ROPE with the sines negated; the rotated lanes start at n_offs. Per chunk (all rows of a
+// ROPE F32 / F16, modes normal, neox and multi-section (MROPE / IMROPE / VISION; ggml's
+// rope_yarn numerics; VISION is neox over the whole row, n_dims = ne0: host/ops/rope.cpp);
+// ROPE_BACK as ROPE with the sines negated; the rotated lanes start at n_offs. Per chunk (all rows of a
 // chunk share one plane i2, hence one position) the scalar core computes cos / sin once per
 // pair, into a stack copy, and writes per-lane tables C and S to VTCM a whole vector at a
 // time; HVX then computes y = x * C + partner(x) * S where partner(x) is x[i ^ 1] (normal)
@@ -66,7 +67,7 @@ struct rope_op : row_op<htp_rope_params> {
 
     float section_theta(const plane_pos & th, int32_t sector) const {
         const int32_t * sec = p->sections;
-        if (p->imrope) {
+        if (p->sect_layout == HTP_ROPE_SECT_IMROPE) {
             if (sector % 3 == 1 && sector < 3 * sec[1]) {
                 return th.h;
             }
@@ -88,6 +89,21 @@ struct rope_op : row_op<htp_rope_params> {
         return sector >= sec_w + sec[2] ? th.e : th.t;
     }
 
+    // VISION: the angle of the section that starts at this sector restarts from its position
+    // (ggml_mrope_cache_init's independent sections; one restart per sector, t first, as there).
+    void restart_section(plane_pos & th, const plane_pos & base, int32_t sector) const {
+        const int32_t * sec = p->sections;
+        if (sector == 0) {
+            th.t = base.t;
+        } else if (sector == sec[0]) {
+            th.h = base.h;
+        } else if (sector == sec[0] + sec[1]) {
+            th.w = base.w;
+        } else if (sector == sec[0] + sec[1] + sec[2]) {
+            th.e = base.e;
+        }
+    }
+
     // cos / sin of every pair of plane i2, as ggml_rope_cache_init / ggml_mrope_cache_init
     // and rope_yarn compute them.
     void pair_angles(uint32_t i2, float * cs, float * sn) {
@@ -99,8 +115,13 @@ struct rope_op : row_op<htp_rope_params> {
             th.w = (float) *(const int32_t *) htp_va(pa + 2 * p->pos_sec_nb);
             th.e = (float) *(const int32_t *) htp_va(pa + 3 * p->pos_sec_nb);
         }
-        int32_t sector = 0;  // k % sect_dims, kept incrementally
+        const plane_pos base    = th;
+        const bool      restart = p->mrope && p->sect_layout == HTP_ROPE_SECT_VISION;
+        int32_t         sector  = 0;  // k % sect_dims, kept incrementally
         for (uint32_t k = 0; k < p->n_dims / 2; k++) {
+            if (restart) {
+                restart_section(th, base, sector);
+            }
             const float theta = p->mrope ? section_theta(th, sector) : th.t;
             const float te    = ff ? theta / ff[k] : theta;
             const float ti    = p->freq_scale * te;

@@ -70,7 +70,8 @@
 # below h = n_dims / 2 the vector n_dims / 2 floats up (2 loads when that is not a whole number of
 # vectors, else 1), from h on the one as far down (the same, 1 at vector 0); F16 rows are widened
 # first (f16_to_f32_vectors: ceil(ne0/64) loads, twice as many stores) and narrowed after
-# (f32_to_f16_vectors: 2 loads, 1 store per output vector).
+# (f32_to_f16_vectors: 2 loads, 1 store per output vector). VISION is neox over the whole row:
+# n_dims here is ne0 (the kernel's rotated lanes, twice the op's n_dims; host/ops/rope.cpp).
 # Then PAD f32 (npu/ops/assemble.cpp), no dim-0 padding: per dst row of nv = pitch/128 vectors,
 # nv loads and nv stores when a source row covers it, nv stores (zeroes) when not. And IM2COL f32
 # -> f32 (npu/ops/im2col.cpp), per dst row of sv = 2 ceil(ne0 x 4 / 256) staging vectors: sv stores
@@ -172,6 +173,7 @@ rope_tail=',n_ctx=512,fs=1.000000,ef=0.000000,af=1.000000,ff=0,v=0,inplace=0,n_o
 case_lines rope_normal ROPE 'ROPE\|' "^type=f(32|16),ne_a=\[128,32,2,1\],n_dims=128,mode=0$rope_tail"
 case_lines rope_neox64 ROPE 'ROPE\|' "^type=f32,ne_a=\[64,71,2,1\],n_dims=64,mode=2$rope_tail"
 case_lines rope_neox20 ROPE 'ROPE\|' "^type=f32,ne_a=\[80,32,2,1\],n_dims=20,mode=2$rope_tail"
+case_lines rope_vision ROPE 'ROPE\|' "^type=f32,ne_a=\[80,16,2,1\],n_dims=80,mode=24$rope_tail"
 case_lines pad PAD 'PAD\|' '^type=f32,ne_a=\[1024,16,1,1\],pad_0=0,pad_1=1,circular=0'
 case_lines im2col IM2COL 'IM2COL\|' \
     '^type_input=f32,type_kernel=f32,dst_type=f32,ne_input=\[20,2,2,1\],ne_kernel=\[3,2,2,1\],s0=1,s1=0,p0=0,p1=0,d0=1,d1=0,is_2D=0'
@@ -488,7 +490,8 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, T
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
         "flat_q": (flat_q, {(t, n) for t in PREP for n in (1, 3)}), "norm": (norm, {"norm"}),
         "l2_norm": (l2_norm, {"l2"}), "rope_normal": (rope(False, 128), {"f32", "f16"}),
-        "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}), "pad": (pad, {"pad"}),
+        "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}),
+        "rope_vision": (rope(True, 80), {"f32"}), "pad": (pad, {"pad"}),
         "im2col": (im2col, {"f32"}),
         "get_rows": (get_rows, {(t, b) for t in ("f32", "q4_0", "q8_0") for b in (1, 7)}),
         "cpy_i32": (cpy_i32, {"f32->i32", "i32->f32"}),

@@ -34,10 +34,18 @@ struct htp_norm_params {
 
 enum htp_rope_mode { HTP_ROPE_NORMAL = 0, HTP_ROPE_NEOX = 1 };  // rotation pattern
 
+// How a multi-section rope's pairs pick their position (ggml-cpu's ggml_mrope_cache_init).
+enum htp_rope_sections {
+    HTP_ROPE_SECT_MROPE  = 0,  // contiguous sections t, h, w, e
+    HTP_ROPE_SECT_IMROPE = 1,  // interleaved: pair k takes section k % 3 while that section lasts
+    HTP_ROPE_SECT_VISION = 2,  // contiguous, and each section's angle restarts at its first pair
+};
+
 // ROPE F32 / F16 (src0 and dst the same type), forward. Pair k (k < n_dims / 2) of a row of
 // plane i2 turns by theta_k = pos[i2] * theta_scale^k (an iterated float product, as ggml's
 // CPU does), divided by freq_factors[k] when src[2] is present, then through rope_yarn.
-// Lanes from n_dims to ne0 are copied. Per chunk (one plane) the kernel builds per-lane
+// Lanes from n_dims to ne0 are copied. n_dims is the count of rotated lanes: the op's n_dims,
+// but ne0 (twice the op's) for VISION, whose pairs are (i, i + the op's n_dims) over the row. Per chunk (one plane) the kernel builds per-lane
 // tables C (cos, 1 past n_dims) and S (-sin / +sin for the pair's first / second lane, 0
 // past n_dims) in VTCM; then y = x * C + partner(x) * S in HVX.
 struct htp_rope_params {
@@ -47,15 +55,15 @@ struct htp_rope_params {
     uint32_t ne0, n_dims;
     uint32_t n_vec;                  // vectors of 32 f32 lanes covering ne0
     uint32_t half_vec, half_shift;   // neox: (n_dims / 2) * 4 = 128 * half_vec + half_shift
-    float theta_scale;               // freq_base^(-2 / n_dims)
+    float theta_scale;               // freq_base^(-2 / the op's n_dims)
     float freq_scale;
     float ext_factor;
     float mscale;                    // attn_factor, times 1 + 0.1 ln(1 / freq_scale) when ext_factor != 0
     float corr_low;                  // yarn ramp: y = (k - corr_low) * inv_corr_span
     float inv_corr_span;             // 1 / max(0.001, corr_high - corr_low)
     uint32_t pos_nb;                 // bytes between positions (I32)
-    uint32_t mrope;                  // 1: multi-section (MROPE / IMROPE): 4 positions per plane, neox rotation
-    uint32_t imrope;                 // 1: interleaved sections (IMROPE)
+    uint32_t mrope;                  // 1: multi-section (MROPE / IMROPE / VISION): 4 positions per plane, neox rotation
+    uint32_t sect_layout;            // mrope: enum htp_rope_sections
     uint32_t pos_sec_nb;             // mrope: bytes between a plane's t, h, w, e positions (ne2 * pos_nb)
     int32_t sections[4];             // mrope: pairs per section (t, h, w, e)
     int32_t sect_dims;               // sum of sections

@@ -7,55 +7,56 @@
 // byte's two's complement (w ^ m) + (m & 0x01010101), m = 0xff per negative byte: the grid
 // values are 1..62, so no byte carries into the next) and its two words enter a vector by
 // valign. 32 words make the 128 int8 values of 4 groups of 32 in element order, widened to
-// F32 (i8_to_f32_vectors4) and scaled as ggml does: value * scale, IQ1 (value + delta) * scale.
+// F32 (i8_to_f32_half) and scaled as ggml does: value * scale, IQ1 (value + delta) * scale.
 #pragma once
 #include "htp-abi/htp-types.h"
 #include "hvx-util.h"
 #include "hvx-vmem.h"
 #include "iq-grids-iq1.h"
 #include "iq-grids.h"
+#include "row-stream.h"
 
 namespace htp_ops {
 namespace iq_rows {
 
 // The word at byte offset off of v (any offset: v rotated to it, then lane 0).
-inline uint32_t word_at(HVX_Vector v, uint32_t off) {
+HTP_INLINE uint32_t word_at(HVX_Vector v, uint32_t off) {
     return (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) off), 0);
 }
 
-inline uint32_t byte_at(HVX_Vector v, uint32_t off) {
+HTP_INLINE uint32_t byte_at(HVX_Vector v, uint32_t off) {
     return word_at(v, off) & 0xff;
 }
 
-inline float f32_of(uint32_t bits) {
+HTP_INLINE float f32_of(uint32_t bits) {
     float f;
     __builtin_memcpy(&f, &bits, 4);
     return f;
 }
 
 // The FP16 halfword 0 of v as F32 (the vector conversion: the core has no FP16 scalar).
-inline float f16_lane0(HVX_Vector v) {
+HTP_INLINE float f16_lane0(HVX_Vector v) {
     return f32_of(word_at(Q6_V_lo_W(f16_scales_f32(v)), 0));
 }
 
 // Bits 0..3 of n -> 0xff in bytes 0..3 (n * 0x00204081 puts bit i at i + 7 i; no two overlap).
-inline uint32_t byte_mask4(uint32_t n) {
+HTP_INLINE uint32_t byte_mask4(uint32_t n) {
     return (((n & 15) * 0x00204081u) & 0x01010101u) * 0xffu;
 }
 
 // Four packed byte values, those whose sign bit (bits 0..3 of s) is set negated.
-inline uint32_t signed_bytes(uint32_t w, uint32_t s) {
+HTP_INLINE uint32_t signed_bytes(uint32_t w, uint32_t s) {
     const uint32_t m = byte_mask4(s);
     return (w ^ m) + (m & 0x01010101u);
 }
 
 // ggml's ksigns_iq2xs: 7 sign bits and their parity as the eighth.
-inline uint32_t ksigns(uint32_t s7) {
+HTP_INLINE uint32_t ksigns(uint32_t s7) {
     return s7 | ((uint32_t) __builtin_popcount(s7) & 1) << 7;
 }
 
 // Group g (0..31: elements 8g .. 8g + 7) of super-block b as two words of int8 values.
-template <uint32_t T> inline void group_words(HVX_Vector b, uint32_t g, uint32_t & lo, uint32_t & hi) {
+template <uint32_t T> HTP_INLINE void group_words(HVX_Vector b, uint32_t g, uint32_t & lo, uint32_t & hi) {
     const uint32_t ib = g / 4, l = g % 4;
     uint64_t       e  = 0;
     uint32_t       s  = 0;  // sign bits of the 8 values
@@ -96,12 +97,12 @@ template <uint32_t T> inline void group_words(HVX_Vector b, uint32_t g, uint32_t
 }
 
 // Halves (elements 0..15, 16..31) of a group of 32 with their own value.
-inline HVX_Vector halves(float a, float b) {
+HTP_INLINE HVX_Vector halves(float a, float b) {
     return Q6_V_vmux_QVV(Q6_Q_vsetq_R(64), splat_f32(a), splat_f32(b));
 }
 
 // The 32 values of group ib of 32 (as F32 in f) scaled as ggml does; d: the super-block's.
-template <uint32_t T> inline HVX_Vector scale_group(HVX_Vector b, uint32_t ib, float d, HVX_Vector f) {
+template <uint32_t T> HTP_INLINE HVX_Vector scale_group(HVX_Vector b, uint32_t ib, float d, HVX_Vector f) {
     if (T == HTP_TYPE_IQ2_XXS) {
         return Q6_Vsf_vmpy_VsfVsf(f, splat_f32(d * (0.5f + (float) (word_at(b, 6 + 8 * ib) >> 28)) * 0.25f));
     }
@@ -134,7 +135,7 @@ template <uint32_t T> inline HVX_Vector scale_group(HVX_Vector b, uint32_t ib, f
 }
 
 // The super-block's d: FP16 at bytes 0..1; IQ1_M's from the top nibbles of its 4 scale words.
-template <uint32_t T> inline float block_d(HVX_Vector b) {
+template <uint32_t T> HTP_INLINE float block_d(HVX_Vector b) {
     if (T == HTP_TYPE_IQ1_M) {
         const uint32_t s01 = word_at(b, 48), s23 = word_at(b, 52);
         const uint32_t h   = ((s01 & 0xffff) >> 12) | ((s01 >> 24) & 0x00f0) | (((s23 & 0xffff) >> 4) & 0x0f00) |
@@ -144,27 +145,35 @@ template <uint32_t T> inline float block_d(HVX_Vector b) {
     return f16_lane0(b);
 }
 
-// One row of n_sb super-blocks, x: one a vector (DMA'd whole), y: 8 F32 vectors each.
-template <uint32_t T> inline void iq_row(HVX_Vector * y, const HVX_Vector * x, uint32_t n_sb) {
+// Elements 128 H .. 128 H + 127 of super-block b into y[4 H .. 4 H + 3] (H a template argument:
+// no half counter or bound kept in a register in the loops, which IQ1_M's scalars fill).
+template <uint32_t T, uint32_t H> HTP_INLINE void half_block(HVX_Vector b, float d, HVX_Vector * y) {
+    HVX_Vector v = Q6_V_vzero();
     HTP_NO_UNROLL
-    for (uint32_t m = 0; m < n_sb; m++) {
-        const HVX_Vector b = hvx_vmem_load(&x[m]);
+    for (uint32_t g = 16 * H; g < 16 * H + 16; g++) {
+        uint32_t lo, hi;
+        group_words<T>(b, g, lo, hi);
+        v = Q6_V_valign_VVR(Q6_V_vsplat_R((int32_t) lo), v, 4);
+        v = Q6_V_valign_VVR(Q6_V_vsplat_R((int32_t) hi), v, 4);
+    }
+    for (uint32_t k = 0; k < 2; k++) {  // 64 values a trip: no array of converted vectors
+        const HVX_VectorPair w  = i8_to_f32_half(v, k);
+        const uint32_t       ib = 4 * H + 2 * k;
+        hvx_vmem_store(&y[ib], scale_group<T>(b, ib, d, Q6_V_lo_W(w)));
+        hvx_vmem_store(&y[ib + 1], scale_group<T>(b, ib + 1, d, Q6_V_hi_W(w)));
+    }
+}
+
+// One row of n_sb super-blocks, x: one a vector (DMA'd whole), y: 8 F32 vectors each. Out of
+// line and named compute_ (the Hexagon gates check its loops); the helpers above inline into it.
+template <uint32_t T> HTP_COMPUTE void compute_iq_row(HVX_Vector * y, const HVX_Vector * x, uint32_t n_sb) {
+    const HVX_Vector * end = x + n_sb;
+    HTP_NO_UNROLL
+    for (; x < end; x++, y += 8) {  // pointers stepped: no index kept beside them
+        const HVX_Vector b = hvx_vmem_load(x);
         const float      d = block_d<T>(b);
-        for (uint32_t h = 0; h < 2; h++) {  // elements 128 h .. 128 h + 127
-            HVX_Vector v = Q6_V_vzero();
-            HTP_NO_UNROLL
-            for (uint32_t g = 16 * h; g < 16 * h + 16; g++) {
-                uint32_t lo, hi;
-                group_words<T>(b, g, lo, hi);
-                v = Q6_V_valign_VVR(Q6_V_vsplat_R((int32_t) lo), v, 4);
-                v = Q6_V_valign_VVR(Q6_V_vsplat_R((int32_t) hi), v, 4);
-            }
-            HVX_Vector f[4];
-            i8_to_f32_vectors4(v, f);
-            for (uint32_t k = 0; k < 4; k++) {
-                hvx_vmem_store(&y[8 * m + 4 * h + k], scale_group<T>(b, 4 * h + k, d, f[k]));
-            }
-        }
+        half_block<T, 0>(b, d, y);
+        half_block<T, 1>(b, d, y);
     }
 }
 

@@ -447,9 +447,10 @@ struct get_rows_op : row_op<htp_get_rows_params> {
         }
     }
 
-    // One row of an IQ codebook type (super-blocks whole, one a vector from v_quants = 0).
-    template <uint32_t T> HTP_COMPUTE void compute_iq_row(HVX_Vector * y, const uint8_t * x) const {
-        iq_rows::iq_row<T>(y, (const HVX_Vector *) (x + p->v_quants), p->n_blocks);
+    // One row of an IQ codebook type (super-blocks whole, one a vector from v_quants = 0): the
+    // loops are iq_rows::compute_iq_row's.
+    template <uint32_t T> HTP_INLINE void compute_iq_row(HVX_Vector * y, const uint8_t * x) const {
+        iq_rows::compute_iq_row<T>(y, (const HVX_Vector *) (x + p->v_quants), p->n_blocks);
     }
 
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {

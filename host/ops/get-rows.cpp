@@ -1,6 +1,7 @@
 // Host side of GET_ROWS: F32 / F16 / BF16 rows, the blocks-of-32 quantized rows (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4), the K-quant rows (Q2_K .. Q6_K, IQ4_XS) and the rows of
-// Q1_0, Q2_0, NVFP4, TQ1_0, TQ2_0 picked by I32 indices, to F32; I32 rows to I32 (a copy, as
+// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4), the K-quant rows (Q2_K .. Q6_K, IQ4_XS), the rows of
+// Q1_0, Q2_0, NVFP4, TQ1_0, TQ2_0 and of the IQ codebook types (IQ1_S .. IQ3_S) picked by I32
+// indices, to F32; I32 rows to I32 (a copy, as
 // ggml_get_rows keeps I32). The VTCM layout of a quantized row: htp_get_rows_params. The same
 // kernel dequantizes the rows of a CPY / CONT / DUP of a block-quantized source to F32 with no
 // index tensor (dequant_rows_encode: get_rows.idx_identity).
@@ -43,8 +44,21 @@ bool is_scale_quant_type(ggml_type t) {
     }
 }
 
+// The IQ codebook types: a super-block of 256 whose indices into ggml's grids, signs and scales
+// the kernel reads with scalar extracts (npu/ops/get-rows-iq.h), so it arrives whole, one
+// super-block (50..110 bytes) a 128-byte VTCM vector.
+bool is_iq_grid(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S: case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:
+            return true;
+        default:
+            return false;
+    }
+}
+
 bool is_block_type(ggml_type t) {
-    if (is_kquant(t) || is_scale_quant_type(t)) {
+    if (is_kquant(t) || is_scale_quant_type(t) || is_iq_grid(t)) {
         return true;
     }
     switch (t) {
@@ -117,6 +131,12 @@ block_layout kquant_layout(ggml_type t, uint32_t nb) {
 }
 
 block_layout layout_of(ggml_type t, uint32_t nb) {
+    if (is_iq_grid(t)) {  // whole super-blocks, one a vector (v_quants = 0)
+        block_layout L;
+        L.field[L.n_fields++] = { 0, (uint32_t) ggml_type_size(t), 0, 128 };
+        L.bytes               = nb * 128;
+        return L;
+    }
     if (is_kquant(t)) {
         return kquant_layout(t, nb);
     }

@@ -2,7 +2,8 @@
 // Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4), from the K-quant rows (Q2_K .. Q6_K, super-blocks
 // of 256: compute_kquant_row, which also takes IQ4_XS) and from the rows of one scale field and
 // one quant field a block (Q1_0, Q2_0: compute_lowbit_row; NVFP4: compute_nvfp4_row; TQ1_0,
-// TQ2_0: compute_ternary_row), picked by I32 indices (I32 rows: copied). The index
+// TQ2_0: compute_ternary_row; the IQ codebook types: compute_iq_row, get-rows-iq.h), picked by
+// I32 indices (I32 rows: copied). The index
 // is a scalar load from DDR (it forms the DMA address); with idx_identity there is none and a
 // dst row reads the src0 row of its own coordinates (CPY / CONT / DUP of a block-quantized
 // source to F32: host/ops/get-rows.cpp dequant_rows_encode). A quantized row is split by 2-D DMAs
@@ -10,6 +11,7 @@
 // so that HVX sees each block's 32 values in element order: the 4-bit types' 16 quant bytes
 // come twice, the first copy read for its low nibbles (elements 0..15), the second for its
 // high nibbles (16..31), as ggml's dequantize_row_* number them.
+#include "get-rows-iq.h"
 #include "hvx-util.h"
 #include "hvx-vmem.h"
 #include "op-table.h"
@@ -445,6 +447,12 @@ struct get_rows_op : row_op<htp_get_rows_params> {
         }
     }
 
+    // One row of an IQ codebook type (super-blocks whole, one a vector from v_quants = 0): the
+    // loops are iq_rows::compute_iq_row's.
+    template <uint32_t T> HTP_INLINE void compute_iq_row(HVX_Vector * y, const uint8_t * x) const {
+        iq_rows::compute_iq_row<T>(y, (const HVX_Vector *) (x + p->v_quants), p->n_blocks);
+    }
+
     HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -509,6 +517,27 @@ struct get_rows_op : row_op<htp_get_rows_params> {
                     break;
                 case HTP_TYPE_TQ2_0:
                     compute_ternary_row<HTP_TYPE_TQ2_0>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ2_XXS:
+                    compute_iq_row<HTP_TYPE_IQ2_XXS>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ2_XS:
+                    compute_iq_row<HTP_TYPE_IQ2_XS>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ2_S:
+                    compute_iq_row<HTP_TYPE_IQ2_S>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ3_XXS:
+                    compute_iq_row<HTP_TYPE_IQ3_XXS>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ3_S:
+                    compute_iq_row<HTP_TYPE_IQ3_S>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ1_S:
+                    compute_iq_row<HTP_TYPE_IQ1_S>(y, (const uint8_t *) x);
+                    break;
+                case HTP_TYPE_IQ1_M:
+                    compute_iq_row<HTP_TYPE_IQ1_M>(y, (const uint8_t *) x);
                     break;
                 default:  // Q4_0, IQ4_NL
                     compute_nibble_row<false, false>(y, (const uint8_t *) x);

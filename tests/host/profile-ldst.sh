@@ -33,7 +33,7 @@
 # Then the element-wise kernel (npu/ops/elementwise.cpp), f32, per dst row of nv = ceil(ne0/32)
 # vectors: SWIGLU (one pass, two operands) 2 nv loads, nv stores; GELU (two passes: the first
 # leaves its exp part in y, the second reads x and y) 3 nv loads, 2 nv stores.
-# Then the flat path's quantized weights (GGML_HEXAGON_MM_SELECT=flat), all 14 types, m=16, k=256,
+# Then the flat path's quantized weights (GGML_HEXAGON_MM_SELECT=flat), all 15 types, m=16, k=256,
 # n = 1 and 3. A weight row is p packed quant vectors (Q8_0: groups of 128; Q2_K / Q3_K: pairs of
 # super-blocks; the others: 256 elements, or 8 blocks) of `planes` quant vectors each; the dots run
 # over g = planes x p groups of 128 (Q2_K, Q3_K, Q2_0: 4 planes, Q1_0: 8, Q8_0: 1, the others 2),
@@ -57,6 +57,8 @@
 #            the 12 or 24 bytes cross one), qs and hmask, per plane 2 lane loads and 3 stores;
 #     IQ4_NL / MXFP4 (mm_prep_b16): the table once (1 load), FP16 scales every 8 (1, 2) / E8M0
 #            every 16 (1, 1); per vector 1 quant load, 2 lane loads, 2 + 2 x 2 stores;
+#     IQ4_XS (mm_prep_b16, a packed vector per super-block): the table once (1 load), the 8-byte
+#            headers every 16 (copy 1, 1; FP16 1, 2); per vector as IQ4_NL (1 + 2 loads, 6 stores);
 #     Q1_0 / Q2_0 (mm_prep_b16): FP16 scales every 8; per vector 1 quant load, 2 lane loads, and
 #            per plane 3 stores;
 #   per weight row and activation row (dot_q): 6 loads per group, and the output lane: 1 load,
@@ -165,7 +167,7 @@ case_lines soft_max SOFT_MAX 'SOFT_MAX\|' \
 case_lines swiglu SWIGLU '(GLU|SWIGLU)\|' '^type=f32,ne_a=\[128,2,2,2\],v=0,(split|swapped=0)$'
 case_lines gelu GELU '(UNARY|GELU)\|' '^type=f32,ne_a=\[(128,2,2,2|5,7,11,13)\],v=0$'
 case_lines flat_q MUL_MAT 'MUL_MAT\|' \
-    '^type_a=(q8_0|q4_0|q4_1|q5_0|q5_1|q4_K|q5_K|q6_K|q2_K|q3_K|iq4_nl|mxfp4|q1_0|q2_0),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    '^type_a=(q8_0|q4_0|q4_1|q5_0|q5_1|q4_K|q5_K|q6_K|q2_K|q3_K|iq4_nl|iq4_xs|mxfp4|q1_0|q2_0),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
     GGML_HEXAGON_MM_SELECT=flat
 case_lines norm NORM 'NORM\|' '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000000,noncontig_rows=0'
 case_lines l2_norm L2_NORM 'L2_NORM\|' '^type=f32,ne=\[1025,5,4,3\],eps=0.000000,v=0,noncontig_rows=0'
@@ -295,6 +297,7 @@ PREP = {  # type: (n_lo(K), planes, prep(p, K) -> (loads, stores))
              lambda p, k: (cdiv(p, 32) + q3k_loads(p, k // 256) + 10 * p, 2 * cdiv(p, 32) + q3k_loads(p, k // 256) + 12 * p)),
     "iq4_nl": (lambda k: k // 256, 2, lambda p, k: (1 + cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 6 * p)),
     "mxfp4": (lambda k: k // 256, 2, lambda p, k: (1 + cdiv(p, 16) + 3 * p, cdiv(p, 16) + 6 * p)),
+    "iq4_xs": (lambda k: k // 256, 2, lambda p, k: (1 + 2 * cdiv(p, 16) + 3 * p, 3 * cdiv(p, 16) + 6 * p)),
     "q1_0": (lambda k: cdiv(k // 128, 8), 8, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 24 * p)),
     "q2_0": (lambda k: cdiv(k // 64, 8), 4, lambda p, k: (cdiv(p, 8) + 3 * p, 2 * cdiv(p, 8) + 12 * p)),
 }

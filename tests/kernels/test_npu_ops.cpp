@@ -607,6 +607,110 @@ TEST_F(NpuOps, GetRowsLowBitMatchesGgml) {
     EXPECT_GE(rows, 5 * 3 * 10 * 2);  // every type and row length ran on two of the three caps at least
 }
 
+// GET_ROWS of the IQ codebook types (npu/ops/get-rows-iq.h): rows of 1, 3 and 5 super-blocks
+// of random bytes (every index, sign and scale byte is a valid code; d set to a finite FP16,
+// IQ1_M's assembled d kept finite by clearing its exponent's top bit), against ggml's
+// to_float bit for bit.
+TEST_F(NpuOps, GetRowsIqMatchesGgml) {
+    const ggml_type types[] = { GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
+                                GGML_TYPE_IQ3_S,   GGML_TYPE_IQ1_S,  GGML_TYPE_IQ1_M };
+    int             rows    = 0;
+    for (const Caps & c : kCaps) {
+        for (ggml_type t : types) {
+            const size_t bb = ggml_type_size(t);
+            for (int64_t nb : { 1, 3, 5 }) {
+                const int64_t ne0 = nb * 256;
+                ggml_tensor * w   = ggml_new_tensor_3d(ctx, t, ne0, 6, 2);
+                uint8_t *     raw = (uint8_t *) w->data;
+                for (size_t i = 0; i < ggml_nbytes(w); i++) {
+                    raw[i] = (uint8_t) rng();
+                }
+                for (size_t b = 0; b < ggml_nbytes(w) / bb; b++) {
+                    if (t == GGML_TYPE_IQ1_M) {
+                        raw[b * bb + 55] &= 0xbf;  // bit 14 of the FP16 d (the top of scales[3]'s nibble)
+                        continue;
+                    }
+                    const float       v = std::ldexp(1.0f + (float) (rng() % 100) / 100.0f, -(int) (rng() % 12));
+                    const ggml_fp16_t d = ggml_fp32_to_fp16(rng() % 2 ? v : -v);
+                    std::memcpy(raw + b * bb, &d, 2);
+                }
+                ggml_tensor * idx = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 5, 2);
+                for (int64_t i = 0; i < 10; i++) {
+                    ((int32_t *) idx->data)[i] = (int32_t) (rng() % 6);
+                }
+                ggml_tensor * y = ggml_get_rows(ctx, w, idx);
+                if (!run(c.caps, y)) {  // refused only when rows cannot fit this VTCM share
+                    EXPECT_GT((uint64_t) ne0 * 4 * 3, (uint64_t) c.caps.vtcm_size / c.caps.n_hvx) << c.name;
+                    continue;
+                }
+                std::vector<float> want((size_t) ne0);
+                for (int64_t i2 = 0; i2 < 2; i2++) {
+                    for (int64_t i1 = 0; i1 < 5; i1++) {
+                        const int32_t r = at<int32_t>(idx, i1, i2, 0, 0);
+                        ggml_get_type_traits(t)->to_float((const uint8_t *) w->data + r * w->nb[1] + i2 * w->nb[2],
+                                                          want.data(), ne0);
+                        const float * got = (const float *) ((const uint8_t *) y->data + i1 * y->nb[1] + i2 * y->nb[2]);
+                        for (int64_t k = 0; k < ne0; k++) {
+                            ASSERT_EQ(std::memcmp(&got[k], &want[(size_t) k], 4), 0)
+                                << c.name << " " << ggml_type_name(t) << " ne0=" << ne0 << " row " << i1 << "," << i2
+                                << " element " << k << ": " << got[k] << " vs " << want[(size_t) k];
+                        }
+                        rows++;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GE(rows, 7 * 3 * 10 * 2);  // every type and row length ran on two of the three caps at least
+}
+
+// MUL_MAT with IQ4_XS weights (the flat path's mm_prep_b16<MM_B16_IQ4_XS>: IQ4_NL's codes,
+// the sub-block scales d * (ls - 32) from 8-byte block headers, 16 headers a VTCM vector) for
+// rows of 1, 16, 17 and 33 super-blocks (17 and 33: the headers of a row span two and three
+// vectors; test-backend-ops' IQ4_XS cases stop at 16), weights quantized by ggml, against
+// ggml's to_float weights times the activations in double. The kernel quantizes the
+// activations to 8 bits per 32 elements (docs/mul-mat.md), so it is close, not equal: the
+// NMSE of that rounding is ~1e-5; a wrong code, sub-block scale or header gives 1e-2 and more.
+TEST_F(NpuOps, MulMatIq4XsMatchesGgml) {
+    std::normal_distribution<float> gauss(0.0f, 1.0f);
+    int                             runs = 0;
+    for (const Caps & c : kCaps) {
+        for (int64_t nsb : { 1, 16, 17, 33 }) {
+            const int64_t      K = 256 * nsb, M = 37, N = 3;
+            ggml_tensor *      w = ggml_new_tensor_2d(ctx, GGML_TYPE_IQ4_XS, K, M);
+            std::vector<float> wf((size_t) (K * M));
+            for (float & v : wf) {
+                v = gauss(rng);
+            }
+            ggml_quantize_chunk(GGML_TYPE_IQ4_XS, wf.data(), w->data, 0, M, K, nullptr);
+            ggml_tensor * a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, N);
+            fill_f32(a, -1.0f, 1.0f);
+            ggml_tensor * y = ggml_mul_mat(ctx, w, a);
+            if (!run(c.caps, y)) {  // refused only by the small VTCMs (long rows do not fit)
+                EXPECT_LT(c.caps.vtcm_size, 1u << 20) << c.name << " K=" << K;
+                continue;
+            }
+            std::vector<float> wd((size_t) K);
+            double             err = 0.0, ref = 0.0;
+            for (int64_t i = 0; i < M; i++) {
+                ggml_get_type_traits(GGML_TYPE_IQ4_XS)->to_float((const uint8_t *) w->data + i * w->nb[1], wd.data(), K);
+                for (int64_t j = 0; j < N; j++) {
+                    double s = 0.0;
+                    for (int64_t k = 0; k < K; k++) {
+                        s += (double) wd[(size_t) k] * at<float>(a, k, j, 0, 0);
+                    }
+                    const double d = at<float>(y, i, j, 0, 0) - s;
+                    err += d * d;
+                    ref += s * s;
+                }
+            }
+            EXPECT_LT(err / ref, 1e-4) << c.name << " K=" << K;
+            runs++;
+        }
+    }
+    EXPECT_GE(runs, 6);  // every row length on v79 (its refusals fail above), the short ones on small VTCMs
+}
+
 TEST_F(NpuOps, SetRows) {
     for (const Caps & c : kCaps) {
         for (ggml_type td : { GGML_TYPE_F32, GGML_TYPE_F16 }) {

@@ -18,10 +18,17 @@ enum htp_type {
     HTP_TYPE_Q4_K = 12,
     HTP_TYPE_Q5_K = 13,
     HTP_TYPE_Q6_K = 14,
+    HTP_TYPE_IQ2_XXS = 16,  // ggml's IQ codebook types (super-blocks of 256: grid indices, signs,
+    HTP_TYPE_IQ2_XS = 17,   // scales; the grids: npu/ops/iq-grids.h): GET_ROWS dequantizes them
+    HTP_TYPE_IQ3_XXS = 18,
+    HTP_TYPE_IQ1_S = 19,
     HTP_TYPE_IQ4_NL = 20,
+    HTP_TYPE_IQ3_S = 21,
+    HTP_TYPE_IQ2_S = 22,
     HTP_TYPE_IQ4_XS = 23,
     HTP_TYPE_I32 = 26,
     HTP_TYPE_I64 = 27,
+    HTP_TYPE_IQ1_M = 29,
     HTP_TYPE_BF16 = 30,
     HTP_TYPE_TQ1_0 = 34,  // ggml's GGML_TYPE_TQ1_0 (super-block of 256: base-3 digits, FP16 d)
     HTP_TYPE_TQ2_0 = 35,  // ggml's GGML_TYPE_TQ2_0 (super-block of 256: 2-bit codes, FP16 d)
@@ -63,6 +70,13 @@ static inline uint32_t htp_type_unit(uint32_t type, uint32_t * elems) {
         case HTP_TYPE_IQ4_XS: return 136;
         case HTP_TYPE_TQ1_0: return 54;
         case HTP_TYPE_TQ2_0: return 66;
+        case HTP_TYPE_IQ2_XXS: return 66;
+        case HTP_TYPE_IQ2_XS: return 74;
+        case HTP_TYPE_IQ2_S: return 82;
+        case HTP_TYPE_IQ3_XXS: return 98;
+        case HTP_TYPE_IQ3_S: return 110;
+        case HTP_TYPE_IQ1_S: return 50;
+        case HTP_TYPE_IQ1_M: return 56;
         default: break;
     }
     *elems = type == HTP_TYPE_Q1_0 ? 128 : 64;

@@ -102,6 +102,11 @@ static bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_F
             f[0]     = { 0, 1, 0, -1, 0 };   // e (E8M0)
             f[1]     = { 1, 16, 0, -1, 0 };  // qs
             return true;
+        case GGML_TYPE_IQ4_XS:
+            n_fields = 2;
+            f[0]     = { 0, 8, 0, -1, 0 };    // d, scales_h, scales_l[4]
+            f[1]     = { 8, 128, 0, -1, 0 };  // qs: 16 B per 32-element sub-block, IQ4_NL's nibble order
+            return true;
         default:
             return false;
     }
@@ -116,6 +121,7 @@ static void weight_planes(ggml_type t, uint32_t & planes, uint32_t & elems) {
         case GGML_TYPE_Q5_0:
         case GGML_TYPE_Q5_1:
         case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_IQ4_XS:
         case GGML_TYPE_MXFP4:
             elems = 16;
             break;

@@ -159,6 +159,9 @@ struct mm_dot_op {
             case HTP_TYPE_MXFP4:
                 mm_prep_b16<MM_B16_MXFP4>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
                 break;
+            case HTP_TYPE_IQ4_XS:
+                mm_prep_b16<MM_B16_IQ4_XS>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
+                break;
             case HTP_TYPE_Q1_0:
                 mm_prep_b16<MM_B16_Q1_0>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
                 break;

@@ -325,9 +325,11 @@ static inline void mm_prep_q5_0(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, 
 }
 
 // Blocks with 16 quant bytes each (8 blocks per packed vector, lane l -> block 8m + l / 4):
-// IQ4_NL, MXFP4 (nibbles through a table), Q1_0 (8 bit planes), Q2_0 (4 2-bit planes).
+// IQ4_NL, MXFP4 (nibbles through a table), Q1_0 (8 bit planes), Q2_0 (4 2-bit planes), and
+// IQ4_XS, whose 32-element sub-blocks are such blocks (16 qs bytes each, IQ4_NL's nibble order
+// and table), 8 to a super-block: packed vector m = super-block m.
 // Plane k of packed vector m goes to q[k * n_lo + m].
-enum mm_b16_kind { MM_B16_IQ4_NL, MM_B16_MXFP4, MM_B16_Q1_0, MM_B16_Q2_0 };
+enum mm_b16_kind { MM_B16_IQ4_NL, MM_B16_MXFP4, MM_B16_Q1_0, MM_B16_Q2_0, MM_B16_IQ4_XS };
 
 // Bytes (codes 0..15) of idx through a vlut32 table of quant-luts.h (loaded once per row).
 static inline HVX_Vector mm_lut16(HVX_Vector idx, HVX_Vector lut) {
@@ -344,9 +346,22 @@ static inline float mm_e8m0_half(uint8_t e) {
     return v.f;
 }
 
-// scales: FP16 d per block (MXFP4: one E8M0 byte per block), dense. The kind is a template
-// argument: the per-lane scale loop and the plane stores are straight code for each type, with
-// no test of the kind per lane (mul-mat-flat.h prep_weight: one call per type).
+// IQ4_XS's sub-block scales d * (ls - 32) (dequantize_row_iq4_xs: ls = 4 bits of scales_l,
+// 2 of scales_h) of super-block i of a header vector: hdr = its 16 raw 8-byte headers (d,
+// scales_h, scales_l[4]), d = their FP16 halfwords widened (super-block i's d at 4i).
+static inline void mm_iq4_xs_scales(const uint8_t * hdr, const float * d, uint32_t i, float sub[8]) {
+    const uint8_t * h  = hdr + 8 * i;
+    const uint32_t  sh = (uint32_t) h[2] | (uint32_t) h[3] << 8;
+    for (uint32_t ib = 0; ib < 8; ib++) {
+        const uint32_t ls = ((uint32_t) (h[4 + ib / 2] >> (4 * (ib % 2))) & 0xf) | ((sh >> (2 * ib)) & 3) << 4;
+        sub[ib]           = d[4 * i] * (float) ((int32_t) ls - 32);
+    }
+}
+
+// scales: FP16 d per block (MXFP4: one E8M0 byte per block; IQ4_XS: the 8-byte super-block
+// headers), dense. The kind is a template argument: the per-lane scale loop and the plane
+// stores are straight code for each type, with no test of the kind per lane (mul-mat-flat.h
+// prep_weight: one call per type).
 template <mm_b16_kind kind>
 static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, const HVX_Vector * quants,
                                const HVX_Vector * scales, uint32_t n_blocks, uint32_t n_lo) {
@@ -355,9 +370,10 @@ static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, c
     uint8_t             e8[128] __attribute__((aligned(128)));
     float               es[32] __attribute__((aligned(128)));
     float               eo[32] __attribute__((aligned(128)));
-    constexpr bool      lut_kind     = kind == MM_B16_IQ4_NL || kind == MM_B16_MXFP4;
+    float               sub[8];
+    constexpr bool      lut_kind     = kind == MM_B16_IQ4_NL || kind == MM_B16_MXFP4 || kind == MM_B16_IQ4_XS;
     constexpr uint32_t  np           = kind == MM_B16_Q1_0 ? 8 : kind == MM_B16_Q2_0 ? 4 : 2;  // quant planes
-    const HVX_Vector    lut          = lut_kind ? hvx_vmem_load_at(kind == MM_B16_IQ4_NL ? kLutIq4nl : kLutMxfp4x2)
+    const HVX_Vector    lut          = lut_kind ? hvx_vmem_load_at(kind == MM_B16_MXFP4 ? kLutMxfp4x2 : kLutIq4nl)
                                                 : Q6_V_vzero();
     for (uint32_t m = 0; m < n_lo; m++) {
         const uint32_t b0 = 8 * m;
@@ -365,13 +381,21 @@ static inline void mm_prep_b16(HVX_Vector * q, HVX_Vector * s, HVX_Vector * o, c
             if ((b0 & 127) == 0) {
                 hvx_vmem_store((HVX_Vector *) e8, hvx_vmem_load(scales + b0 / 128));
             }
+        } else if constexpr (kind == MM_B16_IQ4_XS) {  // 16 headers per vector: raw bytes and widened d
+            if ((m & 15) == 0) {
+                hvx_vmem_store((HVX_Vector *) e8, hvx_vmem_load(scales + m / 16));
+                f16_to_f32_vectors((HVX_Vector *) d, scales + m / 16, 1);
+            }
+            mm_iq4_xs_scales(e8, d, m & 15, sub);
         } else if ((b0 & 63) == 0) {
             f16_to_f32_vectors((HVX_Vector *) d, scales + b0 / 64, 1);
         }
         for (int l = 0; l < 32; l++) {
             const uint32_t b  = b0 + (uint32_t) l / 4;
             float          dv = 0.0f;
-            if (b < n_blocks) {
+            if constexpr (kind == MM_B16_IQ4_XS) {
+                dv = sub[l / 4];  // n_lo == n_blocks: every packed vector is a whole super-block
+            } else if (b < n_blocks) {
                 if constexpr (kind == MM_B16_MXFP4) {
                     dv = mm_e8m0_half(e8[b & 127]);
                 } else {

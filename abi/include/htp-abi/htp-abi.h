@@ -14,7 +14,10 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
+/* 21: op code CONV_TRANSPOSE_2D (conv_transpose_1d, on CONV_TRANSPOSE_1D's kernel with a loop over
+ *    input rows): conv_transpose_1d gained H, KH, div_s0, shape, dst (was dst_nb1), in_nb_row,
+ *    in_nb_img, w_nb_ky, in_rows, vin and round_f16, so its fields after OL moved;
+ * 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
  *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
  *    grew by 24 bytes; htp_type HTP_TYPE_TQ1_0, HTP_TYPE_TQ2_0, HTP_TYPE_NVFP4 (htp-types.h):
  *    GET_ROWS dequantizes them;
@@ -73,7 +76,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   20u
+#define HTP_ABI_VERSION   21u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */

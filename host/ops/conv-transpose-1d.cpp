@@ -158,10 +158,14 @@ bool col2im_supports(const htp_device_caps & caps, const ggml_tensor * op, const
     return t_fits(caps, op, a->nb[1]);
 }
 
-// The sources' strides: input channels / rows / images, kernel output / input channels / rows.
-void t_strides(const ggml_tensor * op, const t_sizes & z, htp_conv_transpose_1d_params & p) {
+// The input rows a dst row reaches and the strides: input channels / rows / images, kernel
+// output / input channels / rows, dst rows (oy, oc, n).
+void t_rows_strides(const ggml_tensor * op, const t_sizes & z, htp_conv_transpose_1d_params & p) {
     const ggml_tensor * a = op->src[0];
     const ggml_tensor * b = op->src[1];
+    p.H                   = z.H;
+    p.KH                  = z.KH;
+    p.div_s0              = htp_fastdiv_init(z.s0);
     p.in_nb1    = z.kind == COL2IM ? 0 : (uint32_t) b->nb[z.kind == T2D ? 2 : 1];
     p.in_nb_row = z.kind == T2D ? (uint32_t) b->nb[1] : 0;
     p.in_nb_img = z.kind == T2D ? (uint32_t) b->nb[3] : 0;
@@ -194,10 +198,7 @@ void t_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc 
     p.K         = z.K;
     p.s0        = z.s0;
     p.OL        = z.OL;
-    p.H         = z.H;
-    p.KH        = z.KH;
-    p.div_s0    = htp_fastdiv_init(z.s0);
-    t_strides(op, z, p);
+    t_rows_strides(op, z, p);
     p.k_pitch   = z.k_pitch;
     p.in_pitch  = z.in_pitch;
     p.in_rows   = z.in_rows;

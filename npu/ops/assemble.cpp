@@ -1,10 +1,12 @@
-// CONCAT / REPEAT / PAD: each dst row is assembled in VTCM by DMA from the source rows that
+// CONCAT / REPEAT / PAD / SET / ACC: each dst row is assembled in VTCM by DMA from the source rows that
 // cover it (2-D descriptors over runs of consecutive source rows; REPEAT's copies along dim 0
 // come from one descriptor with a zero source stride; circular PAD's wrapped edges are two more,
 // the row's tail before it and its head after it; a source whose elements are apart, as
 // ggml_transpose(x) in the convolution-state CONCAT of mamba / lfm2 / qwen3next, in one-element
 // DMA rows), then HVX copies it into the dst slot (or zeroes it when no source covers the row)
-// and DMA writes the chunk back.
+// and DMA writes the chunk back. SET is src0 whole, then src1's box over it (the queue is FIFO,
+// so src1's pieces land last); ACC fetches src0's rows into a slot of their own (vbase) and
+// HVX adds src1's box row (zero outside the box) to those its box covers.
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -33,10 +35,14 @@ struct assemble_op {
     uint32_t                    ith;
     dma_queue *                 q;
 
+    bool covered_by(uint32_t k, uint32_t i1, uint32_t i2, uint32_t i3) const {
+        const htp_assemble_src & s = p->src[k];
+        return i1 >= s.lo[0] && i1 < s.hi[0] && i2 >= s.lo[1] && i2 < s.hi[1] && i3 >= s.lo[2] && i3 < s.hi[2];
+    }
+
     bool covered(uint32_t i1, uint32_t i2, uint32_t i3) const {
         for (uint32_t k = 0; k < p->n_src; k++) {
-            const htp_assemble_src & s = p->src[k];
-            if (i1 >= s.lo[0] && i1 < s.hi[0] && i2 >= s.lo[1] && i2 < s.hi[1] && i3 >= s.lo[2] && i3 < s.hi[2]) {
+            if (covered_by(k, i1, i2, i3)) {
                 return true;
             }
         }
@@ -45,10 +51,10 @@ struct assemble_op {
 
     int fetch(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos    c      = row_coords(p->shape, r);  // a chunk stays inside one (i2, i3) plane
-        const dma_addr_t vslot  = vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot);
         const uint32_t   pitch  = p->vsrc.row_pitch;
         int              pushed = 0;
         for (uint32_t k = 0; k < p->n_src; k++) {
+            const dma_addr_t vslot = vtcm_slot(octx->ctx, p->split, ith, p->acc && k == 0 ? p->vbase : p->vsrc, slot);
             const htp_assemble_src & s  = p->src[k];
             const int32_t            s2 = src_coord(s, 1, c.i2);
             const int32_t            s3 = src_coord(s, 2, c.i3);
@@ -128,12 +134,37 @@ struct assemble_op {
         return pushed;
     }
 
+    // ACC (F32): a row src1's box covers is src0's row plus the box row, the others src0's.
+    HTP_COMPUTE void compute_acc(row_pos c, uint32_t n, uint32_t slot) {
+        const HVX_Vector * b0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vbase, slot));
+        const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
+        HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+        const uint32_t     n_vec = p->vdst.row_pitch / 128;
+        for (uint32_t j = 0; j < n; j++) {
+            const HVX_Vector * b = b0 + j * n_vec;
+            HVX_Vector *       y = y0 + j * n_vec;
+            if (!covered_by(1, c.i1 + j, c.i2, c.i3)) {
+                copy_vectors(y, b, n_vec);
+                continue;
+            }
+            const HVX_Vector * x = x0 + j * n_vec;
+            HTP_NO_UNROLL
+            for (uint32_t i = 0; i < n_vec; i++) {
+                hvx_vmem_store(&y[i], Q6_Vsf_vadd_VsfVsf(hvx_vmem_load(&b[i]), hvx_vmem_load(&x[i])));
+            }
+        }
+    }
+
     HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         const row_pos      c     = row_coords(p->shape, r);
         const HVX_Vector * x0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0    = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     n_vec = p->vdst.row_pitch / 128;
         const HVX_Vector   zero  = Q6_V_vzero();
+        if (p->acc) {
+            compute_acc(c, n, slot);
+            return;
+        }
         for (uint32_t j = 0; j < n; j++) {
             HVX_Vector * y = y0 + j * n_vec;
             if (covered(c.i1 + j, c.i2, c.i3)) {

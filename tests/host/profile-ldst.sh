@@ -139,6 +139,20 @@
 # beta's (1), pass 1: per state row k's vector (KDA: and the e^g row's) and NV state loads and
 # stores, delta: NV v loads, pass 2: k's and q's vectors and NV state loads and stores, the output
 # row NV stores; each of the last K tokens copies the state (S NV loads and stores).
+# CONV_TRANSPOSE_2D (npu/ops/conv-transpose-1d.cpp), F32 and F16 kernels [K, KH, Cout, Cin], input
+# rows of L, stride s: per thread start() zeroes its kernel slots (n_bufs = 4 slots of in_rows =
+# min(ceil(KH/s), H) x Cin rows of nkv = ceil(K es / 128) vectors); per dst row the row's dst_v =
+# 2 ceil(((L - 1) s 4 + 128 ceil(K/32)) / 256) vectors zeroed (stores), and per input row iy that
+# reaches it (a contribution) compute_conv: per position and summed vector (nvk: nkv, F16 ceil(K/32))
+# Cin input and Cin kernel vectors and the dst window (2 Cin + 1 loads, 1 store); an F16 kernel
+# first widens the slice (Cin nkv loads, 2 Cin nkv stores) and rounds the input rows to F16 in
+# place (in_v = 2 ceil(4 L / 256) vectors a row: Cin in_v loads and stores); a multiply per input
+# vector and contribution.
+# ACC f32 (npu/ops/assemble.cpp compute_acc), src1 [n0, 16, 2, 3] added at the start of each
+# plane of a [256, 17, 2, 3] (the view of a's strides): per dst row of nv = 8 vectors, a row the
+# view covers loads src0's and src1's vectors and stores the sums (2 nv, nv), the others copy
+# src0's (nv, nv); src1's rows narrower than 256 leave parts of its slots that the kernel zeroes
+# once per thread (zero_init: 4 slots of rpc rows of nv vectors).
 set -uo pipefail
 bin=$1
 all=""
@@ -208,6 +222,8 @@ case_lines tri TRI 'TRI\|' '^type=f32,ne=\[10,10,4,3\],tri_type=(0|3)$'
 case_lines fill FILL 'FILL\|' '^type=f32,ne=\[(10,10,4,3|303,207,11,3)\]'
 case_lines gdn GATED_DELTA_NET 'GATED_DELTA_NET\|' \
     '^type=f32,head_count=(4,head_size=64,n_seq_tokens=(1|4)|32,head_size=16,n_seq_tokens=1),n_seqs=1,v_repeat=1,permuted=0,kda=(0|1),K=1$'
+case_lines conv_t2d CONV_TRANSPOSE_2D 'CONV_TRANSPOSE_2D\|' '^kernel_type=f(32|16),ne_input=\[(3,2,3,1|10,10,9,2)\]'
+case_lines acc ACC 'ACC\|' '^type=f32,ne_a=\[256,17,2,3\]'
 LINES=$all python3 - <<'PY' || exit 1
 import os, re
 
@@ -488,6 +504,27 @@ def gdn(d, x):
     return (S, T, kda), H * ns * T * ld + snaps, H * ns * T * st + snaps, {"hvx_runs": 1}
 
 
+def conv_t2d(d, x):
+    (OW, OH, Cout, N), (K, KH, _, Cin), (L, H, _, _) = d[0], d[1], d[2]
+    f16 = x["types"][1] == "f16"
+    s = (OW - K) // (L - 1)
+    in_rows, nkv = min(cdiv(KH, s), H), cdiv(K * (2 if f16 else 4), 128)
+    nvk, in_v = (cdiv(K, 32), 2 * cdiv(4 * L, 256)) if f16 else (nkv, cdiv(4 * L, 128))
+    dst_v = 2 * cdiv((L - 1) * s * 4 + 128 * cdiv(K, 32), 256)
+    contrib = Cout * N * sum(1 for oy in range(OH) for iy in range(H) if 0 <= oy - iy * s < KH)
+    f16_ld, f16_st = (Cin * nkv + Cin * in_v, 2 * Cin * nkv + Cin * in_v) if f16 else (0, 0)
+    ld = contrib * (L * nvk * (2 * Cin + 1) + f16_ld)
+    st = x["thr"] * 4 * in_rows * Cin * nkv + OH * Cout * N * dst_v + contrib * (L * nvk + f16_st)
+    return (x["types"][1], L), ld, st, {"hvx_mpy": contrib * L * nvk * Cin, "hvx_runs": 1}
+
+
+def acc(d, x):
+    (ne0, ne1, ne2, ne3), b = d[0], d[2]
+    rows, cov, nv = ne1 * ne2 * ne3, b[1] * b[2] * b[3], cdiv(ne0 * 4, 128)
+    zero = x["thr"] * 4 * x["rpc"] * nv if b[0] < ne0 else 0
+    return b[0], 2 * nv * cov + nv * (rows - cov), nv * rows + zero, {"hvx_runs": 1}
+
+
 # tag -> (what the code must execute, the cases each must cover)
 want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
@@ -516,7 +553,9 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, T
         "ssm_conv": (ssm_conv, {(6, 1024, 1, 1), (66, 1024, 1, 1), (66, 1024, 4, 1)}),
         "solve_tri": (solve_tri, {(10, 3), (79, 417)}), "tri": (tri(True), {(10, 10, 4, 3)}),
         "fill": (tri(False), {(10, 10, 4, 3), (303, 207, 11, 3)}),
-        "gdn": (gdn, {(64, 1, True), (64, 4, False), (16, 1, False), (16, 1, True)})}
+        "gdn": (gdn, {(64, 1, True), (64, 4, False), (16, 1, False), (16, 1, True)}),
+        "conv_t2d": (conv_t2d, {(t, L) for t in ("f32", "f16") for L in (3, 10)}),
+        "acc": (acc, {256, 128, 64})}
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)

@@ -18,6 +18,10 @@
  *    ROPE_BACK take VISION (rope.n_dims is then ne0, the rotated lanes);
  *    htp_type HTP_TYPE_IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (htp-types.h):
  *    GET_ROWS dequantizes them (one super-block a VTCM vector: a single field, vtcm_step 128);
+ *    op code CONV_TRANSPOSE_2D (conv_transpose_1d, on CONV_TRANSPOSE_1D's kernel with a loop over
+ *    input rows): conv_transpose_1d gained H, KH, div_s0, shape, dst (was dst_nb1), in_nb_row,
+ *    in_nb_img, w_nb_ky, in_rows, vin and round_f16, so its fields after OL moved; op codes
+ *    ACC and SET (assemble, which gained acc and vbase at its end);
  * 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
  *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
  *    grew by 24 bytes; htp_type HTP_TYPE_TQ1_0, HTP_TYPE_TQ2_0, HTP_TYPE_NVFP4 (htp-types.h):

@@ -87,7 +87,10 @@
     X(IM2COL_3D,        GGML, SPLIT, im2col,           htp_op_im2col,           htp_im2col_3d_encoder)            \
     X(COL2IM_1D,        GGML, SPLIT, conv_transpose_1d, htp_op_conv_transpose_1d, htp_col2im_1d_encoder)          \
     X(CONV_2D,          GGML, SPLIT, conv_2d_dw,       htp_op_conv_2d_dw,       htp_conv_2d_encoder)              \
-    X(CONV_3D,          GGML, SPLIT, conv_2d_dw,       htp_op_conv_2d_dw,       htp_conv_3d_encoder)
+    X(CONV_3D,          GGML, SPLIT, conv_2d_dw,       htp_op_conv_2d_dw,       htp_conv_3d_encoder)              \
+    X(CONV_TRANSPOSE_2D, GGML, SPLIT, conv_transpose_1d, htp_op_conv_transpose_1d, htp_conv_transpose_2d_encoder) \
+    X(ACC,              GGML, SPLIT, assemble,         htp_op_assemble,         htp_assemble_encoder)             \
+    X(SET,              GGML, SPLIT, assemble,         htp_op_assemble,         htp_assemble_encoder)
 
 // ggml ops that run as another ggml op's NPU op: X(GGML op, encoder). CONT and DUP are copies;
 // ROPE_BACK is ROPE with the sines negated (deepseek4 de-rotates its attention output with it);

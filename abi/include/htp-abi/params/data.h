@@ -28,6 +28,10 @@ struct htp_assemble_src {
 // slot), then copied by HVX into the dst slot (or zeroed when no source covers the row) and
 // written back. Parts of a src slot row no source covers (PAD's dim-0 padding) are zeroed
 // once per thread before streaming and never written by DMA afterwards.
+// SET (dst = src0 with src1 written over a view of it) is src0 whole, then src1's box; ACC
+// (acc = 1: added into the view, F32) fetches src0's rows into vbase and adds src1's box row
+// (zero outside the box: zero_init) to the rows the box covers. Both walk the contiguous dst in a
+// row shape of the host's (shape, ne0) in which the view is a box.
 struct htp_assemble_params {
     struct htp_split_params split;
     uint32_t esize;                  // bytes per element (1, 2, 4 or 8)
@@ -38,6 +42,8 @@ struct htp_assemble_params {
     struct htp_rows_strides dst;
     struct htp_assemble_src src[2];
     struct htp_vtcm_stream vsrc, vdst;
+    uint32_t acc;                    // 1: ACC (dst = vbase + the src slot's box rows)
+    struct htp_vtcm_stream vbase;    // ACC: src0's rows (else empty)
 };
 
 enum htp_reduce_kind { HTP_REDUCE_SUM = 0, HTP_REDUCE_MEAN, HTP_REDUCE_CUMSUM, HTP_REDUCE_ARGMAX, HTP_REDUCE_SUM_ALL };

@@ -88,26 +88,42 @@ struct htp_conv_2d_dw_params {
 // thread (Cin rows of in_pitch at v_in), a chunk's kernel slice [K, Cin] in one 2-D descriptor;
 // per input position il, HVX sums over ic the kernel rows times the splat input value (a
 // vector over k) and adds that to the dst row at il * s0 (unaligned), in ggml-cpu's order.
+// CONV_TRANSPOSE_2D (H > 1 or KH > 1 possible) is the same with a loop over input rows: input
+// [L, H, Cin, N], kernel [K, KH, Cout, Cin] -> dst [OL, OH = (H - 1) * s0 + KH, Cout, N]; a dst
+// row (oy, oc, n) is the sum over the input rows iy with ky = oy - iy * s0 in [0, KH) (at most
+// in_rows of them, iy ascending as ggml-cpu adds them) of the 1-D convolution of input row iy
+// with kernel row ky; per row each such iy's input rows (Cin of in_pitch, slot stream vin) and
+// kernel slice (Cin rows of k_pitch) are fetched. An F16 kernel (round_f16) is widened into
+// v_wide and the input rounded to F16 in VTCM first, as ggml-cpu converts it.
 // COL2IM_1D (col2im = 1) runs on the same kernel: columns [K * Cout, L] of `type` (F32, F16,
 // BF16) -> dst [OL = (L - 1) * s0 + K - 2 * crop, Cout] of that type. The "kernel slice" of
 // row oc is then the L column pieces [K] of oc (w_nb1 = K * es between oc, w_nb2 = the columns'
 // row stride), each widened to F32 and added at il * s0 as it is; the sums (in il order, as
 // ggml-cpu's) are narrowed into vout and written from value `crop` on.
+// The 1-D ops' dst rows are (0, oc, 0) of `shape` (ne1 = 1, ne2 = Cout), H = KH = 1.
 struct htp_conv_transpose_1d_params {
     struct htp_split_params split;
     uint32_t L, Cin, K, s0, OL;
+    uint32_t H, KH;                  // input rows, kernel rows (1 for the 1-D ops)
+    struct htp_fastdiv div_s0;       // dst row oy -> its input rows iy (oy - iy * s0 in [0, KH))
+    struct htp_rows_shape shape;     // dst rows (oy, oc, n)
+    struct htp_rows_strides dst;     // dst bytes between rows oy, channels oc, images n
     uint32_t in_nb1;                 // input bytes between channels
+    uint32_t in_nb_row, in_nb_img;   // input bytes between rows iy, images n
     uint32_t w_nb1, w_nb2;           // kernel bytes between output channels, input channels
-    uint32_t dst_nb1;                // dst bytes between rows (output channels)
+    uint32_t w_nb_ky;                // kernel bytes between kernel rows ky
     uint32_t k_pitch;                // align(K * es, 128): a kernel row (column piece) in VTCM
-    uint32_t in_pitch;               // align(L * 4, 128): an input row in VTCM
+    uint32_t in_pitch;               // align(L * 4, 128) (256 when round_f16): an input row in VTCM
+    uint32_t in_rows;                // 0: the input once per thread at v_in; else up to in_rows per dst row in vin
     uint32_t v_in;                   // Cin rows of in_pitch (the thread's copy of the input)
-    struct htp_vtcm_stream vw;       // per row Cin (COL2IM_1D: L) rows of k_pitch (tails kept zero)
+    struct htp_vtcm_stream vin;      // per row in_rows x Cin rows of in_pitch (in_rows > 0)
+    struct htp_vtcm_stream vw;       // per row max(in_rows, 1) x Cin (COL2IM_1D: L) rows of k_pitch (tails kept zero)
     struct htp_vtcm_stream vdst;     // per row the F32 sums: multiple of 256, (L - 1) * s0 * 4 + a row's F32 vectors
     uint32_t col2im;                 // 1: COL2IM_1D
-    uint32_t type;                   // HTP_TYPE_F32 / F16 / BF16 (COL2IM_1D's columns and dst)
+    uint32_t type;                   // HTP_TYPE_F32 / F16 / BF16 (COL2IM_1D's columns and dst; the kernel's)
+    uint32_t round_f16;              // 1: F16 kernel (CONV_TRANSPOSE_2D): input rounded to F16, kernel widened
     uint32_t crop;                   // COL2IM_1D's p0: dst value t is sum t + crop
-    uint32_t v_wide;                 // 2 * k_pitch bytes: a column piece widened to F32
+    uint32_t v_wide;                 // 2 * k_pitch bytes (COL2IM_1D's piece widened), Cin times (round_f16)
     struct htp_vtcm_stream vout;     // F16 / BF16: the dst row narrowed (vdst.row_pitch / 2)
 };
 

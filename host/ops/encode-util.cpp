@@ -128,6 +128,14 @@ bool quant_row_type(ggml_type t) {
     }
 }
 
+bool kquant_row_type(ggml_type t) {
+    return t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K || t == GGML_TYPE_Q6_K;
+}
+
+bool quant_row_dst_type(ggml_type t) {
+    return quant_row_type(t) || kquant_row_type(t);
+}
+
 // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, IQ4_NL, Q4_1, Q5_0, Q5_1 (18 / 18 / 20 / 22 /
 // 24, 16): the dequantizer steps over one vector of quants, 4 / 8 blocks, and writes that many
 // F32 vectors; Q1_0, Q2_0 (18, 16: blocks of 128, 64) read a vector of quants per 8 blocks
@@ -162,7 +170,45 @@ uint32_t kv_blocks_descs(ggml_type t) {
 // Arrays in the order of htp_quant_row, each 128-aligned and as long as the kernel writes it:
 // quants by 4 (Q8_0) or 8 blocks, FP16 scales / mins by 64, fifth bits by 32, F32 scratch by
 // pairs of vectors (64 blocks), the widened source by pairs (64 values).
+// The K-quants' arrays (htp_quant_row's second reading): quants, header, high bits, group
+// scratch, the widened source; fields in the block's order.
+static uint32_t kquant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
+    const uint32_t nb = ne0 / 256;
+    const bool     q6 = t == GGML_TYPE_Q6_K;
+    const uint32_t hb = t == GGML_TYPE_Q4_K ? 0 : q6 ? 64 : 32;  // high-bit bytes a block
+    q                 = {};
+    q.n_blocks        = nb;
+    q.block_bytes     = (uint32_t) ggml_type_size(t);
+    uint32_t off      = 0;
+    auto     region   = [&](bool used, uint32_t bytes) {
+        const uint32_t at = used ? off : 0;
+        off += used ? align_up(bytes, 128) : 0;
+        return at;
+    };
+    q.v_quants   = region(true, nb * 128);
+    q.v_scales   = region(true, nb * (q6 ? 32 : 16) + 128);
+    q.v_high     = region(hb != 0, nb * hb + 128);
+    q.v_dscratch = region(true, HTP_QUANT_ROW_KQ_SCRATCH * 128);
+    q.v_f32      = region(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
+    if (q6) {  // ql, qh, scales + d
+        q.field[0] = { 0, 128, q.v_quants, 128 };
+        q.field[1] = { 128, 64, q.v_high, 64 };
+        q.field[2] = { 192, 18, q.v_scales, 32 };
+        q.n_fields = 3;
+    } else {  // d, dmin, scales; (Q5_K: qh); qs
+        q.field[q.n_fields++] = { 0, 16, q.v_scales, 16 };
+        if (hb) {
+            q.field[q.n_fields++] = { 16, 32, q.v_high, 32 };
+        }
+        q.field[q.n_fields++] = { 16 + hb, 128, q.v_quants, 128 };
+    }
+    return off;
+}
+
 uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
+    if (kquant_row_type(t)) {
+        return kquant_row_layout(t, src_type, ne0, q);
+    }
     const uint32_t nb     = ne0 / 32;
     const bool     q8     = t == GGML_TYPE_Q8_0;
     const bool     has_m  = t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;

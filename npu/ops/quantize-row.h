@@ -1,4 +1,5 @@
-// F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), as
+// F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), and
+// through npu/ops/quantize-kquants.h into the K-quants (Q4_K, Q5_K, Q6_K), as
 // SET_ROWS and CPY write them: a row lands in its VTCM dst row as the dense arrays of
 // htp_quant_row (abi/include/htp-abi/params/core.h) and quant_row_store joins them into the
 // blocks of the DDR row by one 2-D DMA per field.
@@ -13,32 +14,11 @@
 #pragma once
 #include "hvx-math.h"
 #include "quant-luts.h"
+#include "quantize-kquants.h"
+#include "quantize-lanes.h"
 #include "row-stream.h"
 
 namespace htp_ops {
-
-// Pieces of W bytes (bytes 0 .. W - 1 of v) gathered in order into whole vectors: push moves
-// the pieces so far down W bytes and puts the new one at the top; after the last piece of a
-// vector (128 / W of them), or the row's last piece (i = n - 1), the vector goes to
-// out[i / (128 / W)], its first piece at byte 0. W = 4 gathers per-block scalars (splatted),
-// one lane per block.
-template <int W> struct piece_collector {
-    HVX_Vector acc;
-
-    HTP_INLINE void push(HVX_Vector v, HVX_Vector * out, uint32_t i, uint32_t n) {
-        constexpr uint32_t per = 128 / W;
-        acc                    = Q6_V_valign_VVR(v, acc, W);
-        if (i % per == per - 1 || i == n - 1) {
-            hvx_vmem_store(&out[i / per], Q6_V_vror_VR(acc, (int32_t) (128 - W * (i % per + 1))));
-        }
-    }
-};
-
-// The low bytes of the 32 words of w in bytes 0..31.
-HTP_INLINE HVX_Vector word_bytes(HVX_Vector w) {
-    const HVX_Vector h = Q6_Vh_vpacke_VwVw(w, w);
-    return Q6_Vb_vpacke_VhVh(h, h);
-}
 
 // The F32 scales (or mins) of nb blocks at scr, 32 a vector, to FP16 at out: whole pairs of
 // vectors, the odd group's partner zeroed first.
@@ -180,19 +160,6 @@ HTP_INLINE HVX_Vector nibble_bytes(HVX_Vector c) {
     return word_bytes(Q6_V_vor_VV(Q6_V_vand_VV(c, f), Q6_Vw_vasl_VwR(Q6_V_vand_VV(Q6_V_vror_VR(c, 64), f), 4)));
 }
 
-// The VTCM arrays of one dst row (htp_quant_row offsets from the row's start y).
-struct quant_row_arrays {
-    HVX_Vector *quants, *scales, *mins, *high, *dscr, *mscr;
-
-    HTP_INLINE quant_row_arrays(HVX_Vector * y, const htp_quant_row & L)
-        : quants(y + L.v_quants / 128),
-          scales(y + L.v_scales / 128),
-          mins(y + L.v_mins / 128),
-          high(y + L.v_high / 128),
-          dscr(y + L.v_dscratch / 128),
-          mscr(y + L.v_mscratch / 128) {}
-};
-
 // A row of the 4-bit index formats (Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL) from nb blocks of F32 at x,
 // block by block (compute_quant_row_scales converts the scales after). MIN: mins too; HIGH:
 // the fifth bits.
@@ -270,6 +237,16 @@ HTP_INLINE void quantize_rows_with(R row, const HVX_Vector * x, uint32_t px, HVX
     }
 }
 
+// The K-quants' row loop: their header bytes are written whole (no F32 scale scratch).
+template <class R>
+HTP_INLINE void kquant_rows(R row, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py, uint32_t n,
+                            const htp_quant_row * L) {
+    HTP_NO_UNROLL
+    for (uint32_t j = 0; j < n; j++) {
+        row(x + j * px, y + j * py, L);
+    }
+}
+
 static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py,
                                  uint32_t n, const htp_quant_row * L) {
     switch (type) {
@@ -288,8 +265,17 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
         case HTP_TYPE_Q5_1:
             quantize_rows_with(compute_quant_row_4bit<block_min_codes<31>, true, true>, x, px, y, py, n, L);
             break;
-        default:  // HTP_TYPE_IQ4_NL
+        case HTP_TYPE_IQ4_NL:
             quantize_rows_with(compute_quant_row_4bit<block_iq4_nl_codes, false, false>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q4_K:
+            kquant_rows(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q5_K:
+            kquant_rows(compute_kquant_row<kquant_k32<31>>, x, px, y, py, n, L);
+            break;
+        default:  // HTP_TYPE_Q6_K
+            kquant_rows(compute_kquant_row<kquant_q6_k>, x, px, y, py, n, L);
             break;
     }
 }

@@ -1,7 +1,7 @@
 // Host side of CPY / CONT / DUP between F32, F16 and BF16, between F32 and I32 (glm5-next's and
 // minimax-m3's position casts), of I32 to I32 (the i32 CONT of deepseek32's sparse-attention
 // indices), and of F32 / F16 / BF16 rows into the quantized rows of htp_quant_row (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, Q6_K: ggml-cpu's quantizing copy, a contiguous dst of
+// Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K .. Q6_K: ggml-cpu's quantizing copy, a contiguous dst of
 // whole blocks), and
 // of quantized rows into the same type (a byte copy: block_copy); a block-quantized source to
 // F32 runs on GET_ROWS' kernel (dequant_copy). Equal shapes are walked dim by dim (any

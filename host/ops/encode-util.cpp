@@ -129,7 +129,8 @@ bool quant_row_type(ggml_type t) {
 }
 
 bool kquant_row_type(ggml_type t) {
-    return t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K || t == GGML_TYPE_Q6_K;
+    return t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K ||
+           t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS;
 }
 
 bool quant_row_dst_type(ggml_type t) {
@@ -173,34 +174,55 @@ uint32_t kv_blocks_descs(ggml_type t) {
 // The K-quants' arrays (htp_quant_row's second reading): quants, header, high bits, group
 // scratch, the widened source; fields in the block's order.
 static uint32_t kquant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
-    const uint32_t nb = ne0 / 256;
-    const bool     q6 = t == GGML_TYPE_Q6_K;
-    const uint32_t hb = t == GGML_TYPE_Q4_K ? 0 : q6 ? 64 : 32;  // high-bit bytes a block
-    q                 = {};
-    q.n_blocks        = nb;
-    q.block_bytes     = (uint32_t) ggml_type_size(t);
-    uint32_t off      = 0;
-    auto     region   = [&](bool used, uint32_t bytes) {
+    const uint32_t nb    = ne0 / 256;
+    const bool     small = t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q3_K;  // 2-bit quants: 64 bytes a block
+    const bool     wide  = t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q6_K;  // header at a 32-byte pitch (IQ4_XS 8)
+    const uint32_t hp    = wide ? 32 : t == GGML_TYPE_IQ4_XS ? 8 : 16;
+    const uint32_t hb    = t == GGML_TYPE_Q6_K ? 64 : t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q5_K ? 32 : 0;
+    q                    = {};
+    q.n_blocks           = nb;
+    q.block_bytes        = (uint32_t) ggml_type_size(t);
+    uint32_t off         = 0;
+    auto     region      = [&](bool used, uint32_t bytes) {
         const uint32_t at = used ? off : 0;
         off += used ? align_up(bytes, 128) : 0;
         return at;
     };
-    q.v_quants   = region(true, nb * 128);
-    q.v_scales   = region(true, nb * (q6 ? 32 : 16) + 128);
+    q.v_quants   = region(true, nb * (small ? 64 : 128) + 128);
+    q.v_scales   = region(true, nb * hp + 128);
     q.v_high     = region(hb != 0, nb * hb + 128);
     q.v_dscratch = region(true, HTP_QUANT_ROW_KQ_SCRATCH * 128);
     q.v_f32      = region(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
-    if (q6) {  // ql, qh, scales + d
-        q.field[0] = { 0, 128, q.v_quants, 128 };
-        q.field[1] = { 128, 64, q.v_high, 64 };
-        q.field[2] = { 192, 18, q.v_scales, 32 };
-        q.n_fields = 3;
-    } else {  // d, dmin, scales; (Q5_K: qh); qs
-        q.field[q.n_fields++] = { 0, 16, q.v_scales, 16 };
-        if (hb) {
-            q.field[q.n_fields++] = { 16, 32, q.v_high, 32 };
-        }
-        q.field[q.n_fields++] = { 16 + hb, 128, q.v_quants, 128 };
+    auto field   = [&](uint32_t src_off, uint32_t bytes, uint32_t vtcm_off, uint32_t step) {
+        q.field[q.n_fields++] = { src_off, bytes, vtcm_off, step };
+    };
+    switch (t) {  // the blocks of ggml-common.h
+        case GGML_TYPE_Q2_K:  // scales[16], qs[64], d, dmin
+            field(0, 16, q.v_scales, 32);
+            field(16, 64, q.v_quants, 64);
+            field(80, 4, q.v_scales + 16, 32);
+            break;
+        case GGML_TYPE_Q3_K:  // hmask[32], qs[64], scales[12], d
+            field(0, 32, q.v_high, 32);
+            field(32, 64, q.v_quants, 64);
+            field(96, 14, q.v_scales, 16);
+            break;
+        case GGML_TYPE_Q6_K:  // ql[128], qh[64], scales[16], d
+            field(0, 128, q.v_quants, 128);
+            field(128, 64, q.v_high, 64);
+            field(192, 18, q.v_scales, 32);
+            break;
+        case GGML_TYPE_IQ4_XS:  // d, scales_h, scales_l[4], qs[128]
+            field(0, 8, q.v_scales, 8);
+            field(8, 128, q.v_quants, 128);
+            break;
+        default:  // Q4_K, Q5_K: d, dmin, scales[12], (qh[32]), qs[128]
+            field(0, 16, q.v_scales, 16);
+            if (hb) {
+                field(16, 32, q.v_high, 32);
+            }
+            field(16 + hb, 128, q.v_quants, 128);
+            break;
     }
     return off;
 }

@@ -195,7 +195,7 @@ template <typename P> uint32_t rows_in_out(P & p, const ggml_tensor * a, const g
 // IQ4_NL, blocks of 32).
 bool quant_row_type(ggml_type t);
 
-// The K-quants SET_ROWS and CPY write too (Q4_K, Q5_K, Q6_K, super-blocks of 256), and all
+// The K-quants SET_ROWS and CPY write too (Q2_K .. Q6_K, super-blocks of 256), and all
 // of the types they write: quant_row_type's or these.
 bool kquant_row_type(ggml_type t);
 bool quant_row_dst_type(ggml_type t);

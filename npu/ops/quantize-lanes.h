@@ -7,6 +7,7 @@
 // comparisons through the order key of hvx-math.h on x + 0 (so -0 equals +0, as in C).
 #pragma once
 #include "hvx-math.h"
+#include "quant-luts.h"
 #include "row-stream.h"
 
 namespace htp_ops {
@@ -92,6 +93,34 @@ HTP_INLINE HVX_Vector sqrt_lanes(HVX_Vector x) {
         s = Q6_V_valign_VVR(splat_f32(sqrt_f32(lane_f32(x, l))), s, 4);
     }
     return s;
+}
+
+// The nearest of kvalues_iq4nl to al lane by lane, as ggml's best_index_int8 picks it (below
+// the midpoint, as its float differences decide, the lower one): its code, and its value in q.
+HTP_INLINE HVX_Vector iq4nl_nearest(HVX_Vector al, HVX_Vector & q) {
+    const HVX_Vector kal = sf_key(al);
+    // lo / hi: the values either side of al (hi = +inf past the last), l: lo's code.
+    HVX_Vector lo = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[0]);
+    HVX_Vector hi = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[1]);
+    HVX_Vector l  = Q6_V_vzero();
+    HTP_NO_UNROLL
+    for (int32_t k = 1; k < 16; k++) {
+        const HVX_VectorPred ge = Q6_Q_vcmp_gt_VwVw(kal, Q6_V_vsplat_R(kIq4nlSearch.key[k]));
+        lo                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k]), lo);
+        hi                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k + 1]), hi);
+        l                       = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R(k), l);
+    }
+    // x - lo < hi - x keeps lo, else hi (ties to hi).
+    const HVX_VectorPred keep = sf_gt(Q6_Vsf_vsub_VsfVsf(hi, al), Q6_Vsf_vsub_VsfVsf(al, lo));
+    q                         = Q6_V_vmux_QVV(keep, lo, hi);
+    return Q6_V_vmux_QVV(keep, l, Q6_Vw_vadd_VwVw(l, Q6_V_vsplat_R(1)));
+}
+
+// A block's 32 codes (low 4 bits) as its 16 quant bytes in bytes 0..15 (byte j: code j |
+// code j + 16 << 4).
+HTP_INLINE HVX_Vector nibble_bytes(HVX_Vector c) {
+    const HVX_Vector f = Q6_V_vsplat_R(0x0f);
+    return word_bytes(Q6_V_vor_VV(Q6_V_vand_VV(c, f), Q6_Vw_vasl_VwR(Q6_V_vand_VV(Q6_V_vror_VR(c, 64), f), 4)));
 }
 
 }  // namespace htp_ops

@@ -1,5 +1,5 @@
 // F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), and
-// through npu/ops/quantize-kquants.h into the K-quants (Q4_K, Q5_K, Q6_K), as
+// through npu/ops/quantize-kquants.h into the K-quants (Q2_K .. Q6_K), as
 // SET_ROWS and CPY write them: a row lands in its VTCM dst row as the dense arrays of
 // htp_quant_row (abi/include/htp-abi/params/core.h) and quant_row_store joins them into the
 // blocks of the DDR row by one 2-D DMA per field.
@@ -116,10 +116,10 @@ template <int MAXQ> struct block_min_codes {
 };
 
 // IQ4_NL as quantize_row_iq4_nl_ref (no importance weights, no scale search): d0 = max / -127,
-// each value's code the nearest of kvalues_iq4nl to x / d0 (best_index_int8: below the
-// midpoint, as its float differences decide, the lower one), then the scale that fits those
-// codes best with weights x^2, d = sum(w q x) / sum(w q^2), summed in element order. A block
-// whose |x| stays below 1e-15 gets d = 0 (its codes do not matter: they decode to 0).
+// each value's code the nearest of kvalues_iq4nl to x / d0 (iq4nl_nearest), then the scale
+// that fits those codes best with weights x^2, d = sum(w q x) / sum(w q^2), summed in element
+// order. A block whose |x| stays below 1e-15 gets d = 0 (its codes do not matter: they decode
+// to 0).
 struct block_iq4_nl_codes {
     static HTP_INLINE HVX_Vector codes(HVX_Vector x, HVX_Vector idx, float & d, float &) {
         const float max = first_absmax_sf(x, idx);
@@ -127,38 +127,16 @@ struct block_iq4_nl_codes {
         if (__builtin_fabsf(max) < 1e-15f) {
             return Q6_V_vzero();
         }
-        const float      id  = 1.0f / (max / -127.0f);
-        const HVX_Vector al  = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id));
-        const HVX_Vector kal = sf_key(al);
-        // lo / hi: the values either side of al (hi = +inf past the last), l: lo's code.
-        HVX_Vector lo = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[0]);
-        HVX_Vector hi = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[1]);
-        HVX_Vector l  = Q6_V_vzero();
-        HTP_NO_UNROLL
-        for (int32_t k = 1; k < 16; k++) {
-            const HVX_VectorPred ge = Q6_Q_vcmp_gt_VwVw(kal, Q6_V_vsplat_R(kIq4nlSearch.key[k]));
-            lo                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k]), lo);
-            hi                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k + 1]), hi);
-            l                       = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R(k), l);
-        }
-        // x - lo < hi - x keeps lo, else hi (ties to hi).
-        const HVX_VectorPred keep = sf_gt(Q6_Vsf_vsub_VsfVsf(hi, al), Q6_Vsf_vsub_VsfVsf(al, lo));
-        const HVX_Vector     q    = Q6_V_vmux_QVV(keep, lo, hi);
-        l                         = Q6_V_vmux_QVV(keep, l, Q6_Vw_vadd_VwVw(l, Q6_V_vsplat_R(1)));
-        const HVX_Vector wq       = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, x), q);
-        const float      sumqx    = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, x));
-        const float      sumq2    = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, q));
-        d                         = sumq2 > 0 ? sumqx / sumq2 : 0.0f;
+        const float      id = 1.0f / (max / -127.0f);
+        HVX_Vector       q;
+        const HVX_Vector l     = iq4nl_nearest(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id)), q);
+        const HVX_Vector wq    = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, x), q);
+        const float      sumqx = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, x));
+        const float      sumq2 = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, q));
+        d                      = sumq2 > 0 ? sumqx / sumq2 : 0.0f;
         return l;
     }
 };
-
-// A block's 32 codes (low 4 bits) as its 16 quant bytes in bytes 0..15 (byte j: code j |
-// code j + 16 << 4).
-HTP_INLINE HVX_Vector nibble_bytes(HVX_Vector c) {
-    const HVX_Vector f = Q6_V_vsplat_R(0x0f);
-    return word_bytes(Q6_V_vor_VV(Q6_V_vand_VV(c, f), Q6_Vw_vasl_VwR(Q6_V_vand_VV(Q6_V_vror_VR(c, 64), f), 4)));
-}
 
 // A row of the 4-bit index formats (Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL) from nb blocks of F32 at x,
 // block by block (compute_quant_row_scales converts the scales after). MIN: mins too; HIGH:
@@ -274,8 +252,17 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
         case HTP_TYPE_Q5_K:
             kquant_rows(compute_kquant_row<kquant_k32<31>>, x, px, y, py, n, L);
             break;
-        default:  // HTP_TYPE_Q6_K
+        case HTP_TYPE_Q6_K:
             kquant_rows(compute_kquant_row<kquant_q6_k>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q2_K:
+            kquant_rows(compute_kquant_row<kquant_q2_k>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q3_K:
+            kquant_rows(compute_kquant_row<kquant_q3_k>, x, px, y, py, n, L);
+            break;
+        default:  // HTP_TYPE_IQ4_XS
+            kquant_rows(compute_kquant_row<kquant_iq4_xs>, x, px, y, py, n, L);
             break;
     }
 }

@@ -1,4 +1,5 @@
-// ggml's scale searches (ggml/src/ggml-quants.c: make_qkx2_quants, make_qx_quants) with one
+// ggml's scale searches (ggml/src/ggml-quants.c: make_qkx2_quants, make_qx_quants,
+// make_q3_quants) with one
 // lane per sub-block: x is n element rows (row i: element i of 32 sub-blocks), so each C loop
 // over a sub-block's elements is a loop over rows and every sum is added in the C code's
 // order; each float operation is the C code's (npu/ops/quantize-lanes.h). Codes are I32 lanes
@@ -64,10 +65,10 @@ HTP_INLINE void select_rows(HVX_Vector * c, const HVX_Vector * a, uint32_t n, HV
 }
 
 // make_qkx2_quants on n rows of x with weights av + |x| (av at *avp): best codes to L, scale
-// to out[0], the_min (-min) to out[1]; aux: n rows of scratch.
+// to out[0], the_min (-min) to out[ms]; aux: n rows of scratch.
 template <bool MAD>
 static HTP_COMPUTE void compute_qkx2_lanes(const HVX_Vector * x, uint32_t n, const HVX_Vector * avp, qkx2_params p,
-                                           HVX_Vector * L, HVX_Vector * aux, HVX_Vector * out) {
+                                           HVX_Vector * L, HVX_Vector * aux, HVX_Vector * out, uint32_t ms) {
     const HVX_Vector av = hvx_vmem_load(avp);
     const HVX_Vector x0 = hvx_vmem_load(&x[0]);
     HVX_Vector       mn = x0, mx = x0, sw = qk_weight(x0, av);
@@ -114,7 +115,7 @@ static HTP_COMPUTE void compute_qkx2_lanes(const HVX_Vector * x, uint32_t n, con
         hvx_vmem_store(&L[i], Q6_V_vmux_QVV(flat, Q6_V_vzero(), hvx_vmem_load(&L[i])));
     }
     hvx_vmem_store(&out[0], Q6_V_vmux_QVV(flat, Q6_V_vzero(), scale));
-    hvx_vmem_store(&out[1], Q6_V_vxor_VV(Q6_V_vmux_QVV(flat, mn0, mn), Q6_V_vsplat_R((int32_t) 0x80000000)));
+    hvx_vmem_store(&out[ms], Q6_V_vxor_VV(Q6_V_vmux_QVV(flat, mn0, mn), Q6_V_vsplat_R((int32_t) 0x80000000)));
 }
 
 // make_qx_quants' trial (rmse_type 1, no importance weights): codes l = clamp(nearest_int(iscale
@@ -171,6 +172,115 @@ static HTP_COMPUTE void compute_qx_lanes(const HVX_Vector * x, uint32_t n, int32
         hvx_vmem_store(&L[i], Q6_V_vmux_QVV(zero, Q6_V_vzero(), hvx_vmem_load(&L[i])));
     }
     hvx_vmem_store(out, Q6_V_vmux_QVV(zero, Q6_V_vzero(), scale));
+}
+
+// make_q3_quants' refinement pass (do_rmse): each code in turn moved to nearest_int(x *
+// sl2 / slx) of the sums without it, kept where the fit improves (the sums updated at once).
+HTP_INLINE void q3_refine(const HVX_Vector * x, uint32_t n, int32_t nmax, HVX_Vector * L, HVX_Vector & sumlx,
+                          HVX_Vector & suml2) {
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {
+        const HVX_Vector xi  = hvx_vmem_load(&x[i]);
+        const HVX_Vector li  = hvx_vmem_load(&L[i]);
+        const HVX_Vector lf  = int_to_sf_small(li);
+        const HVX_Vector w   = Q6_Vsf_vmpy_VsfVsf(xi, xi);
+        const HVX_Vector wx  = Q6_Vsf_vmpy_VsfVsf(w, xi);
+        const HVX_Vector slx = Q6_Vsf_vsub_VsfVsf(sumlx, Q6_Vsf_vmpy_VsfVsf(wx, lf));
+        const HVX_Vector sl2 = Q6_Vsf_vsub_VsfVsf(suml2, Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(w, lf), lf));
+        const HVX_Vector nl  = clamp_w(nearest_int_sf(div_lanes(Q6_Vsf_vmpy_VsfVsf(xi, sl2), slx)), -nmax, nmax - 1);
+        const HVX_Vector nf  = int_to_sf_small(nl);
+        const HVX_Vector s1  = Q6_Vsf_vadd_VsfVsf(slx, Q6_Vsf_vmpy_VsfVsf(wx, nf));
+        const HVX_Vector s2  = Q6_Vsf_vadd_VsfVsf(sl2, Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(w, nf), nf));
+        const HVX_Vector lhs = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(s1, s1), suml2);
+        const HVX_Vector rhs = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(sumlx, sumlx), s2);
+        HVX_VectorPred   upd = Q6_Q_and_QQ(gt0_sf(slx), Q6_Q_not_Q(Q6_Q_vcmp_eq_VwVw(nl, li)));
+        upd                  = Q6_Q_and_QQ(upd, Q6_Q_and_QQ(gt0_sf(s2), lt_sf(rhs, lhs)));
+        hvx_vmem_store(&L[i], Q6_V_vmux_QVV(upd, nl, li));
+        sumlx = Q6_V_vmux_QVV(upd, s1, sumlx);
+        suml2 = Q6_V_vmux_QVV(upd, s2, suml2);
+    }
+}
+
+// make_q3_quants(n, nmax, x, L, true) on n rows: codes (0 .. 2 nmax - 1; 0 in an all-zero
+// sub-block) to L, the scale to *out. Its five refinement passes stop early when nothing
+// changed: a pass after such one changes nothing either, so every lane runs all five.
+static HTP_COMPUTE void compute_q3_lanes(const HVX_Vector * x, uint32_t n, int32_t nmax, HVX_Vector * L,
+                                         HVX_Vector * out) {
+    HVX_Vector amax = Q6_V_vzero(), mx = Q6_V_vzero();
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {  // the first x of the largest |x|
+        const HVX_Vector     xi = hvx_vmem_load(&x[i]);
+        const HVX_VectorPred g  = lt_sf(amax, sf_abs(xi));
+        amax                    = Q6_V_vmux_QVV(g, sf_abs(xi), amax);
+        mx                      = Q6_V_vmux_QVV(g, xi, mx);
+    }
+    const HVX_Vector iscale = div_lanes(splat_f32((float) -nmax), mx);
+    HVX_Vector       sumlx = Q6_V_vzero(), suml2 = Q6_V_vzero();
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {
+        const HVX_Vector xi = hvx_vmem_load(&x[i]);
+        const HVX_Vector l  = clamp_w(nearest_int_sf(Q6_Vsf_vmpy_VsfVsf(iscale, xi)), -nmax, nmax - 1);
+        hvx_vmem_store(&L[i], l);
+        const HVX_Vector lf = int_to_sf_small(l);
+        const HVX_Vector w  = Q6_Vsf_vmpy_VsfVsf(xi, xi);
+        sumlx               = Q6_Vsf_vadd_VsfVsf(sumlx, Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(w, xi), lf));
+        suml2               = Q6_Vsf_vadd_VsfVsf(suml2, Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(w, lf), lf));
+    }
+    HTP_NO_UNROLL
+    for (uint32_t itry = 0; itry < 5; itry++) {
+        q3_refine(x, n, nmax, L, sumlx, suml2);
+    }
+    const HVX_VectorPred zero = lt_sf(amax, splat_f32(1e-15f));  // GROUP_MAX_EPS: codes 0, scale 0
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {
+        const HVX_Vector c = Q6_Vw_vadd_VwVw(hvx_vmem_load(&L[i]), Q6_V_vsplat_R(nmax));
+        hvx_vmem_store(&L[i], Q6_V_vmux_QVV(zero, Q6_V_vzero(), c));
+    }
+    const HVX_Vector scale = Q6_V_vmux_QVV(gt0_sf(suml2), div_lanes(sumlx, suml2), Q6_V_vzero());
+    hvx_vmem_store(out, Q6_V_vmux_QVV(zero, Q6_V_vzero(), scale));
+}
+
+// quantize_row_iq4_nl_impl's trial (no importance weights: w = x * x): codes the nearest of
+// kvalues_iq4nl to id * x, sum w q x, sum w q q.
+HTP_INLINE void iq4_trial(const HVX_Vector * x, uint32_t n, HVX_Vector id, HVX_Vector & sqx, HVX_Vector & sq2) {
+    sqx = sq2 = Q6_V_vzero();
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {
+        const HVX_Vector xi = hvx_vmem_load(&x[i]);
+        HVX_Vector       q;
+        iq4nl_nearest(Q6_Vsf_vmpy_VsfVsf(id, xi), q);
+        const HVX_Vector wq = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(xi, xi), q);
+        sqx                 = Q6_Vsf_vadd_VsfVsf(sqx, Q6_Vsf_vmpy_VsfVsf(wq, xi));
+        sq2                 = Q6_Vsf_vadd_VsfVsf(sq2, Q6_Vsf_vmpy_VsfVsf(wq, q));
+    }
+}
+
+// quantize_row_iq4_nl_impl's sub-block scale (ntry 7, IQ4_XS) on n rows: d = -max / -127,
+// refined over id = (itry - 127) / max, itry = -7 .. 7; 0 where |x| < 1e-15. To *out.
+static HTP_COMPUTE void compute_iq4_lanes(const HVX_Vector * x, uint32_t n, HVX_Vector * out) {
+    HVX_Vector amax = Q6_V_vzero(), mx = Q6_V_vzero();
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {  // the first x of the largest |x|
+        const HVX_Vector     xi = hvx_vmem_load(&x[i]);
+        const HVX_VectorPred g  = lt_sf(amax, sf_abs(xi));
+        amax                    = Q6_V_vmux_QVV(g, sf_abs(xi), amax);
+        mx                      = Q6_V_vmux_QVV(g, xi, mx);
+    }
+    const HVX_Vector d0 = div_lanes(Q6_V_vxor_VV(mx, Q6_V_vsplat_R((int32_t) 0x80000000)), splat_f32(-127.0f));
+    HVX_Vector       sqx, sq2;
+    iq4_trial(x, n, div_lanes(splat_f32(1.0f), d0), sqx, sq2);
+    HVX_Vector d    = Q6_V_vmux_QVV(gt0_sf(sq2), div_lanes(sqx, sq2), Q6_V_vzero());
+    HVX_Vector best = Q6_Vsf_vmpy_VsfVsf(d, sqx);
+    HTP_NO_UNROLL
+    for (int32_t itry = -7; itry <= 7; itry++) {
+        iq4_trial(x, n, div_lanes(splat_f32((float) (itry - 127)), mx), sqx, sq2);
+        const HVX_Vector upd = Q6_V_vand_QR(
+            Q6_Q_and_QQ(gt0_sf(sq2), lt_sf(Q6_Vsf_vmpy_VsfVsf(best, sq2), Q6_Vsf_vmpy_VsfVsf(sqx, sqx))), -1);
+        const HVX_Vector nd = div_lanes(sqx, sq2);
+        d                   = Q6_V_vmux_QVV(Q6_Q_vand_VR(upd, -1), nd, d);
+        best                = Q6_V_vmux_QVV(Q6_Q_vand_VR(upd, -1), Q6_Vsf_vmpy_VsfVsf(nd, sqx), best);
+    }
+    hvx_vmem_store(out, Q6_V_vmux_QVV(lt_sf(amax, splat_f32(1e-15f)), Q6_V_vzero(), d));
 }
 
 }  // namespace htp_ops

@@ -866,12 +866,13 @@ TEST_F(NpuOps, FlashAttnFollowsSplitChunksAndBuffers) {
 }  // namespace
 
 // The K-quant quantizers of SET_ROWS (npu/ops/quantize-kquants.h) against ggml's
-// quantize_row_q{4,5,6}_K_ref, every byte, from F32 and F16 rows: random super-blocks and edge
+// quantize_row_q{2,3,4,5,6}_K_ref and quantize_row_iq4_xs_ref, every byte, from F32 and F16 rows: random super-blocks and edge
 // ones: all zero, one large value among small ones, negative only, halves of quarters (rounding
 // ties), values below 1e-15 (Q6_K's zero block), one value alone; rows of 1 super-block, of 3
 // (a group of 4 left partly empty), of 9 (two groups and a tail).
 TEST_F(NpuOps, SetRowsKQuantsMatchGgml) {
-    const ggml_type types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+    const ggml_type types[] = { GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                GGML_TYPE_IQ4_XS };
     int             rows    = 0;
     for (const Caps & c : kCaps) {
         for (ggml_type t : types) {
@@ -936,5 +937,5 @@ TEST_F(NpuOps, SetRowsKQuantsMatchGgml) {
             }
         }
     }
-    EXPECT_GE(rows, 3 * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
+    EXPECT_GE(rows, 6 * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
 }

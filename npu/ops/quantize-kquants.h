@@ -152,59 +152,77 @@ static HTP_COMPUTE void compute_k2bit_pack(const HVX_Vector * c, uint8_t * quant
     }
 }
 
+// The group steps of each type (K::compute_group: the group's element rows at the row's
+// scratch, its super-blocks sb0 .. sb0 + 3 of the row's n_blocks).
+struct kq_group {
+    HVX_Vector *s, *lanes, *quants;
+    uint8_t *   scales, *high;
+    uint32_t    nb;
+
+    HTP_INLINE kq_group(HVX_Vector * y, const htp_quant_row * L)
+        : s(y + L->v_dscratch / 128),
+          lanes(s + kKqLanes),
+          quants(y + L->v_quants / 128),
+          scales((uint8_t *) (y + L->v_scales / 128)),
+          high((uint8_t *) (y + L->v_high / 128)),
+          nb(L->n_blocks) {}
+};
+
 // Q4_K (NMAX 15: make_qkx2_quants(32, 15, .., -1, 0.1, 20)) and Q5_K (31: -0.5, 0.1, 15).
+inline constexpr qkx2_params kQkx2Q4K = { 15, -1.0f, 0.1f, 20 };
+inline constexpr qkx2_params kQkx2Q5K = { 31, -0.5f, 0.1f, 15 };
+inline constexpr qkx2_params kQkx2Q2K = { 3, -0.5f, 0.1f, 15 };
+
 template <int NMAX> struct kquant_k32 {
-    static HTP_INLINE void group(const quant_row_arrays & a, uint32_t sb0, uint32_t nb) {
-        HVX_Vector *      s = a.dscr;
-        const qkx2_params p = NMAX == 15 ? qkx2_params{ 15, -1.0f, 0.1f, 20 } : qkx2_params{ 31, -0.5f, 0.1f, 15 };
-        compute_k32_weights(s);
-        compute_qkx2_lanes<false>(s + kKqRows, 32, s + kKqLanes + 8, p, s + kKqBest, s + kKqAux, s + kKqLanes, 2);
-        compute_k32_scales(s + kKqLanes, (uint8_t *) a.scales, sb0, nb);
-        compute_kq_codes<0, NMAX, 0, true>(s, 32);
-        compute_transpose_32x32(s + kKqAux, 1, s + kKqAux, 1);
-        compute_k32_pack<NMAX == 31>(s + kKqAux, a.quants, (uint8_t *) a.high, sb0, nb);
+    static HTP_COMPUTE void compute_group(HVX_Vector * y, const htp_quant_row * L, uint32_t sb0) {
+        const kq_group g(y, L);
+        compute_k32_weights(g.s);
+        compute_qkx2_lanes<false>(g.s + kKqRows, 32, g.lanes + 8, NMAX == 15 ? &kQkx2Q4K : &kQkx2Q5K,
+                                  g.s + kKqBest, g.s + kKqAux, g.lanes, 2);
+        compute_k32_scales(g.lanes, g.scales, sb0, g.nb);
+        compute_kq_codes<0, NMAX, 0, true>(g.s, 32);
+        compute_transpose_32x32(g.s + kKqAux, 1, g.s + kKqAux, 1);
+        compute_k32_pack<NMAX == 31>(g.s + kKqAux, g.quants, g.high, sb0, g.nb);
     }
 };
 
 // Q6_K: make_qx_quants(16, 32, .., 1, NULL) per sub-block of 16.
 struct kquant_q6_k {
-    static HTP_INLINE void group(const quant_row_arrays & a, uint32_t sb0, uint32_t nb) {
-        HVX_Vector * s = a.dscr;
-        compute_qx_lanes(s + kKqRows, 16, 32, s + kKqBest, s + kKqAux, s + kKqLanes);
-        compute_qx_lanes(s + kKqRows + 16, 16, 32, s + kKqBest + 16, s + kKqAux + 16, s + kKqLanes + 1);
-        compute_q6_k_scales(s + kKqLanes, (uint8_t *) a.scales, sb0, nb);
-        compute_kq_codes<-32, 31, 32, false>(s, 16);
-        compute_transpose_32x32(s + kKqAux, 1, s + kKqAux, 1);
-        compute_q6_k_pack(s + kKqAux, a.quants, (uint8_t *) a.high, sb0, nb);
+    static HTP_COMPUTE void compute_group(HVX_Vector * y, const htp_quant_row * L, uint32_t sb0) {
+        const kq_group g(y, L);
+        compute_qx_lanes(g.s + kKqRows, 16, 32, g.s + kKqBest, g.s + kKqAux, g.lanes);
+        compute_qx_lanes(g.s + kKqRows + 16, 16, 32, g.s + kKqBest + 16, g.s + kKqAux + 16, g.lanes + 1);
+        compute_q6_k_scales(g.lanes, g.scales, sb0, g.nb);
+        compute_kq_codes<-32, 31, 32, false>(g.s, 16);
+        compute_transpose_32x32(g.s + kKqAux, 1, g.s + kKqAux, 1);
+        compute_q6_k_pack(g.s + kKqAux, g.quants, g.high, sb0, g.nb);
     }
 };
 
 // Q2_K: make_qkx2_quants(16, 3, .., weights |x|, -0.5, 0.1, 15, use_mad) per sub-block of 16.
 struct kquant_q2_k {
-    static HTP_INLINE void group(const quant_row_arrays & a, uint32_t sb0, uint32_t nb) {
-        HVX_Vector *      s = a.dscr;
-        const qkx2_params p = { 3, -0.5f, 0.1f, 15 };
-        hvx_vmem_store(&s[kKqLanes + 8], Q6_V_vzero());  // weights 0 + |x|
-        compute_qkx2_lanes<true>(s + kKqRows, 16, s + kKqLanes + 8, p, s + kKqBest, s + kKqAux, s + kKqLanes, 2);
-        compute_qkx2_lanes<true>(s + kKqRows + 16, 16, s + kKqLanes + 8, p, s + kKqBest + 16, s + kKqAux + 16,
-                                 s + kKqLanes + 1, 2);
-        compute_q2_k_scales(s + kKqLanes, (uint8_t *) a.scales, sb0, nb);
-        compute_kq_codes<0, 3, 0, true>(s, 16);
-        compute_transpose_32x32(s + kKqAux, 1, s + kKqAux, 1);
-        compute_k2bit_pack<false>(s + kKqAux, (uint8_t *) a.quants, nullptr, sb0, nb);
+    static HTP_COMPUTE void compute_group(HVX_Vector * y, const htp_quant_row * L, uint32_t sb0) {
+        const kq_group g(y, L);
+        compute_qkx2_lanes<true>(g.s + kKqRows, 16, nullptr, &kQkx2Q2K, g.s + kKqBest, g.s + kKqAux, g.lanes, 2);
+        compute_qkx2_lanes<true>(g.s + kKqRows + 16, 16, nullptr, &kQkx2Q2K, g.s + kKqBest + 16, g.s + kKqAux + 16,
+                                 g.lanes + 1, 2);
+        compute_q2_k_scales(g.lanes, g.scales, sb0, g.nb);
+        compute_kq_codes<0, 3, 0, true>(g.s, 16);
+        compute_transpose_32x32(g.s + kKqAux, 1, g.s + kKqAux, 1);
+        compute_k2bit_pack<false>(g.s + kKqAux, (uint8_t *) g.quants, nullptr, sb0, g.nb);
     }
 };
 
 // Q3_K: make_q3_quants(16, 4, .., true) per sub-block of 16.
 struct kquant_q3_k {
-    static HTP_INLINE void group(const quant_row_arrays & a, uint32_t sb0, uint32_t nb) {
-        HVX_Vector * s = a.dscr;
-        compute_q3_lanes(s + kKqRows, 16, 4, s + kKqBest, s + kKqLanes);
-        compute_q3_lanes(s + kKqRows + 16, 16, 4, s + kKqBest + 16, s + kKqLanes + 1);
-        compute_q3_k_scales(s + kKqLanes, (uint8_t *) a.scales, sb0, nb);
-        compute_kq_codes<-4, 3, 4, false>(s, 16);
-        compute_transpose_32x32(s + kKqAux, 1, s + kKqAux, 1);
-        compute_k2bit_pack<true>(s + kKqAux, (uint8_t *) a.quants, (uint8_t *) a.high, sb0, nb);
+    static HTP_COMPUTE void compute_group(HVX_Vector * y, const htp_quant_row * L, uint32_t sb0) {
+        const kq_group g(y, L);
+        compute_q3_lanes(g.s + kKqRows, 16, 4, g.s + kKqBest, g.lanes);
+        compute_q3_lanes(g.s + kKqRows + 16, 16, 4, g.s + kKqBest + 16, g.lanes + 1);
+        compute_q3_k_scales(g.lanes, g.scales, sb0, g.nb);
+        compute_kq_codes<-4, 3, 4, false>(g.s, 16);
+        compute_transpose_32x32(g.s + kKqAux, 1, g.s + kKqAux, 1);
+        compute_k2bit_pack<true>(g.s + kKqAux, (uint8_t *) g.quants, g.high, sb0, g.nb);
     }
 };
 
@@ -233,25 +251,25 @@ static HTP_COMPUTE void compute_iq4_xs_pack(const HVX_Vector * c, HVX_Vector * q
 
 // IQ4_XS: quantize_row_iq4_nl_impl(QK_K, 32, .., kvalues_iq4nl, NULL, 7) per super-block.
 struct kquant_iq4_xs {
-    static HTP_INLINE void group(const quant_row_arrays & a, uint32_t sb0, uint32_t nb) {
-        HVX_Vector * s = a.dscr;
-        compute_iq4_lanes(s + kKqRows, 32, s + kKqLanes);
-        compute_iq4_xs_scales(s + kKqLanes, (uint8_t *) a.scales, sb0, nb);
-        compute_iq4_xs_codes(s);
-        compute_transpose_32x32(s + kKqAux, 1, s + kKqAux, 1);
-        compute_iq4_xs_pack(s + kKqAux, a.quants, sb0, nb);
+    static HTP_COMPUTE void compute_group(HVX_Vector * y, const htp_quant_row * L, uint32_t sb0) {
+        const kq_group g(y, L);
+        compute_iq4_lanes(g.s + kKqRows, 32, g.lanes);
+        compute_iq4_xs_scales(g.lanes, g.scales, sb0, g.nb);
+        compute_iq4_xs_codes(g.s);
+        compute_transpose_32x32(g.s + kKqAux, 1, g.s + kKqAux, 1);
+        compute_iq4_xs_pack(g.s + kKqAux, g.quants, sb0, g.nb);
     }
 };
 
 // A K-quant row of n_blocks super-blocks from F32 at x, a group (4 super-blocks) at a time.
 template <class K> static HTP_COMPUTE void compute_kquant_row(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
-    const quant_row_arrays a(y, *L);
-    const uint32_t         nb = L->n_blocks, nv = 8 * nb;
+    HVX_Vector *   s  = y + L->v_dscratch / 128;
+    const uint32_t nv = 8 * L->n_blocks;
     HTP_NO_UNROLL
     for (uint32_t g = 0; 32 * g < nv; g++) {
-        kq_load_group(a.dscr, x + 32 * g, nv - 32 * g);
-        compute_transpose_32x32(a.dscr + kKqRows, 1, a.dscr + kKqRows, 1);
-        K::group(a, 4 * g, nb);
+        kq_load_group(s, x + 32 * g, nv - 32 * g);
+        compute_transpose_32x32(s + kKqRows, 1, s + kKqRows, 1);
+        K::compute_group(y, L, 4 * g);
     }
 }
 

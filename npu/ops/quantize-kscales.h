@@ -4,7 +4,9 @@
 // the header bytes stored at head (unaligned: the array has 128 bytes of slack), and each
 // sub-block's rounded scale (and min) into the lanes for the final codes. Scalar, per
 // super-block of the group (sb0 .. sb0 + 3, lanes 8k .. 8k + 7); m: the lane vectors
-// (kKqLanes: +0/+1 scales, +2/+3 mins in; +4/+5 d, +6/+7 dm, +9 zero mask out).
+// (kKqLanes: +0/+1 scales, +2/+3 mins in; +4/+5 d, +6/+7 dm, +9 zero mask out). Lanes are read
+// by lane_at and gathered by valign: kernels reach VTCM by HVX and DMA only, no scalar load or
+// store (docs/vhtp.md "VTCM check").
 #pragma once
 #include "htp-repack/fp16.h"  // the FP16 roundings of d (GGML_FP32_TO_FP16, round to nearest even)
 #include "quantize-lanes.h"
@@ -29,7 +31,7 @@ HTP_INLINE HVX_Vector push_word(HVX_Vector acc, uint32_t w) {
 
 // Sub-block ib's value of a super-block of 16 sub-blocks: lane 8k + ib / 2 of a (even) or b.
 HTP_INLINE float sub16(HVX_Vector a, HVX_Vector b, uint32_t k, uint32_t ib) {
-    return lane_f32(ib & 1 ? b : a, 8 * k + ib / 2);
+    return lane_at(ib & 1 ? b : a, 8 * k + ib / 2);
 }
 
 HTP_INLINE uint16_t f16_of(float f) {
@@ -56,7 +58,7 @@ static HTP_COMPUTE void compute_k32_scales(HVX_Vector * m, uint8_t * head, uint3
         float max_scale = 0.0f, max_min = 0.0f;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            const float sc = lane_f32(S, 8 * k + j), mi = lane_f32(M, 8 * k + j);
+            const float sc = lane_at(S, 8 * k + j), mi = lane_at(M, 8 * k + j);
             max_scale      = sc > max_scale ? sc : max_scale;
             max_min        = mi > max_min ? mi : max_min;
         }
@@ -67,7 +69,7 @@ static HTP_COMPUTE void compute_k32_scales(HVX_Vector * m, uint8_t * head, uint3
         uint32_t       w1 = 0, w2 = 0, w3 = 0;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            const uint32_t ls = k_code6(inv_s, lane_f32(S, 8 * k + j)), lm = k_code6(inv_m, lane_f32(M, 8 * k + j));
+            const uint32_t ls = k_code6(inv_s, lane_at(S, 8 * k + j)), lm = k_code6(inv_m, lane_at(M, 8 * k + j));
             dj                = push_lane(dj, df * (float) ls);
             dmj               = push_lane(dmj, mf * (float) lm);
             const uint32_t b  = 8 * (j & 3);
@@ -107,32 +109,33 @@ static HTP_COMPUTE void compute_q6_k_scales(HVX_Vector * m, uint8_t * head, uint
                 max_scale = sc;
             }
         }
-        const bool     zero   = max_abs < 1e-15f || sb0 + k >= nb;
-        const float    iscale = zero ? 0.0f : -128.f / max_scale;
+        const bool     valid  = sb0 + k < nb;
+        const bool     zero   = max_abs < 1e-15f || !valid;
+        const float    iscale = zero ? 0.0f : -128.f / max_scale;  // 0: every scale 0 (finite lanes)
         const uint16_t d16    = zero ? 0 : f16_of(1 / iscale);
         const float    df     = f32_of(d16);
         HVX_Vector     h      = Q6_V_vzero();
+        uint32_t       word   = 0;
         HTP_NO_UNROLL
-        for (uint32_t w = 0; w < 4; w++) {
-            uint32_t word = 0;
-            HTP_NO_UNROLL
-            for (uint32_t b = 0; b < 4; b++) {
-                const uint32_t ib = 4 * w + b;
-                const int32_t  n  = zero ? 0 : nearest_int_f(iscale * sub16(SA, SB, k, ib));
-                const int8_t   sc = (int8_t) (n < 127 ? n : 127);
-                word |= (uint32_t) (uint8_t) sc << (8 * b);
-                if (ib & 1) {
-                    db = push_lane(db, df * (float) sc);
-                } else {
-                    da = push_lane(da, df * (float) sc);
-                }
+        for (uint32_t ib = 0; ib < 16; ib++) {
+            const int32_t n  = nearest_int_f(iscale * sub16(SA, SB, k, ib));
+            const int8_t  sc = (int8_t) (n < 127 ? n : 127);
+            word |= (uint32_t) (uint8_t) sc << (8 * (ib & 3));
+            if (ib & 1) {
+                db = push_lane(db, df * (float) sc);
+            } else {
+                da = push_lane(da, df * (float) sc);
             }
-            h = push_word(h, word);
+            if ((ib & 3) == 3) {
+                h    = push_word(h, word);
+                word = 0;
+            }
         }
+        HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
             zm = push_word(zm, zero ? 0xffffffffu : 0u);
         }
-        if (sb0 + k < nb) {
+        if (valid) {
             hvx_vmemu_store(head + 32 * (sb0 + k), Q6_V_vror_VR(push_word(h, d16), 108));
         }
     }
@@ -258,7 +261,7 @@ static HTP_COMPUTE void compute_iq4_xs_scales(HVX_Vector * m, uint8_t * head, ui
         float max_scale = 0.0f, amax = 0.0f;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            const float sc = lane_f32(S, 8 * k + j);
+            const float sc = lane_at(S, 8 * k + j);
             if (__builtin_fabsf(sc) > amax) {
                 amax      = __builtin_fabsf(sc);
                 max_scale = sc;
@@ -269,7 +272,7 @@ static HTP_COMPUTE void compute_iq4_xs_scales(HVX_Vector * m, uint8_t * head, ui
         uint32_t    lo = 0, hi = 0;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            int32_t l = nearest_int_f(id * lane_f32(S, 8 * k + j));
+            int32_t l = nearest_int_f(id * lane_at(S, 8 * k + j));
             l         = l < -32 ? -32 : l > 31 ? 31 : l;
             const float dl = d * (float) l;
             idl            = push_lane(idl, dl != 0.0f ? 1 / dl : 0.0f);

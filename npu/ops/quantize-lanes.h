@@ -74,23 +74,32 @@ HTP_INLINE HVX_Vector clamp_w(HVX_Vector l, int32_t lo, int32_t hi) {
     return Q6_Vw_vmin_VwVw(Q6_Vw_vmax_VwVw(l, Q6_V_vsplat_R(lo)), Q6_V_vsplat_R(hi));
 }
 
-// n / d lane by lane, each a scalar IEEE division; the quotients gathered by valign, lane 0
-// first (32 pushes fill the vector, so it needs no rotation).
+// Lane l of v as float: v rotated down l lanes, then lane 0 by vextract (a run-time lane
+// index straight into vextract went through a stack copy of the vector on Hexagon).
+HTP_INLINE float lane_at(HVX_Vector v, uint32_t l) {
+    return lane0_f32(Q6_V_vror_VR(v, (int32_t) (4 * l)));
+}
+
+// n / d lane by lane, each a scalar IEEE division: both rotated down a lane a step, lane 0
+// divided; the quotients gathered by valign, lane 0 first (32 pushes fill the vector).
 HTP_INLINE HVX_Vector div_lanes(HVX_Vector n, HVX_Vector d) {
     HVX_Vector q = Q6_V_vzero();
     HTP_NO_UNROLL
     for (uint32_t l = 0; l < 32; l++) {
-        q = Q6_V_valign_VVR(splat_f32(lane_f32(n, l) / lane_f32(d, l)), q, 4);
+        q = Q6_V_valign_VVR(splat_f32(lane0_f32(n) / lane0_f32(d)), q, 4);
+        n = Q6_V_vror_VR(n, 4);
+        d = Q6_V_vror_VR(d, 4);
     }
     return q;
 }
 
-// sqrtf lane by lane (sqrt_f32: correctly rounded, as sqrtf).
+// sqrtf lane by lane (sqrt_f32: correctly rounded, as sqrtf), as div_lanes.
 HTP_INLINE HVX_Vector sqrt_lanes(HVX_Vector x) {
     HVX_Vector s = Q6_V_vzero();
     HTP_NO_UNROLL
     for (uint32_t l = 0; l < 32; l++) {
-        s = Q6_V_valign_VVR(splat_f32(sqrt_f32(lane_f32(x, l))), s, 4);
+        s = Q6_V_valign_VVR(splat_f32(sqrt_f32(lane0_f32(x))), s, 4);
+        x = Q6_V_vror_VR(x, 4);
     }
     return s;
 }

@@ -64,12 +64,14 @@ HTP_INLINE void select_rows(HVX_Vector * c, const HVX_Vector * a, uint32_t n, HV
     }
 }
 
-// make_qkx2_quants on n rows of x with weights av + |x| (av at *avp): best codes to L, scale
-// to out[0], the_min (-min) to out[ms]; aux: n rows of scratch.
+// make_qkx2_quants on n rows of x with weights av + |x| (av at *avp, 0 without): best codes to
+// L, scale to out[0], the_min (-min) to out[ms]; aux: n rows of scratch.
 template <bool MAD>
-static HTP_COMPUTE void compute_qkx2_lanes(const HVX_Vector * x, uint32_t n, const HVX_Vector * avp, qkx2_params p,
-                                           HVX_Vector * L, HVX_Vector * aux, HVX_Vector * out, uint32_t ms) {
-    const HVX_Vector av = hvx_vmem_load(avp);
+static HTP_COMPUTE void compute_qkx2_lanes(const HVX_Vector * x, uint32_t n, const HVX_Vector * avp,
+                                           const qkx2_params * pp, HVX_Vector * L, HVX_Vector * aux, HVX_Vector * out,
+                                           uint32_t ms) {
+    const qkx2_params p  = *pp;
+    const HVX_Vector  av = avp ? hvx_vmem_load(avp) : Q6_V_vzero();
     const HVX_Vector x0 = hvx_vmem_load(&x[0]);
     HVX_Vector       mn = x0, mx = x0, sw = qk_weight(x0, av);
     HVX_Vector       sx = Q6_Vsf_vmpy_VsfVsf(sw, x0);
@@ -91,10 +93,10 @@ static HTP_COMPUTE void compute_qkx2_lanes(const HVX_Vector * x, uint32_t n, con
     HVX_Vector best = qkx2_error<MAD>(x, n, av, scale, mn, L);
     HTP_NO_UNROLL
     for (int32_t is = 0; is <= p.nstep; is++) {
-        const HVX_Vector t = Q6_Vsf_vadd_VsfVsf(
+        const HVX_Vector tc = Q6_Vsf_vadd_VsfVsf(
             Q6_Vsf_vadd_VsfVsf(splat_f32(p.rmin), Q6_Vsf_vmpy_VsfVsf(splat_f32(p.rdelta), splat_f32((float) is))),
             splat_f32((float) p.nmax));
-        iscale = div_lanes(t, Q6_Vsf_vsub_VsfVsf(mx, mn));  // min: the best trial's so far, as in C
+        iscale = div_lanes(tc, Q6_Vsf_vsub_VsfVsf(mx, mn));  // min: the best trial's so far, as in C
         qkx2_trial(x, n, av, mn, iscale, p.nmax, aux, sl, sl2, sxl);
         const HVX_Vector D  = Q6_Vsf_vsub_VsfVsf(Q6_Vsf_vmpy_VsfVsf(sw, sl2), Q6_Vsf_vmpy_VsfVsf(sl, sl));
         HVX_Vector       ts = div_lanes(Q6_Vsf_vsub_VsfVsf(Q6_Vsf_vmpy_VsfVsf(sw, sxl), Q6_Vsf_vmpy_VsfVsf(sx, sl)), D);
@@ -156,9 +158,9 @@ static HTP_COMPUTE void compute_qx_lanes(const HVX_Vector * x, uint32_t n, int32
         if (is == 0) {
             continue;
         }
-        const HVX_Vector t =
+        const HVX_Vector tc =
             Q6_Vsf_vadd_VsfVsf(splat_f32((float) nmax), Q6_Vsf_vmpy_VsfVsf(splat_f32(0.1f), splat_f32((float) is)));
-        qx_trial(x, n, div_lanes(Q6_V_vxor_VV(t, Q6_V_vsplat_R((int32_t) 0x80000000)), mx), nmax, aux, slx, sl2);
+        qx_trial(x, n, div_lanes(Q6_V_vxor_VV(tc, Q6_V_vsplat_R((int32_t) 0x80000000)), mx), nmax, aux, slx, sl2);
         const HVX_Vector upd = Q6_V_vand_QR(
             Q6_Q_and_QQ(gt0_sf(sl2), lt_sf(Q6_Vsf_vmpy_VsfVsf(best, sl2), Q6_Vsf_vmpy_VsfVsf(slx, slx))), -1);
         select_rows(L, aux, n, Q6_Q_vand_VR(upd, -1));

@@ -63,12 +63,12 @@ struct htp_block_field {
 // scales and mins first as F32 at v_dscratch / v_mscratch (2 vectors per 64 blocks); n_fields
 // 2-D DMAs (field[]: src_off is the field's byte in a dst block) join them into the dst row's
 // blocks. An F16 / BF16 source row is widened to F32 at v_f32 first.
-// The K-quants (Q2_K .. Q6_K: super-blocks of 256, npu/ops/quantize-kquants.h) use the same
+// The K-quants (Q2_K .. Q6_K, IQ4_XS: super-blocks of 256, npu/ops/quantize-kquants.h) use the same
 // arrays differently: v_quants the quant bytes (Q2_K / Q3_K 64 a super-block, the others 128),
 // v_scales its header bytes (npu/ops/quantize-kscales.h: Q4_K / Q5_K d, dmin and 12 scale bytes
 // and Q3_K 12 scale bytes and d, 16 a block; Q6_K 16 scales and d, Q2_K 16 scales, d and dmin,
-// at a 32-byte pitch), v_high the high bits (Q3_K hmask and Q5_K qh 32 bytes, Q6_K qh 64), each
-// with 128 bytes of slack (unaligned stores); v_dscratch the group scratch of
+// at a 32-byte pitch; IQ4_XS d, scales_h, scales_l, 8 a block), v_high the high bits (Q3_K hmask
+// and Q5_K qh 32 bytes, Q6_K qh 64), each with 128 bytes of slack (unaligned stores); v_dscratch the group scratch of
 // HTP_QUANT_ROW_KQ_SCRATCH vectors; no v_mins, v_mscratch.
 #define HTP_QUANT_ROW_MAX_FIELDS 4
 #define HTP_QUANT_ROW_KQ_SCRATCH 106

@@ -134,7 +134,7 @@ bool kquant_row_type(ggml_type t) {
 }
 
 bool quant_row_dst_type(ggml_type t) {
-    return quant_row_type(t) || kquant_row_type(t);
+    return quant_row_type(t) || kquant_row_type(t) || t == GGML_TYPE_Q1_0 || t == GGML_TYPE_Q2_0;
 }
 
 // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, IQ4_NL, Q4_1, Q5_0, Q5_1 (18 / 18 / 20 / 22 /
@@ -231,7 +231,7 @@ uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_qua
     if (kquant_row_type(t)) {
         return kquant_row_layout(t, src_type, ne0, q);
     }
-    const uint32_t nb     = ne0 / 32;
+    const uint32_t nb     = ne0 / (uint32_t) ggml_blck_size(t);  // Q1_0 / Q2_0: blocks of 128 / 64
     const bool     q8     = t == GGML_TYPE_Q8_0;
     const bool     has_m  = t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
     const bool     has_qh = t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1;

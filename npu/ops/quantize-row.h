@@ -193,6 +193,77 @@ static HTP_COMPUTE void compute_quant_row_q8_0(const HVX_Vector * x, HVX_Vector 
     }
 }
 
+// lane 0: s + t0 + t1 + ... + t31, added in that order (a C loop's sum carried across vectors).
+HTP_INLINE HVX_Vector ordered_add_sf(HVX_Vector s, HVX_Vector t) {
+    HTP_NO_UNROLL
+    for (int32_t j = 0; j < 32; j++) {
+        s = Q6_Vsf_vadd_VsfVsf(s, Q6_V_vror_VR(t, 4 * j));
+    }
+    return s;
+}
+
+// The OR of lanes l .. l + 16 / (n lanes) in lane l (a rotate-or tree over n = 32 or 16 lanes).
+template <int N> HTP_INLINE HVX_Vector or_lanes(HVX_Vector h) {
+    for (int s = 2 * N; s >= 4; s >>= 1) {
+        h = Q6_V_vor_VV(h, Q6_V_vror_VR(h, s));
+    }
+    return h;
+}
+
+// Q1_0 as quantize_row_q1_0_ref (blocks of 128, 4 vectors): d = sum |x| / 128, summed in
+// element order (/ 128 exact as * 2^-7), bit j = x_j >= 0 (-0 too), 16 bytes.
+static HTP_COMPUTE void compute_quant_row_q1_0(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    const uint32_t         nb   = L->n_blocks;
+    const HVX_Vector       pow2 = hvx_vmem_load_at(kLanePow2.v);
+    piece_collector<16>    qc   = { Q6_V_vzero() };
+    piece_collector<4>     dc   = { Q6_V_vzero() };
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < nb; b++) {
+        HVX_Vector s = Q6_V_vzero(), bits = Q6_V_vzero();
+        HTP_NO_UNROLL
+        for (uint32_t v = 0; v < 4; v++) {
+            const HVX_Vector     xv = hvx_vmem_load(&x[4 * b + v]);
+            const HVX_VectorPred ge = Q6_Q_or_QQ(Q6_Q_vcmp_gt_VwVw(xv, Q6_V_vsplat_R(-1)),
+                                                 Q6_Q_vcmp_eq_VwVw(xv, Q6_V_vsplat_R((int32_t) 0x80000000)));
+            s    = ordered_add_sf(s, sf_abs(xv));
+            bits = Q6_V_valign_VVR(or_lanes<32>(Q6_V_vand_VV(Q6_V_vand_QR(ge, -1), pow2)), bits, 4);
+        }
+        dc.push(Q6_Vsf_vmpy_VsfVsf(s, splat_f32(0.0078125f)), a.dscr, b, nb);
+        qc.push(Q6_V_vror_VR(bits, 112), a.quants, b, nb);
+    }
+}
+
+// Q2_0 as quantize_row_q2_0_ref (blocks of 64, 2 vectors): d = max |x|, codes roundf(x / d) + 1
+// (x * (1 / d) lies within 1 + 2 ulp of [-1, 1], so roundf is -1 below -0.5, 1 from 0.5, else
+// 0), 2 bits each, 4 a byte, 16 bytes.
+static HTP_COMPUTE void compute_quant_row_q2_0(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    const uint32_t         nb   = L->n_blocks;
+    const HVX_Vector       pow4 = hvx_vmem_load_at(kLanePow4.v);
+    const HVX_VectorPred   lane1 = Q6_Q_vcmp_eq_VwVw(lane_index(), Q6_V_vsplat_R(1));
+    const HVX_Vector       below_half = splat_f32(0.49999997f);  // t >= 0.5: t > the float below 0.5
+    piece_collector<8>     qc = { Q6_V_vzero() };
+    piece_collector<4>     dc = { Q6_V_vzero() };
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < nb; b++) {
+        const float amax = max_abs_sf(&x[2 * b], 2);
+        const float id   = amax > 0.0f ? 1.0f / amax : 0.0f;
+        HTP_NO_UNROLL
+        for (uint32_t v = 0; v < 2; v++) {
+            const HVX_Vector t    = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[2 * b + v]), splat_f32(id));
+            const HVX_Vector up   = Q6_V_vand_QR(sf_gt(t, below_half), -1);
+            const HVX_Vector down = Q6_V_vand_QR(sf_gt(Q6_V_vxor_VV(t, Q6_V_vsplat_R((int32_t) 0x80000000)), below_half), -1);
+            const HVX_Vector q    = Q6_Vw_vadd_VwVw(Q6_Vw_vsub_VwVw(Q6_V_vsplat_R(1), up), down);  // 1 + [t >= 0.5] - [t <= -0.5] (masks -1)
+            HVX_Vector       h    = Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), Q6_V_vand_VV(q, Q6_V_vsplat_R(1))), pow4);
+            h = Q6_V_vor_VV(h, Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), Q6_Vuw_vlsr_VuwR(q, 1)), Q6_Vw_vasl_VwR(pow4, 1)));
+            h = or_lanes<16>(h);
+            qc.push(Q6_V_vmux_QVV(lane1, Q6_V_vror_VR(h, 60), h), a.quants, 2 * b + v, 2 * nb);
+        }
+        dc.push(splat_f32(amax), a.dscr, b, nb);
+    }
+}
+
 // The F32 scales (and mins) a row's blocks left in the scratch, to FP16: after the blocks, in
 // a function of its own (its conversion loops kept apart from the block loop's registers).
 static HTP_COMPUTE void compute_quant_row_scales(HVX_Vector * y, const htp_quant_row * L) {
@@ -245,6 +316,12 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
             break;
         case HTP_TYPE_IQ4_NL:
             quantize_rows_with(compute_quant_row_4bit<block_iq4_nl_codes, false, false>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q1_0:
+            quantize_rows_with(compute_quant_row_q1_0, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q2_0:
+            quantize_rows_with(compute_quant_row_q2_0, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q4_K:
             kquant_rows(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);

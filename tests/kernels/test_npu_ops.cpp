@@ -865,14 +865,15 @@ TEST_F(NpuOps, FlashAttnFollowsSplitChunksAndBuffers) {
 
 }  // namespace
 
-// The K-quant quantizers of SET_ROWS (npu/ops/quantize-kquants.h) against ggml's
-// quantize_row_q{2,3,4,5,6}_K_ref and quantize_row_iq4_xs_ref, every byte, from F32 and F16 rows: random super-blocks and edge
-// ones: all zero, one large value among small ones, negative only, halves of quarters (rounding
-// ties), values below 1e-15 (Q6_K's zero block), one value alone; rows of 1 super-block, of 3
-// (a group of 4 left partly empty), of 9 (two groups and a tail).
+// The K-quant quantizers of SET_ROWS (npu/ops/quantize-kquants.h) and Q1_0 / Q2_0's
+// (npu/ops/quantize-row.h) against ggml's quantize_row_{q2_K..q6_K,iq4_xs,q1_0,q2_0}_ref, every
+// byte, from F32 and F16 rows: random super-blocks and edge ones: all zero, one large value
+// among small ones, negative only, halves of quarters (rounding ties), values below 1e-15
+// (Q6_K's zero block), -2 .. 2 (Q2_0's ties x / d = +-0.5) then one value alone; rows of 1
+// super-block, of 3 (a group of 4 left partly empty), of 9 (two groups and a tail).
 TEST_F(NpuOps, SetRowsKQuantsMatchGgml) {
     const ggml_type types[] = { GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-                                GGML_TYPE_IQ4_XS };
+                                GGML_TYPE_IQ4_XS, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0 };
     int             rows    = 0;
     for (const Caps & c : kCaps) {
         for (ggml_type t : types) {
@@ -892,7 +893,7 @@ TEST_F(NpuOps, SetRowsKQuantsMatchGgml) {
                             case 2: for (int i = 0; i < 256; i++) { b[i] = -std::fabs(b[i]); } break;
                             case 3: for (int i = 0; i < 256; i++) { b[i] = (float) (i % 32 - 16) * 0.25f + 0.125f; } break;
                             case 4: for (int i = 0; i < 256; i++) { b[i] *= 1e-17f; } break;
-                            case 5: for (int i = 0; i < 256; i++) { b[i] = i == 200 ? -2.5f : 0.0f; } break;
+                            case 5: for (int i = 0; i < 256; i++) { b[i] = i < 128 ? (float) (i % 5 - 2) : i == 200 ? -2.5f : 0.0f; } break;
                             default: break;  // random
                         }
                     }
@@ -937,5 +938,5 @@ TEST_F(NpuOps, SetRowsKQuantsMatchGgml) {
             }
         }
     }
-    EXPECT_GE(rows, 6 * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
+    EXPECT_GE(rows, 8 * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
 }

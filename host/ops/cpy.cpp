@@ -1,7 +1,8 @@
 // Host side of CPY / CONT / DUP between F32, F16 and BF16, between F32 and I32 (glm5-next's and
 // minimax-m3's position casts), of I32 to I32 (the i32 CONT of deepseek32's sparse-attention
 // indices), and of F32 / F16 / BF16 rows into the quantized rows of htp_quant_row (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL: ggml-cpu's quantizing copy, a contiguous dst of whole blocks), and
+// Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K .. Q6_K: ggml-cpu's quantizing copy, a contiguous dst of
+// whole blocks), and
 // of quantized rows into the same type (a byte copy: block_copy); a block-quantized source to
 // F32 runs on GET_ROWS' kernel (dequant_copy). Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
@@ -47,7 +48,7 @@ bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
         }
         return true;
     }
-    if (quant_row_type(op->type) && s->type != op->type) {  // src rows of ne00 into consecutive rows of the contiguous dst
+    if (quant_row_dst_type(op->type) && s->type != op->type) {  // src rows of ne00 into consecutive rows of the contiguous dst
         w = { (uint32_t) s->ne[0], (uint32_t) s->ne[1], (uint32_t) s->ne[2], (uint32_t) s->ne[3], {}, {} };
         uint64_t flat = ggml_row_size(op->type, s->ne[0]);
         for (int i = 0; i < 4; i++) {
@@ -85,7 +86,7 @@ bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
 }
 
 uint32_t type_size(ggml_type t) {
-    return quant_row_type(t) ? (uint32_t) ggml_type_size(t) : t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 ? 2 : 4;
+    return quant_row_dst_type(t) ? (uint32_t) ggml_type_size(t) : t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 ? 2 : 4;
 }
 
 bool half(ggml_type t) {
@@ -96,7 +97,7 @@ bool half(ggml_type t) {
 // vectors (64 elements); a quantized dst row is its htp_quant_row layout.
 void cpy_pitches(ggml_type ts, ggml_type td, uint32_t ne0, uint32_t & ps, uint32_t & pd, htp_quant_row & q) {
     q = {};
-    if (quant_row_type(td)) {
+    if (quant_row_dst_type(td)) {
         ps = align_up(ne0 * type_size(ts), 128);
         pd = quant_row_layout(td, ts, ne0, q);
         return;
@@ -111,7 +112,7 @@ stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const
     cpy_pitches(src_type_of(op), dst_type_of(op), w.ne0, ps, pd, qr);
     const bool  gather  = w.src_nb[0] != type_size(src_type_of(op));
     const bool  scatter = w.dst_nb[0] != type_size(dst_type_of(op));
-    const bool  quant   = quant_row_type(op->type) && !block_copy(op);
+    const bool  quant   = quant_row_dst_type(op->type) && !block_copy(op);
     stream_need need    = {};
     need.total_rows     = w.ne1 * w.ne2 * w.ne3;
     need.chunk_divides  = w.ne1;
@@ -138,7 +139,7 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
     const auto          f = [](ggml_type t) { return t == GGML_TYPE_F32 || half(t); };
     const bool          i32_f32 = (s->type == GGML_TYPE_I32 && op->type == GGML_TYPE_F32) ||
                          (s->type == GGML_TYPE_F32 && op->type == GGML_TYPE_I32);
-    const bool          quant    = quant_row_type(op->type) && !block_copy(op);
+    const bool          quant    = quant_row_dst_type(op->type) && !block_copy(op);
     const bool          types_ok = (f(s->type) && (f(op->type) || quant)) ||
                           (s->type == GGML_TYPE_I32 && op->type == GGML_TYPE_I32) || i32_f32 || block_copy(op);
     if (!types_ok || ggml_nelements(s) != ggml_nelements(op) || !fits_u32(s) || !fits_u32(op)) {
@@ -146,8 +147,9 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
     }
     // Quantized: rows of whole blocks, read as adjacent values, into a contiguous dst
     // (ggml-cpu's condition); the joining descriptors step a block over n_blocks rows.
-    if (quant && (s->ne[0] % 32 != 0 || s->nb[0] != ggml_type_size(s->type) || !ggml_is_contiguous(op) ||
-                  !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
+    const int64_t bk = ggml_blck_size(op->type);
+    if (quant && (s->ne[0] % bk != 0 || s->nb[0] != ggml_type_size(s->type) || !ggml_is_contiguous(op) ||
+                  !dma_field_ok(caps, (uint64_t) (s->ne[0] / bk)))) {
         return false;
     }
     cpy_walk w;

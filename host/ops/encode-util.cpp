@@ -128,6 +128,15 @@ bool quant_row_type(ggml_type t) {
     }
 }
 
+bool kquant_row_type(ggml_type t) {
+    return t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K ||
+           t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS;
+}
+
+bool quant_row_dst_type(ggml_type t) {
+    return quant_row_type(t) || kquant_row_type(t) || t == GGML_TYPE_Q1_0 || t == GGML_TYPE_Q2_0;
+}
+
 // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, IQ4_NL, Q4_1, Q5_0, Q5_1 (18 / 18 / 20 / 22 /
 // 24, 16): the dequantizer steps over one vector of quants, 4 / 8 blocks, and writes that many
 // F32 vectors; Q1_0, Q2_0 (18, 16: blocks of 128, 64) read a vector of quants per 8 blocks
@@ -162,8 +171,67 @@ uint32_t kv_blocks_descs(ggml_type t) {
 // Arrays in the order of htp_quant_row, each 128-aligned and as long as the kernel writes it:
 // quants by 4 (Q8_0) or 8 blocks, FP16 scales / mins by 64, fifth bits by 32, F32 scratch by
 // pairs of vectors (64 blocks), the widened source by pairs (64 values).
+// The K-quants' arrays (htp_quant_row's second reading): quants, header, high bits, group
+// scratch, the widened source; fields in the block's order.
+static uint32_t kquant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
+    const uint32_t nb    = ne0 / 256;
+    const bool     small = t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q3_K;  // 2-bit quants: 64 bytes a block
+    const bool     wide  = t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q6_K;  // header at a 32-byte pitch (IQ4_XS 8)
+    const uint32_t hp    = wide ? 32 : t == GGML_TYPE_IQ4_XS ? 8 : 16;
+    const uint32_t hb    = t == GGML_TYPE_Q6_K ? 64 : t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q5_K ? 32 : 0;
+    q                    = {};
+    q.n_blocks           = nb;
+    q.block_bytes        = (uint32_t) ggml_type_size(t);
+    uint32_t off         = 0;
+    auto     region      = [&](bool used, uint32_t bytes) {
+        const uint32_t at = used ? off : 0;
+        off += used ? align_up(bytes, 128) : 0;
+        return at;
+    };
+    q.v_quants   = region(true, nb * (small ? 64 : 128) + 128);
+    q.v_scales   = region(true, nb * hp + 128);
+    q.v_high     = region(hb != 0, nb * hb + 128);
+    q.v_dscratch = region(true, HTP_QUANT_ROW_KQ_SCRATCH * 128);
+    q.v_f32      = region(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
+    auto field   = [&](uint32_t src_off, uint32_t bytes, uint32_t vtcm_off, uint32_t step) {
+        q.field[q.n_fields++] = { src_off, bytes, vtcm_off, step };
+    };
+    switch (t) {  // the blocks of ggml-common.h
+        case GGML_TYPE_Q2_K:  // scales[16], qs[64], d, dmin
+            field(0, 16, q.v_scales, 32);
+            field(16, 64, q.v_quants, 64);
+            field(80, 4, q.v_scales + 16, 32);
+            break;
+        case GGML_TYPE_Q3_K:  // hmask[32], qs[64], scales[12], d
+            field(0, 32, q.v_high, 32);
+            field(32, 64, q.v_quants, 64);
+            field(96, 14, q.v_scales, 16);
+            break;
+        case GGML_TYPE_Q6_K:  // ql[128], qh[64], scales[16], d
+            field(0, 128, q.v_quants, 128);
+            field(128, 64, q.v_high, 64);
+            field(192, 18, q.v_scales, 32);
+            break;
+        case GGML_TYPE_IQ4_XS:  // d, scales_h, scales_l[4], qs[128]
+            field(0, 8, q.v_scales, 8);
+            field(8, 128, q.v_quants, 128);
+            break;
+        default:  // Q4_K, Q5_K: d, dmin, scales[12], (qh[32]), qs[128]
+            field(0, 16, q.v_scales, 16);
+            if (hb) {
+                field(16, 32, q.v_high, 32);
+            }
+            field(16 + hb, 128, q.v_quants, 128);
+            break;
+    }
+    return off;
+}
+
 uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
-    const uint32_t nb     = ne0 / 32;
+    if (kquant_row_type(t)) {
+        return kquant_row_layout(t, src_type, ne0, q);
+    }
+    const uint32_t nb     = ne0 / (uint32_t) ggml_blck_size(t);  // Q1_0 / Q2_0: blocks of 128 / 64
     const bool     q8     = t == GGML_TYPE_Q8_0;
     const bool     has_m  = t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
     const bool     has_qh = t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1;

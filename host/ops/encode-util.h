@@ -195,7 +195,12 @@ template <typename P> uint32_t rows_in_out(P & p, const ggml_tensor * a, const g
 // IQ4_NL, blocks of 32).
 bool quant_row_type(ggml_type t);
 
-// The VTCM dst row of ne0 (a multiple of 32) values quantized to t from rows of src_type (F32,
+// The K-quants SET_ROWS and CPY write too (Q2_K .. Q6_K, super-blocks of 256), and all
+// of the types they write: quant_row_type's or these.
+bool kquant_row_type(ggml_type t);
+bool quant_row_dst_type(ggml_type t);
+
+// The VTCM dst row of ne0 (a multiple of the block size) values quantized to t from rows of src_type (F32,
 // or F16 / BF16 widened first): q's offsets and DMA fields; returns the row's pitch.
 uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q);
 

@@ -1,6 +1,6 @@
 // Host side of SET_ROWS: F32 or F16 rows into F32 / F16 / BF16 rows or rows of the quantized
 // types of htp_quant_row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: the KV cache types llama.cpp
-// offers), named by I32 / I64 indices.
+// offers; the K-quants Q2_K .. Q6_K), named by I32 / I64 indices.
 #include "encode-util.h"
 
 using namespace htp_enc;
@@ -8,7 +8,7 @@ using namespace htp_enc;
 namespace {
 
 bool set_rows_dst_type(ggml_type t) {
-    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || quant_row_type(t);
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || quant_row_dst_type(t);
 }
 
 // VTCM pitches of a src row and a dst row: F32 sources narrowed and F16 sources widened read
@@ -17,7 +17,7 @@ void set_rows_pitches(const ggml_tensor * op, uint32_t & ps, uint32_t & pd, htp_
     const uint32_t  ne0 = (uint32_t) op->src[0]->ne[0];
     const ggml_type ts = op->src[0]->type, td = op->type;
     q                  = {};
-    if (quant_row_type(td)) {
+    if (quant_row_dst_type(td)) {
         ps = align_up(ne0 * (uint32_t) ggml_type_size(ts), 128);
         pd = quant_row_layout(td, ts, ne0, q);
         return;
@@ -38,7 +38,7 @@ stream_need set_rows_need(const htp_device_caps & caps, const ggml_tensor * op) 
     need.chunk_divides  = (uint32_t) s->ne[1];
     need.bytes_per_row  = ps + pd;
     need.desc_per_chunk = 1;
-    need.desc_per_row   = quant_row_type(op->type) ? q.n_fields : 1;
+    need.desc_per_row   = quant_row_dst_type(op->type) ? q.n_fields : 1;
     need.multi_row_ok   = dma_field_ok(caps, (uint64_t) s->ne[0] * ggml_type_size(s->type)) && dma_field_ok(caps, ps) &&
                         dma_field_ok(caps, s->nb[1]) && dma_field_ok(caps, (uint64_t) s->ne[1]);
     return need;
@@ -51,7 +51,8 @@ bool set_rows_supports(const htp_device_caps & caps, const ggml_tensor * op, con
         return false;
     }
     // Quantized rows: whole blocks; the joining descriptors step a block over n_blocks rows
-    if (quant_row_type(op->type) && (s->ne[0] % 32 != 0 || !dma_field_ok(caps, (uint64_t) s->ne[0] / 32))) {
+    const int64_t bk = ggml_blck_size(op->type);
+    if (quant_row_dst_type(op->type) && (s->ne[0] % bk != 0 || !dma_field_ok(caps, (uint64_t) (s->ne[0] / bk)))) {
         return false;
     }
     if ((i->type != GGML_TYPE_I32 && i->type != GGML_TYPE_I64) || op->ne[0] != s->ne[0]) {

@@ -39,6 +39,17 @@ constexpr lane_words make_lane_pow2() {
 
 alignas(128) inline constexpr lane_words kLanePow2 = make_lane_pow2();
 
+// Word lane l: 1 << 2 (l % 16) (the low bit of lane l's 2-bit field in word l / 16 of 8 bytes).
+constexpr lane_words make_lane_pow4() {
+    lane_words t{};
+    for (int l = 0; l < 32; l++) {
+        t.v[l] = 1u << (2 * (l % 16));
+    }
+    return t;
+}
+
+alignas(128) inline constexpr lane_words kLanePow4 = make_lane_pow4();
+
 // The F32 bits of a small integer (|v| < 2^24), at compile time.
 constexpr uint32_t small_int_f32_bits(int v) {
     if (v == 0) {

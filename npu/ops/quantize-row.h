@@ -1,4 +1,5 @@
-// F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), as
+// F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), and
+// through npu/ops/quantize-kquants.h into the K-quants (Q2_K .. Q6_K), as
 // SET_ROWS and CPY write them: a row lands in its VTCM dst row as the dense arrays of
 // htp_quant_row (abi/include/htp-abi/params/core.h) and quant_row_store joins them into the
 // blocks of the DDR row by one 2-D DMA per field.
@@ -13,32 +14,11 @@
 #pragma once
 #include "hvx-math.h"
 #include "quant-luts.h"
+#include "quantize-kquants.h"
+#include "quantize-lanes.h"
 #include "row-stream.h"
 
 namespace htp_ops {
-
-// Pieces of W bytes (bytes 0 .. W - 1 of v) gathered in order into whole vectors: push moves
-// the pieces so far down W bytes and puts the new one at the top; after the last piece of a
-// vector (128 / W of them), or the row's last piece (i = n - 1), the vector goes to
-// out[i / (128 / W)], its first piece at byte 0. W = 4 gathers per-block scalars (splatted),
-// one lane per block.
-template <int W> struct piece_collector {
-    HVX_Vector acc;
-
-    HTP_INLINE void push(HVX_Vector v, HVX_Vector * out, uint32_t i, uint32_t n) {
-        constexpr uint32_t per = 128 / W;
-        acc                    = Q6_V_valign_VVR(v, acc, W);
-        if (i % per == per - 1 || i == n - 1) {
-            hvx_vmem_store(&out[i / per], Q6_V_vror_VR(acc, (int32_t) (128 - W * (i % per + 1))));
-        }
-    }
-};
-
-// The low bytes of the 32 words of w in bytes 0..31.
-HTP_INLINE HVX_Vector word_bytes(HVX_Vector w) {
-    const HVX_Vector h = Q6_Vh_vpacke_VwVw(w, w);
-    return Q6_Vb_vpacke_VhVh(h, h);
-}
 
 // The F32 scales (or mins) of nb blocks at scr, 32 a vector, to FP16 at out: whole pairs of
 // vectors, the odd group's partner zeroed first.
@@ -136,10 +116,10 @@ template <int MAXQ> struct block_min_codes {
 };
 
 // IQ4_NL as quantize_row_iq4_nl_ref (no importance weights, no scale search): d0 = max / -127,
-// each value's code the nearest of kvalues_iq4nl to x / d0 (best_index_int8: below the
-// midpoint, as its float differences decide, the lower one), then the scale that fits those
-// codes best with weights x^2, d = sum(w q x) / sum(w q^2), summed in element order. A block
-// whose |x| stays below 1e-15 gets d = 0 (its codes do not matter: they decode to 0).
+// each value's code the nearest of kvalues_iq4nl to x / d0 (iq4nl_nearest), then the scale
+// that fits those codes best with weights x^2, d = sum(w q x) / sum(w q^2), summed in element
+// order. A block whose |x| stays below 1e-15 gets d = 0 (its codes do not matter: they decode
+// to 0).
 struct block_iq4_nl_codes {
     static HTP_INLINE HVX_Vector codes(HVX_Vector x, HVX_Vector idx, float & d, float &) {
         const float max = first_absmax_sf(x, idx);
@@ -147,50 +127,15 @@ struct block_iq4_nl_codes {
         if (__builtin_fabsf(max) < 1e-15f) {
             return Q6_V_vzero();
         }
-        const float      id  = 1.0f / (max / -127.0f);
-        const HVX_Vector al  = Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id));
-        const HVX_Vector kal = sf_key(al);
-        // lo / hi: the values either side of al (hi = +inf past the last), l: lo's code.
-        HVX_Vector lo = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[0]);
-        HVX_Vector hi = Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[1]);
-        HVX_Vector l  = Q6_V_vzero();
-        HTP_NO_UNROLL
-        for (int32_t k = 1; k < 16; k++) {
-            const HVX_VectorPred ge = Q6_Q_vcmp_gt_VwVw(kal, Q6_V_vsplat_R(kIq4nlSearch.key[k]));
-            lo                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k]), lo);
-            hi                      = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R((int32_t) kIq4nlSearch.val[k + 1]), hi);
-            l                       = Q6_V_vmux_QVV(ge, Q6_V_vsplat_R(k), l);
-        }
-        // x - lo < hi - x keeps lo, else hi (ties to hi).
-        const HVX_VectorPred keep = sf_gt(Q6_Vsf_vsub_VsfVsf(hi, al), Q6_Vsf_vsub_VsfVsf(al, lo));
-        const HVX_Vector     q    = Q6_V_vmux_QVV(keep, lo, hi);
-        l                         = Q6_V_vmux_QVV(keep, l, Q6_Vw_vadd_VwVw(l, Q6_V_vsplat_R(1)));
-        const HVX_Vector wq       = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, x), q);
-        const float      sumqx    = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, x));
-        const float      sumq2    = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, q));
-        d                         = sumq2 > 0 ? sumqx / sumq2 : 0.0f;
+        const float      id = 1.0f / (max / -127.0f);
+        HVX_Vector       q;
+        const HVX_Vector l     = iq4nl_nearest(Q6_Vsf_vmpy_VsfVsf(x, splat_f32(id)), q);
+        const HVX_Vector wq    = Q6_Vsf_vmpy_VsfVsf(Q6_Vsf_vmpy_VsfVsf(x, x), q);
+        const float      sumqx = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, x));
+        const float      sumq2 = ordered_sum_sf(Q6_Vsf_vmpy_VsfVsf(wq, q));
+        d                      = sumq2 > 0 ? sumqx / sumq2 : 0.0f;
         return l;
     }
-};
-
-// A block's 32 codes (low 4 bits) as its 16 quant bytes in bytes 0..15 (byte j: code j |
-// code j + 16 << 4).
-HTP_INLINE HVX_Vector nibble_bytes(HVX_Vector c) {
-    const HVX_Vector f = Q6_V_vsplat_R(0x0f);
-    return word_bytes(Q6_V_vor_VV(Q6_V_vand_VV(c, f), Q6_Vw_vasl_VwR(Q6_V_vand_VV(Q6_V_vror_VR(c, 64), f), 4)));
-}
-
-// The VTCM arrays of one dst row (htp_quant_row offsets from the row's start y).
-struct quant_row_arrays {
-    HVX_Vector *quants, *scales, *mins, *high, *dscr, *mscr;
-
-    HTP_INLINE quant_row_arrays(HVX_Vector * y, const htp_quant_row & L)
-        : quants(y + L.v_quants / 128),
-          scales(y + L.v_scales / 128),
-          mins(y + L.v_mins / 128),
-          high(y + L.v_high / 128),
-          dscr(y + L.v_dscratch / 128),
-          mscr(y + L.v_mscratch / 128) {}
 };
 
 // A row of the 4-bit index formats (Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL) from nb blocks of F32 at x,
@@ -248,6 +193,77 @@ static HTP_COMPUTE void compute_quant_row_q8_0(const HVX_Vector * x, HVX_Vector 
     }
 }
 
+// lane 0: s + t0 + t1 + ... + t31, added in that order (a C loop's sum carried across vectors).
+HTP_INLINE HVX_Vector ordered_add_sf(HVX_Vector s, HVX_Vector t) {
+    HTP_NO_UNROLL
+    for (int32_t j = 0; j < 32; j++) {
+        s = Q6_Vsf_vadd_VsfVsf(s, Q6_V_vror_VR(t, 4 * j));
+    }
+    return s;
+}
+
+// The OR of lanes l .. l + 16 / (n lanes) in lane l (a rotate-or tree over n = 32 or 16 lanes).
+template <int N> HTP_INLINE HVX_Vector or_lanes(HVX_Vector h) {
+    for (int s = 2 * N; s >= 4; s >>= 1) {
+        h = Q6_V_vor_VV(h, Q6_V_vror_VR(h, s));
+    }
+    return h;
+}
+
+// Q1_0 as quantize_row_q1_0_ref (blocks of 128, 4 vectors): d = sum |x| / 128, summed in
+// element order (/ 128 exact as * 2^-7), bit j = x_j >= 0 (-0 too), 16 bytes.
+static HTP_COMPUTE void compute_quant_row_q1_0(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    const uint32_t         nb   = L->n_blocks;
+    const HVX_Vector       pow2 = hvx_vmem_load_at(kLanePow2.v);
+    piece_collector<16>    qc   = { Q6_V_vzero() };
+    piece_collector<4>     dc   = { Q6_V_vzero() };
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < nb; b++) {
+        HVX_Vector s = Q6_V_vzero(), bits = Q6_V_vzero();
+        HTP_NO_UNROLL
+        for (uint32_t v = 0; v < 4; v++) {
+            const HVX_Vector     xv = hvx_vmem_load(&x[4 * b + v]);
+            const HVX_VectorPred ge = Q6_Q_or_QQ(Q6_Q_vcmp_gt_VwVw(xv, Q6_V_vsplat_R(-1)),
+                                                 Q6_Q_vcmp_eq_VwVw(xv, Q6_V_vsplat_R((int32_t) 0x80000000)));
+            s    = ordered_add_sf(s, sf_abs(xv));
+            bits = Q6_V_valign_VVR(or_lanes<32>(Q6_V_vand_VV(Q6_V_vand_QR(ge, -1), pow2)), bits, 4);
+        }
+        dc.push(Q6_Vsf_vmpy_VsfVsf(s, splat_f32(0.0078125f)), a.dscr, b, nb);
+        qc.push(Q6_V_vror_VR(bits, 112), a.quants, b, nb);
+    }
+}
+
+// Q2_0 as quantize_row_q2_0_ref (blocks of 64, 2 vectors): d = max |x|, codes roundf(x / d) + 1
+// (x * (1 / d) lies within 1 + 2 ulp of [-1, 1], so roundf is -1 below -0.5, 1 from 0.5, else
+// 0), 2 bits each, 4 a byte, 16 bytes.
+static HTP_COMPUTE void compute_quant_row_q2_0(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    const uint32_t         nb   = L->n_blocks;
+    const HVX_Vector       pow4 = hvx_vmem_load_at(kLanePow4.v);
+    const HVX_VectorPred   lane1 = Q6_Q_vcmp_eq_VwVw(lane_index(), Q6_V_vsplat_R(1));
+    const HVX_Vector       below_half = splat_f32(0.49999997f);  // t >= 0.5: t > the float below 0.5
+    piece_collector<8>     qc = { Q6_V_vzero() };
+    piece_collector<4>     dc = { Q6_V_vzero() };
+    HTP_NO_UNROLL
+    for (uint32_t b = 0; b < nb; b++) {
+        const float amax = max_abs_sf(&x[2 * b], 2);
+        const float id   = amax > 0.0f ? 1.0f / amax : 0.0f;
+        HTP_NO_UNROLL
+        for (uint32_t v = 0; v < 2; v++) {
+            const HVX_Vector t    = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[2 * b + v]), splat_f32(id));
+            const HVX_Vector up   = Q6_V_vand_QR(sf_gt(t, below_half), -1);
+            const HVX_Vector down = Q6_V_vand_QR(sf_gt(Q6_V_vxor_VV(t, Q6_V_vsplat_R((int32_t) 0x80000000)), below_half), -1);
+            const HVX_Vector q    = Q6_Vw_vadd_VwVw(Q6_Vw_vsub_VwVw(Q6_V_vsplat_R(1), up), down);  // 1 + [t >= 0.5] - [t <= -0.5] (masks -1)
+            HVX_Vector       h    = Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), Q6_V_vand_VV(q, Q6_V_vsplat_R(1))), pow4);
+            h = Q6_V_vor_VV(h, Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), Q6_Vuw_vlsr_VuwR(q, 1)), Q6_Vw_vasl_VwR(pow4, 1)));
+            h = or_lanes<16>(h);
+            qc.push(Q6_V_vmux_QVV(lane1, Q6_V_vror_VR(h, 60), h), a.quants, 2 * b + v, 2 * nb);
+        }
+        dc.push(splat_f32(amax), a.dscr, b, nb);
+    }
+}
+
 // The F32 scales (and mins) a row's blocks left in the scratch, to FP16: after the blocks, in
 // a function of its own (its conversion loops kept apart from the block loop's registers).
 static HTP_COMPUTE void compute_quant_row_scales(HVX_Vector * y, const htp_quant_row * L) {
@@ -270,6 +286,16 @@ HTP_INLINE void quantize_rows_with(R row, const HVX_Vector * x, uint32_t px, HVX
     }
 }
 
+// The K-quants' row loop: their header bytes are written whole (no F32 scale scratch).
+template <class R>
+HTP_INLINE void kquant_rows(R row, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py, uint32_t n,
+                            const htp_quant_row * L) {
+    HTP_NO_UNROLL
+    for (uint32_t j = 0; j < n; j++) {
+        row(x + j * px, y + j * py, L);
+    }
+}
+
 static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py,
                                  uint32_t n, const htp_quant_row * L) {
     switch (type) {
@@ -288,8 +314,32 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
         case HTP_TYPE_Q5_1:
             quantize_rows_with(compute_quant_row_4bit<block_min_codes<31>, true, true>, x, px, y, py, n, L);
             break;
-        default:  // HTP_TYPE_IQ4_NL
+        case HTP_TYPE_IQ4_NL:
             quantize_rows_with(compute_quant_row_4bit<block_iq4_nl_codes, false, false>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q1_0:
+            quantize_rows_with(compute_quant_row_q1_0, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q2_0:
+            quantize_rows_with(compute_quant_row_q2_0, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q4_K:
+            kquant_rows(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q5_K:
+            kquant_rows(compute_kquant_row<kquant_k32<31>>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q6_K:
+            kquant_rows(compute_kquant_row<kquant_q6_k>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q2_K:
+            kquant_rows(compute_kquant_row<kquant_q2_k>, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_Q3_K:
+            kquant_rows(compute_kquant_row<kquant_q3_k>, x, px, y, py, n, L);
+            break;
+        default:  // HTP_TYPE_IQ4_XS
+            kquant_rows(compute_kquant_row<kquant_iq4_xs>, x, px, y, py, n, L);
             break;
     }
 }

@@ -968,3 +968,79 @@ TEST_F(NpuOps, FlashAttnFollowsSplitChunksAndBuffers) {
 }
 
 }  // namespace
+
+// The K-quant quantizers of SET_ROWS (npu/ops/quantize-kquants.h) and Q1_0 / Q2_0's
+// (npu/ops/quantize-row.h) against ggml's quantize_row_{q2_K..q6_K,iq4_xs,q1_0,q2_0}_ref, every
+// byte, from F32 and F16 rows: random super-blocks and edge ones: all zero, one large value
+// among small ones, negative only, halves of quarters (rounding ties), values below 1e-15
+// (Q6_K's zero block), -2 .. 2 (Q2_0's ties x / d = +-0.5) then one value alone; rows of 1
+// super-block, of 3 (a group of 4 left partly empty), of 9 (two groups and a tail).
+TEST_F(NpuOps, SetRowsKQuantsMatchGgml) {
+    const ggml_type types[] = { GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                GGML_TYPE_IQ4_XS, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0 };
+    int             rows    = 0;
+    for (const Caps & c : kCaps) {
+        for (ggml_type t : types) {
+            for (ggml_type ts : { GGML_TYPE_F32, GGML_TYPE_F16 }) {
+                for (int64_t ne0 : { 256, 768, 2304 }) {
+                    ggml_tensor * dst = ggml_new_tensor_4d(ctx, t, ne0, 7, 2, 1);
+                    std::memset(dst->data, 0x11, ggml_nbytes(dst));
+                    ggml_tensor * src32 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, 3, 2, 1);
+                    fill_f32(src32, -3, 3);
+                    float *       x   = (float *) src32->data;
+                    const int64_t nsb = ggml_nelements(src32) / 256;
+                    for (int64_t sb = 0; sb < nsb; sb++) {
+                        float * b = x + 256 * sb;
+                        switch (sb % 7) {
+                            case 0: for (int i = 0; i < 256; i++) { b[i] = 0.0f; } break;
+                            case 1: for (int i = 0; i < 256; i++) { b[i] *= 0.01f; } b[37] = 1000.0f; break;
+                            case 2: for (int i = 0; i < 256; i++) { b[i] = -std::fabs(b[i]); } break;
+                            case 3: for (int i = 0; i < 256; i++) { b[i] = (float) (i % 32 - 16) * 0.25f + 0.125f; } break;
+                            case 4: for (int i = 0; i < 256; i++) { b[i] *= 1e-17f; } break;
+                            case 5: for (int i = 0; i < 256; i++) { b[i] = i < 128 ? (float) (i % 5 - 2) : i == 200 ? -2.5f : 0.0f; } break;
+                            default: break;  // random
+                        }
+                    }
+                    ggml_tensor * src = src32;
+                    if (ts == GGML_TYPE_F16) {
+                        src = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, ne0, 3, 2, 1);
+                        for (int64_t i = 0; i < ggml_nelements(src); i++) {
+                            ((ggml_fp16_t *) src->data)[i] = ggml_fp32_to_fp16(x[i]);
+                        }
+                    }
+                    ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
+                    for (int i = 0; i < 3; i++) {
+                        ((int32_t *) idx->data)[i] = (i * 3 + 1) % 7;
+                    }
+                    ggml_tensor * y = ggml_set_rows(ctx, dst, src, idx);
+                    if (!htp_find_op_encoder(y)->supports(c.caps, y, htp_encode_context())) {
+                        EXPECT_LT(c.caps.vtcm_size, 1u << 20) << c.name << ": only a small VTCM may refuse";
+                        continue;
+                    }
+                    ASSERT_TRUE(run(c.caps, y)) << c.name;
+                    const size_t         rs = ggml_row_size(t, ne0), bb = ggml_type_size(t);
+                    std::vector<float>   xr(ne0);
+                    std::vector<uint8_t> want(rs);
+                    for (int64_t i2 = 0; i2 < 2; i2++) {
+                        for (int64_t i1 = 0; i1 < 3; i1++) {
+                            for (int64_t k = 0; k < ne0; k++) {
+                                const float v = x[(i2 * 3 + i1) * ne0 + k];
+                                xr[k] = ts == GGML_TYPE_F16 ? ggml_fp16_to_fp32(ggml_fp32_to_fp16(v)) : v;
+                            }
+                            ggml_get_type_traits(t)->from_float_ref(xr.data(), want.data(), ne0);
+                            const int64_t   r   = ((int32_t *) idx->data)[i1];
+                            const uint8_t * got = (const uint8_t *) dst->data + r * dst->nb[1] + i2 * dst->nb[2];
+                            for (size_t b = 0; b < rs / bb; b++) {
+                                ASSERT_EQ(std::memcmp(got + b * bb, want.data() + b * bb, bb), 0)
+                                    << c.name << " " << ggml_type_name(t) << " from " << ggml_type_name(ts)
+                                    << " ne0=" << ne0 << " row " << i1 << "," << i2 << " block " << b;
+                            }
+                            rows++;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GE(rows, 8 * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
+}

@@ -8,8 +8,8 @@
 
 namespace htp_repack {
 
-static inline uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline float    bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t f32_bits(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
+static inline float    bits_f32(uint32_t u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
 
 static inline float fp16_to_fp32(uint16_t h) {
     const uint32_t sign = (uint32_t) (h & 0x8000) << 16;

@@ -56,14 +56,22 @@ struct htp_block_field {
     uint32_t vtcm_step;              // bytes between blocks there
 };
 
-// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: blocks of 32) as SET_ROWS and
+// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: blocks of 32; K-quants below) as SET_ROWS and
 // CPY quantize it into their VTCM dst row (npu/ops/quantize-row.h): dense arrays, the quants
 // at v_quants (Q8_0: 32 int8 a block; the others their 16 packed bytes), the FP16 scales at
 // v_scales, Q4_1 / Q5_1 FP16 mins at v_mins, Q5_* fifth bits at v_high (4 bytes a block), the
 // scales and mins first as F32 at v_dscratch / v_mscratch (2 vectors per 64 blocks); n_fields
 // 2-D DMAs (field[]: src_off is the field's byte in a dst block) join them into the dst row's
 // blocks. An F16 / BF16 source row is widened to F32 at v_f32 first.
+// The K-quants (Q2_K .. Q6_K, IQ4_XS: super-blocks of 256, npu/ops/quantize-kquants.h) use the same
+// arrays differently: v_quants the quant bytes (Q2_K / Q3_K 64 a super-block, the others 128),
+// v_scales its header bytes (npu/ops/quantize-kscales.h: Q4_K / Q5_K d, dmin and 12 scale bytes
+// and Q3_K 12 scale bytes and d, 16 a block; Q6_K 16 scales and d, Q2_K 16 scales, d and dmin,
+// at a 32-byte pitch; IQ4_XS d, scales_h, scales_l, 8 a block), v_high the high bits (Q3_K hmask
+// and Q5_K qh 32 bytes, Q6_K qh 64), each with 128 bytes of slack (unaligned stores); v_dscratch the group scratch of
+// HTP_QUANT_ROW_KQ_SCRATCH vectors; no v_mins, v_mscratch.
 #define HTP_QUANT_ROW_MAX_FIELDS 4
+#define HTP_QUANT_ROW_KQ_SCRATCH 106
 
 struct htp_quant_row {
     uint32_t n_blocks;               // blocks per row

@@ -17,6 +17,7 @@
 /* 21: rope.sect_layout (enum htp_rope_sections; was rope.imrope, whose 1 it keeps): ROPE and
  *    ROPE_BACK take VISION (rope.n_dims is then ne0, the rotated lanes); reduce.n_seg, last_ne0
  *    at the end: CUMSUM streams a row longer than a thread's VTCM share in segments;
+ *    soft_max.n_seg, last_ne0 in place of n_vec, tail_bytes: SOFT_MAX does too (3 passes);
  * 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
  *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
  *    grew by 24 bytes; htp_type HTP_TYPE_TQ1_0, HTP_TYPE_TQ2_0, HTP_TYPE_NVFP4 (htp-types.h):

@@ -141,7 +141,7 @@ struct soft_max_op : row_op<htp_soft_max_params> {
             seg_max = mx > seg_max ? mx : seg_max;
             return;
         }
-        const HVX_Vector a = compute_row_exp(dst_row(slot, 0), s.ne, seg_max, s.pass == 1 && s.seg == 0 ? Q6_V_vzero() : seg_acc);
+        const HVX_Vector a = exp_lanes(dst_row(slot, 0), s.ne, seg_max, s.pass == 1 && s.seg == 0 ? Q6_V_vzero() : seg_acc);
         if (s.pass == 2) {
             compute_row_scale(dst_row(slot, 0), s.ne, seg_inv);
             return;
@@ -164,7 +164,7 @@ struct soft_max_op : row_op<htp_soft_max_params> {
             if (kSink && sk > max) {
                 max = sk;
             }
-            float sum = lane0_f32(reduce_sum_sf(compute_row_exp(dst_row(slot, j), p->ne0, max, Q6_V_vzero())));
+            float sum = compute_row_exp(dst_row(slot, j), p->ne0, max);
             if (kSink) {
                 sum += __builtin_expf(sk - max);
             }
@@ -220,8 +220,14 @@ struct soft_max_op : row_op<htp_soft_max_params> {
         return lane0_f32(reduce_max_sf(mx));
     }
 
+    // y = e^(y - max) for ne elements; returns their sum (no vector crosses the call: the row
+    // loop would keep one across its calls, on the stack).
+    HTP_COMPUTE float compute_row_exp(HVX_Vector * y, uint32_t ne, float max) const {
+        return lane0_f32(reduce_sum_sf(exp_lanes(y, ne, max, Q6_V_vzero())));
+    }
+
     // y = e^(y - max) for ne elements; returns acc plus their lane sums.
-    HTP_COMPUTE HVX_Vector compute_row_exp(HVX_Vector * y, uint32_t ne, float max, HVX_Vector acc) const {
+    HTP_INLINE HVX_Vector exp_lanes(HVX_Vector * y, uint32_t ne, float max, HVX_Vector acc) const {
         const HVX_Vector vmax = splat_f32(max);
         const uint32_t   nv   = (ne + 31) / 32;
         HTP_NO_UNROLL

@@ -97,6 +97,19 @@ bool plan_rows(const htp_device_caps & caps, const stream_need & need, htp_split
     return true;
 }
 
+uint32_t segment_elems(const htp_device_caps & caps, uint32_t bytes_fixed, uint32_t bytes_per_elem, uint32_t align) {
+    const uint32_t n_hvx  = std::max(1u, std::min(caps.n_hvx, 8u));  // as plan_rows
+    const uint32_t budget = caps.vtcm_size / n_hvx / 128 * 128;
+    return budget <= bytes_fixed ? 0 : (budget - bytes_fixed) / (4 * bytes_per_elem) / align * align;
+}
+
+void split_whole_rows(htp_split_params & sp, uint32_t rows, uint32_t units) {
+    const uint32_t nt     = std::max(1u, std::min(sp.n_threads, rows));
+    const uint32_t per_th = (rows + nt - 1) / nt;
+    sp.n_threads          = (rows + per_th - 1) / per_th;
+    sp.rows_per_thread    = per_th * units;
+}
+
 stream_need rows_in_out_need(const htp_device_caps & caps, const ggml_tensor * op, uint32_t pitch) {
     const ggml_tensor * a    = op->src[0];
     stream_need         need = {};

@@ -152,6 +152,14 @@ static inline bool rows_plan_ok(const htp_device_caps & caps, const stream_need 
     return plan_rows(caps, need, sp);
 }
 
+// Rows longer than a thread's VTCM share (CUMSUM, SOFT_MAX: npu/ops/reduce.cpp, softmax.cpp)
+// stream as segments, one per chunk, each row's in order on one thread.
+// The elements of a segment: the most, a multiple of `align`, that 4 buffers of
+// bytes_per_elem each take beside bytes_fixed in a thread's share (0: none fit).
+uint32_t segment_elems(const htp_device_caps & caps, uint32_t bytes_fixed, uint32_t bytes_per_elem, uint32_t align);
+// After plan_rows of rows * units chunks of one row each: whole rows (units chunks each) per thread.
+void split_whole_rows(htp_split_params & sp, uint32_t rows, uint32_t units);
+
 // Fills stream `st` at *offset (advanced past it): n_bufs slots of rows_per_chunk rows.
 // The need of an op that streams F32 rows of src0 through VTCM into rows of dst (one fetch
 // and one write-back descriptor per chunk; src and dst slots of `pitch` bytes per row).

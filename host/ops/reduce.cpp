@@ -44,6 +44,35 @@ stream_need reduce_need(const htp_device_caps & caps, const ggml_tensor * op, co
     return need;
 }
 
+// CUMSUM of a row longer than a thread's VTCM share (plan_rows finds no split for one whole
+// row): each row streams as n_seg segments of `seg` elements (a multiple of 32, so the kernel's
+// carry adds the same vector sums in the same order as for a whole row), as rows of a shape
+// whose i1 is the segment, i2 the row's i1 and i3 its i2 + ne2 * i3 (ne2 and ne3 must then be
+// one stride: ne3 1 or nb3 = ne2 * nb2, in src0 and dst). One thread walks a row's segments in
+// order (npu/ops/reduce.cpp keeps the carry between them).
+struct cumsum_segs {
+    uint32_t seg, n_seg, rows;
+};
+
+bool cumsum_seg_need(const htp_device_caps & caps, const ggml_tensor * op, const reduce_walk & w, stream_need & need,
+                     cumsum_segs & cs) {
+    cs.seg            = segment_elems(caps, 0, 2 * 4, 32);  // src and dst slots, F32
+    const bool merged     = (w.ne[3] == 1 || (w.nb[3] == w.nb[2] * w.ne[2] && op->nb[3] == op->nb[2] * w.ne[2]));
+    if (!is_cumsum(op) || cs.seg == 0 || !merged) {
+        return false;
+    }
+    cs.n_seg            = (w.ne[0] + cs.seg - 1) / cs.seg;
+    cs.rows             = w.ne[1] * w.ne[2] * w.ne[3];
+    need                = {};
+    need.total_rows     = cs.rows * cs.n_seg;
+    need.chunk_divides  = 1;
+    need.bytes_per_row  = 2 * cs.seg * 4;
+    need.desc_per_chunk = 2;
+    need.multi_row_ok   = false;
+    return (uint64_t) cs.rows * cs.n_seg <= UINT32_MAX &&
+           dma_fields_ok(caps, { w.nb[1], w.nb[2], op->nb[1], op->nb[2], (uint64_t) cs.seg * 4 });
+}
+
 bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * a = op->src[0];
     const ggml_type     t = op->op == GGML_OP_ARGMAX ? GGML_TYPE_I32 : GGML_TYPE_F32;
@@ -71,7 +100,31 @@ bool reduce_supports(const htp_device_caps & caps, const ggml_tensor * op, const
             }
             break;
     }
-    return rows_plan_ok(caps, reduce_need(caps, op, w));
+    stream_need seg_need;
+    cumsum_segs cs;
+    return rows_plan_ok(caps, reduce_need(caps, op, w)) ||
+           (cumsum_seg_need(caps, op, w, seg_need, cs) && rows_plan_ok(caps, seg_need));
+}
+
+// The segmented CUMSUM's params (cumsum_seg_need): plan_rows' split of the segments, made whole
+// rows per thread.
+void cumsum_seg_encode(const htp_device_caps & caps, const ggml_tensor * op, const reduce_walk & w,
+                       htp_reduce_params & p) {
+    stream_need need;
+    cumsum_segs cs;
+    cumsum_seg_need(caps, op, w, need, cs);
+    plan_rows(caps, need, p.split);
+    split_whole_rows(p.split, cs.rows, cs.n_seg);
+    p.ne0                   = cs.seg;
+    p.tail_bytes            = 0;
+    p.n_seg                 = cs.n_seg;
+    p.last_ne0              = w.ne[0] - (cs.n_seg - 1) * cs.seg;
+    p.shape                 = rows_shape(cs.n_seg, w.ne[1]);
+    p.src0                  = rows_strides((uint64_t) cs.seg * 4, w.nb[1], w.nb[2]);
+    p.dst                   = rows_strides((uint64_t) cs.seg * 4, op->nb[1], op->nb[2]);
+    uint32_t off            = 0;
+    p.vsrc                  = stream_at(off, p.split, cs.seg * 4, 1);
+    p.vdst                  = stream_at(off, p.split, cs.seg * 4, 1);
 }
 
 void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -93,6 +146,13 @@ void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_
             p.kind      = k.kind;
         }
     }
+    p.n_seg    = 1;
+    p.last_ne0 = w.ne[0];
+    p.scale    = op->op == GGML_OP_MEAN ? 1.0f / (float) w.ne[0] : 1.0f;
+    if (is_cumsum(op) && !rows_plan_ok(caps, reduce_need(caps, op, w))) {
+        cumsum_seg_encode(caps, op, w, p);
+        return;
+    }
     plan_rows(caps, reduce_need(caps, op, w), p.split);
     if (op->op == GGML_OP_SUM) {  // one accumulator: one thread walks every row
         p.split.n_threads       = 1;
@@ -100,7 +160,6 @@ void reduce_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_
     }
     p.ne0        = w.ne[0];
     p.tail_bytes = p.ne0 * 4 % 128;
-    p.scale      = op->op == GGML_OP_MEAN ? 1.0f / (float) w.ne[0] : 1.0f;
     p.shape      = rows_shape(w.ne[1], w.ne[2]);
     p.src0       = rows_strides(w.nb[1], w.nb[2], w.nb[3]);
     if (op->op == GGML_OP_ARGMAX) {  // row i1's index at dst element i1

@@ -10,8 +10,16 @@ using namespace htp_enc;
 
 namespace {
 
-uint32_t f32_mask_bytes(const ggml_tensor * op) {
-    return 2 * (((uint32_t) op->ne[0] + 63) / 64) * 128;
+uint32_t f32_mask_bytes(uint32_t ne0) {
+    return 2 * ((ne0 + 63) / 64) * 128;
+}
+
+uint32_t mask_es(const ggml_tensor * op) {
+    return op->src[1] ? (uint32_t) ggml_type_size(op->src[1]->type) : 0;
+}
+
+uint32_t sinks_bytes(const ggml_tensor * op) {
+    return op->src[2] ? align_up((uint32_t) op->src[0]->ne[2] * 4, 128) : 0;
 }
 
 stream_need soft_max_need(const htp_device_caps & caps, const ggml_tensor * op) {
@@ -26,13 +34,38 @@ stream_need soft_max_need(const htp_device_caps & caps, const ggml_tensor * op) 
         need.multi_row_ok = need.multi_row_ok && dma_field_ok(caps, m->nb[1]) &&
                             dma_field_ok(caps, align_up((uint32_t) a->ne[0] * es, 128));
         if (m->type == GGML_TYPE_F16) {
-            need.bytes_fixed = f32_mask_bytes(op);
+            need.bytes_fixed = f32_mask_bytes((uint32_t) a->ne[0]);
         }
     }
-    if (op->src[2]) {
-        need.bytes_fixed += align_up((uint32_t) a->ne[2] * 4, 128);  // the sinks (npu/ops/softmax.cpp)
-    }
+    need.bytes_fixed += sinks_bytes(op);  // the sinks (npu/ops/softmax.cpp)
     return need;
+}
+
+// A row longer than a thread's VTCM share (plan_rows finds no split for one whole row):
+// n_seg segments of seg elements (a multiple of 64: whole vectors, whole F16 mask pairs),
+// each streamed 3 times (npu/ops/softmax.cpp), as rows of a shape (3 n_seg, ne01, ne02):
+// ne03 must be 1.
+struct soft_max_segs {
+    uint32_t seg, n_seg, rows;
+};
+
+bool soft_max_seg_need(const htp_device_caps & caps, const ggml_tensor * op, stream_need & need, soft_max_segs & ss) {
+    const ggml_tensor * a   = op->src[0];
+    const uint32_t      mes = mask_es(op);
+    const bool          f16 = op->src[1] && op->src[1]->type == GGML_TYPE_F16;
+    ss.seg                  = segment_elems(caps, sinks_bytes(op), 8 + mes + (f16 ? 1 : 0), 64);  // f32 mask row: 4 / 4 buffers
+    if (ss.seg == 0 || a->ne[3] != 1) {
+        return false;
+    }
+    ss.n_seg            = (uint32_t) ((a->ne[0] + ss.seg - 1) / ss.seg);
+    ss.rows             = (uint32_t) (a->ne[1] * a->ne[2]);
+    need                = {};
+    need.total_rows     = ss.rows * 3 * ss.n_seg;
+    need.chunk_divides  = 1;
+    need.bytes_per_row  = ss.seg * (8 + mes);
+    need.bytes_fixed    = sinks_bytes(op) + (f16 ? f32_mask_bytes(ss.seg) : 0);
+    need.desc_per_chunk = op->src[1] ? 3 : 2;
+    return (uint64_t) ss.rows * 3 * ss.n_seg <= UINT32_MAX;
 }
 
 bool soft_max_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
@@ -53,7 +86,10 @@ bool soft_max_supports(const htp_device_caps & caps, const ggml_tensor * op, con
     if (sk && (sk->type != GGML_TYPE_F32 || sk->ne[0] < a->ne[2] || !ggml_is_contiguous(sk))) {
         return false;
     }
-    return rows_plan_ok(caps, soft_max_need(caps, op));
+    stream_need   seg_need;
+    soft_max_segs ss;
+    return rows_plan_ok(caps, soft_max_need(caps, op)) ||
+           (soft_max_seg_need(caps, op, seg_need, ss) && rows_plan_ok(caps, seg_need));
 }
 
 void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -61,15 +97,23 @@ void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     const ggml_tensor *   m = op->src[1];
     htp_soft_max_params & p = desc.params.soft_max;
     desc.opcode             = HTP_OP_SOFT_MAX;
-    plan_rows(caps, soft_max_need(caps, op), p.split);
+    soft_max_segs ss = { (uint32_t) a->ne[0], 1, 0 };
+    if (rows_plan_ok(caps, soft_max_need(caps, op))) {
+        plan_rows(caps, soft_max_need(caps, op), p.split);
+    } else {
+        stream_need need;
+        soft_max_seg_need(caps, op, need, ss);
+        plan_rows(caps, need, p.split);
+        split_whole_rows(p.split, ss.rows, 3 * ss.n_seg);
+    }
 
     float sb[2];
     std::memcpy(sb, op->op_params, sizeof(sb));
     const uint32_t n_head      = (uint32_t) a->ne[2];
     const uint32_t n_head_log2 = 1u << (uint32_t) floor(log2(n_head));
-    p.ne0                      = (uint32_t) a->ne[0];
-    p.n_vec                    = (p.ne0 + 31) / 32;
-    p.tail_bytes               = p.ne0 * 4 % 128;
+    p.ne0                      = ss.seg;
+    p.n_seg                    = ss.n_seg;
+    p.last_ne0                 = (uint32_t) a->ne[0] - (ss.n_seg - 1) * ss.seg;
     p.scale                    = sb[0];
     p.max_bias                 = sb[1];
     p.m0                       = powf(2.0f, -(sb[1]) / n_head_log2);
@@ -77,7 +121,8 @@ void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     p.n_head_log2              = n_head_log2;
     p.has_mask                 = m != nullptr;
     p.mask_type                = m && m->type == GGML_TYPE_F16 ? HTP_TYPE_F16 : HTP_TYPE_F32;
-    p.shape                    = rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
+    p.shape = ss.n_seg > 1 ? rows_shape(3 * ss.n_seg, (uint32_t) op->ne[1]) :
+                             rows_shape((uint32_t) op->ne[1], (uint32_t) op->ne[2]);
     p.src0                     = rows_strides(a->nb[1], a->nb[2], a->nb[3]);
     p.dst                      = rows_strides(op->nb[1], op->nb[2], op->nb[3]);
     p.mask                     = m ? rows_strides(m->nb[1], m->nb[2], m->nb[3]) : rows_strides(0, 0, 0);
@@ -90,7 +135,7 @@ void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
 
     const uint32_t pitch = align_up(p.ne0 * 4, 128);
     uint32_t       off   = 0;
-    p.vsrc               = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
+    p.vsrc               = stream_at(off, p.split, pitch, p.split.rows_per_chunk);  // rows_per_chunk 1 in segments
     p.vdst               = stream_at(off, p.split, pitch, p.split.rows_per_chunk);
     if (m) {
         p.vmask = stream_at(off, p.split, align_up(p.ne0 * mes, 128), p.split.rows_per_chunk);
@@ -100,7 +145,7 @@ void soft_max_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_o
     p.vmask_f32   = off;
     // Sinks (a model weight, above 4 GiB on a v81 with 64-bit DMA bases): DMA'd once per
     // thread into the scratch after the f32 mask row.
-    p.vsinks      = off + (m && m->type == GGML_TYPE_F16 ? f32_mask_bytes(op) : 0);
+    p.vsinks      = off + (m && m->type == GGML_TYPE_F16 ? f32_mask_bytes(p.ne0) : 0);
     p.sinks_bytes = op->src[2] ? (uint32_t) a->ne[2] * 4 : 0;
 }
 

@@ -1,5 +1,6 @@
 // SUM_ROWS / MEAN (F32 -> one value per row), ARGMAX (F32 -> the I32 index of each row's
-// first largest element), CUMSUM (F32 prefix sums along dim 0) and SUM (F32 -> one value).
+// first largest element), CUMSUM (F32 prefix sums along dim 0; a row longer than a thread's
+// VTCM share streams in segments, the sum carried between them) and SUM (F32 -> one value).
 // Rows stream through VTCM; sums accumulate in 32 sf lanes with the partial last vector
 // masked. Per-row results of SUM_ROWS / MEAN / ARGMAX are shifted into vectors (32 rows each)
 // so the dst slot is written with whole-vector stores, and one 2-D descriptor writes a chunk
@@ -70,14 +71,16 @@ struct reduce_op : row_op<htp_reduce_params> {
         return best;
     }
 
-    void cumsum_row(const HVX_Vector * x, HVX_Vector * y) const {
-        const uint32_t   n_vec = (p->ne0 + 31) / 32;
+    // Prefix sums of ne elements of x into y, starting from `carry` (the sum of the row before
+    // them, in every lane); returns the carry after them.
+    HVX_Vector cumsum_row(const HVX_Vector * x, HVX_Vector * y, uint32_t ne, HVX_Vector carry) const {
+        const uint32_t   n_vec = (ne + 31) / 32;
+        const uint32_t   tail  = ne * 4 % 128;
         const HVX_Vector zero  = Q6_V_vzero();
-        HVX_Vector       carry = zero;
         for (uint32_t i = 0; i < n_vec; i++) {
             HVX_Vector v = hvx_vmem_load(&x[i]);
-            if (i == n_vec - 1 && p->tail_bytes) {
-                v = Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), v);
+            if (i == n_vec - 1 && tail) {
+                v = Q6_V_vand_QV(Q6_Q_vsetq_R((int32_t) tail), v);
             }
             HVX_Vector s = v;  // in-vector inclusive scan: add the vector shifted up by 1, 2, 4, 8, 16 lanes
             for (int32_t k = 4; k < 128; k <<= 1) {
@@ -86,16 +89,36 @@ struct reduce_op : row_op<htp_reduce_params> {
             hvx_vmem_store(&y[i], Q6_Vsf_vadd_VsfVsf(s, carry));
             carry = Q6_Vsf_vadd_VsfVsf(carry, reduce_sum_sf(v));
         }
+        return carry;
     }
 
-    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
+    // The elements of (virtual) row r: a row's, or with n_seg > 1 its segment's (the segment
+    // is the row's i1: host/ops/reduce.cpp cumsum_seg_encode).
+    uint32_t seg_index(uint32_t r) const { return p->n_seg > 1 ? row_coords(p->shape, r).i1 : 0; }
+
+    uint32_t row_elems(uint32_t r) const { return seg_index(r) == p->n_seg - 1 ? p->last_ne0 : p->ne0; }
+
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) { return fetch_chunk(octx, p, ith, q, r, n, slot, row_elems(r) * 4); }
+
+    // CUMSUM: n_seg 1: each row from 0; else one segment (n 1), from the carry of the row's
+    // segments before it (acc), restarting at segment 0.
+    HTP_INLINE void cumsum_chunk(uint32_t r, uint32_t n, const HVX_Vector * x0, HVX_Vector * y0) {
+        if (p->n_seg > 1) {
+            const uint32_t seg = seg_index(r);
+            acc = cumsum_row(x0, y0, seg == p->n_seg - 1 ? p->last_ne0 : p->ne0, seg ? acc : Q6_V_vzero());
+            return;
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            cumsum_row(x0 + j * (p->vsrc.row_pitch / 128), y0 + j * (p->vdst.row_pitch / 128), p->ne0, Q6_V_vzero());
+        }
+    }
+
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
         const HVX_Vector * x0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *       y0 = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t     xs = p->vsrc.row_pitch / 128;
         if (p->kind == HTP_REDUCE_CUMSUM) {
-            for (uint32_t j = 0; j < n; j++) {
-                cumsum_row(x0 + j * xs, y0 + j * (p->vdst.row_pitch / 128));
-            }
+            cumsum_chunk(r, n, x0, y0);
             return;
         }
         if (p->kind == HTP_REDUCE_SUM_ALL) {
@@ -139,7 +162,7 @@ struct reduce_op : row_op<htp_reduce_params> {
         const dma_addr_t d   = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
         const dma_addr_t src = vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot);
         if (p->kind == HTP_REDUCE_CUMSUM) {
-            return dma_queue_push(q, d, src, p->dst.nb1, p->vdst.row_pitch, p->ne0 * 4, n) ? 1 : -1;
+            return dma_queue_push(q, d, src, p->dst.nb1, p->vdst.row_pitch, row_elems(r) * 4, n) ? 1 : -1;
         }
         if (p->kind == HTP_REDUCE_SUM_ALL) {  // dst is one element: written once, after the last row
             return r + n < p->split.total_rows ? 0 : (dma_queue_push_1d(q, octx->dst.data, src, 4) ? 1 : -1);
@@ -151,5 +174,7 @@ struct reduce_op : row_op<htp_reduce_params> {
 }  // namespace
 
 int htp_op_reduce(struct htp_op_context * octx) {
-    return run_rows<reduce_op>(octx, octx->params->reduce);
+    const htp_reduce_params & p = octx->params->reduce;
+    // a member of a device group takes whole rows: all n_seg segments of each (one chunk each)
+    return run_rows_of<reduce_op>(octx, p, device_rows_by(octx->ctx, p.split, p.n_seg > 1 ? p.n_seg : p.split.rows_per_chunk));
 }

@@ -22,6 +22,10 @@
  *    input rows): conv_transpose_1d gained H, KH, div_s0, shape, dst (was dst_nb1), in_nb_row,
  *    in_nb_img, w_nb_ky, in_rows, vin and round_f16, so its fields after OL moved; op codes
  *    ACC and SET (assemble, which gained acc and vbase at its end);
+ *    reduce.n_seg, last_ne0 at the end: CUMSUM streams a row longer than a thread's VTCM share
+ *    in segments; soft_max.n_seg, last_ne0 in place of n_vec, tail_bytes: SOFT_MAX does too
+ *    (3 passes); SET_ROWS / CPY quantize into Q2_K .. Q6_K, IQ4_XS, Q1_0 and Q2_0
+ *    (htp_quant_row's type; their scratch HTP_QUANT_ROW_KQ_SCRATCH, params/core.h);
  * 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
  *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
  *    grew by 24 bytes; htp_type HTP_TYPE_TQ1_0, HTP_TYPE_TQ2_0, HTP_TYPE_NVFP4 (htp-types.h):

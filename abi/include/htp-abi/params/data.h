@@ -63,6 +63,11 @@ struct htp_reduce_params {
     struct htp_rows_shape shape;     // src rows
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;
+    uint32_t n_seg;                  // CUMSUM: segments per row (1: rows stream whole); n_seg > 1:
+                                     // a row longer than a thread's VTCM share streams as n_seg
+                                     // segments of ne0 elements (the last one last_ne0), each a row
+                                     // of `shape` (i1 = the segment), one thread per row in order
+    uint32_t last_ne0;               // elements of a row's last segment (n_seg 1: ne0)
 };
 
 enum htp_fill_kind { HTP_FILL_CONST = 0, HTP_FILL_TRI, HTP_FILL_DIAG, HTP_FILL_ARANGE };

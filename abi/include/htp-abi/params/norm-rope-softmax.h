@@ -82,9 +82,12 @@ struct htp_rope_params {
 // else m1^(2 (h - n_head_log2) + 1) (ALiBi, max_bias > 0), else 1.
 struct htp_soft_max_params {
     struct htp_split_params split;
-    uint32_t ne0;
-    uint32_t n_vec;                  // vectors covering ne0
-    uint32_t tail_bytes;             // ne0 * 4 % 128
+    uint32_t ne0;                    // elements per row, or per segment with n_seg > 1
+    uint32_t n_seg;                  // 1: rows stream whole; else a row longer than a thread's VTCM
+                                     // share streams 3 times in n_seg segments (the last one
+                                     // last_ne0): shape's i1 is pass * n_seg + segment, i2 the row's
+                                     // i1, i3 its i2 (ne03 1); one thread per row, in order
+    uint32_t last_ne0;               // elements of a row's last segment (n_seg 1: ne0)
     float scale;
     float max_bias;
     float m0, m1;

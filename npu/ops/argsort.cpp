@@ -3,6 +3,10 @@
 // compares are integer and exact. Stages with distance >= 32 compare whole vectors; shorter
 // distances pair lane i with lane i ^ d through rotations. Indices follow their keys. TOP_K
 // sorts descending and writes the first k indices of each row (ggml leaves their order open).
+// A TOP_K row longer than a thread's VTCM share streams as segments, one per chunk, a row's in
+// order on one thread (host/ops/argsort.cpp top_k_seg_encode): each segment's keys join the
+// n_cand best so far in a work buffer, which the same network sorts; its first n_cand entries
+// are the candidates for the next segment, its first k indices after the last the result.
 #include "hvx-util.h"
 #include "op-table.h"
 #include "row-stream.h"
@@ -84,23 +88,24 @@ struct argsort_op : row_op<htp_argsort_params> {
         }
     }
 
-    // The row's values as order-preserving int32 keys (padding: keys that sort last), and
-    // the indices 0, 1, ...
-    HTP_COMPUTE void compute_keys(HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec) const {
-        const uint32_t   n_val = (p->ne0 + 31) / 32;  // vectors holding src values
+    // n_vec vectors of keys from the n_val vectors at src (the last one's first tail bytes,
+    // if any, valid): the values as order-preserving int32 keys (padding: keys that sort
+    // last), and the indices base, base + 1, ... (src may be key: each vector is read first).
+    HTP_COMPUTE void compute_keys(const HVX_Vector * src, HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec,
+                                  uint32_t n_val, uint32_t tail, uint32_t base) const {
         const HVX_Vector lane  = lane_index();
         const HVX_Vector pad   = Q6_V_vsplat_R(p->descending ? INT32_MIN : INT32_MAX);
         const HVX_Vector mag   = Q6_V_vsplat_R(0x7fffffff);
         for (uint32_t i = 0; i < n_vec; i++) {
-            hvx_vmem_store(&idx[i], Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (i * 32))));
+            hvx_vmem_store(&idx[i], Q6_Vw_vadd_VwVw(lane, Q6_V_vsplat_R((int32_t) (base + i * 32))));
             if (i >= n_val) {
                 hvx_vmem_store(&key[i], pad);
                 continue;
             }
-            const HVX_Vector b = hvx_vmem_load(&key[i]);
+            const HVX_Vector b = hvx_vmem_load(&src[i]);
             HVX_Vector       t = Q6_V_vxor_VV(b, Q6_V_vand_VV(Q6_Vw_vasr_VwR(b, 31), mag));
-            if (i == n_val - 1 && p->tail_bytes) {
-                t = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) p->tail_bytes), t, pad);
+            if (i == n_val - 1 && tail) {
+                t = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) tail), t, pad);
             }
             hvx_vmem_store(&key[i], t);
         }
@@ -121,20 +126,61 @@ struct argsort_op : row_op<htp_argsort_params> {
         }
     }
 
-    HTP_COMPUTE void compute_chunk(uint32_t, uint32_t n, uint32_t slot) {
+    uint32_t seg_index(uint32_t r) const { return p->n_cand ? row_coords(p->shape, r).i1 : 0; }
+
+    uint32_t seg_elems(uint32_t seg) const { return seg == p->n_seg - 1 ? p->last_ne0 : p->ne0; }
+
+    // One segment of a long TOP_K row (virtual row r): the candidates start as keys that sort
+    // last at segment 0; the segment's keys follow them, with their indices in the row.
+    HTP_COMPUTE void compute_segment(uint32_t r, uint32_t slot) {
+        HVX_Vector *   key   = vptr(vtcm_at(octx->ctx, p->split, ith, p->vwork));
+        HVX_Vector *   idx   = key + p->n_work / 32;
+        const uint32_t n_cv  = p->n_cand / 32;
+        const uint32_t seg   = seg_index(r);
+        const uint32_t elems = seg_elems(seg);
+        if (seg == 0) {
+            for (uint32_t i = 0; i < n_cv; i++) {
+                hvx_vmem_store(&key[i], Q6_V_vsplat_R(INT32_MIN));
+                hvx_vmem_store(&idx[i], Q6_V_vzero());
+            }
+        }
+        compute_keys(vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot)), key + n_cv, idx + n_cv,
+                     p->n_work / 32 - n_cv, (elems + 31) / 32, elems * 4 % 128, seg * p->ne0);
+        compute_network(key, idx, p->n_work / 32);
+        if (seg == p->n_seg - 1) {
+            HVX_Vector * out = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
+            for (uint32_t i = 0; i < (p->n_out + 31) / 32; i++) {
+                hvx_vmem_store(&out[i], hvx_vmem_load(&idx[i]));
+            }
+        }
+    }
+
+    HTP_COMPUTE void compute_chunk(uint32_t r, uint32_t n, uint32_t slot) {
+        if (p->n_cand) {
+            compute_segment(r, slot);
+            return;
+        }
         HVX_Vector *   key   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *   idx   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t n_vec = p->n_sort / 32;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < n; j++) {
-            compute_keys(key, idx, n_vec);
+            compute_keys(key, key, idx, n_vec, (p->ne0 + 31) / 32, p->tail_bytes, 0);
             compute_network(key, idx, n_vec);
             key += n_vec;
             idx += n_vec;
         }
     }
 
+    int fetch(uint32_t r, uint32_t n, uint32_t slot) {
+        return fetch_chunk(octx, p, ith, q, r, n, slot, seg_elems(seg_index(r)) * 4);
+    }
+
+    // A long row's indices once, after its last segment.
     int store(uint32_t r, uint32_t n, uint32_t slot) {
+        if (p->n_cand && seg_index(r) != p->n_seg - 1) {
+            return 0;
+        }
         return store_chunk(octx, p, ith, q, r, n, slot, p->n_out * 4);
     }
 };
@@ -142,5 +188,7 @@ struct argsort_op : row_op<htp_argsort_params> {
 }  // namespace
 
 int htp_op_argsort(struct htp_op_context * octx) {
-    return run_rows<argsort_op>(octx, octx->params->argsort);
+    const htp_argsort_params & p = octx->params->argsort;
+    // a member of a device group takes whole rows: all n_seg segments of each (one chunk each)
+    return run_rows_of<argsort_op>(octx, p, device_rows_by(octx->ctx, p.split, p.n_cand ? p.n_seg : p.split.rows_per_chunk));
 }

@@ -26,6 +26,7 @@
  *    in segments; soft_max.n_seg, last_ne0 in place of n_vec, tail_bytes: SOFT_MAX does too
  *    (3 passes); SET_ROWS / CPY quantize into Q2_K .. Q6_K, IQ4_XS, Q1_0 and Q2_0
  *    (htp_quant_row's type; their scratch HTP_QUANT_ROW_KQ_SCRATCH, params/core.h);
+ *    argsort.n_seg, last_ne0, n_cand, n_work, vwork at the end: TOP_K streams long rows too;
  * 20: htp_counter HTP_CNT_DMA_EXPOSED_DESC, HTP_CNT_DMA_EXPOSED_BYTES, HTP_CNT_HVX_EXPOSED at the
  *    end (what a thread's pipeline cannot overlap: docs/profiling.md "Counters"): htp_op_timing
  *    grew by 24 bytes; htp_type HTP_TYPE_TQ1_0, HTP_TYPE_TQ2_0, HTP_TYPE_NVFP4 (htp-types.h):

@@ -103,6 +103,11 @@ struct htp_argsort_params {
     struct htp_rows_shape shape;
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;  // keys (sorted in place), indices
+    // TOP_K of a row longer than a thread's VTCM share (n_cand > 0): the row streams as n_seg
+    // segments of ne0 elements (the last last_ne0), rows (seg, i1, i2 + ne2 i3) of `shape`;
+    // vsrc holds a segment, vdst the k indices. Each segment's keys join the n_cand best so far
+    // in a work buffer of n_work keys then n_work indices at VTCM offset vwork, sorted again.
+    uint32_t n_seg, last_ne0, n_cand, n_work, vwork;
 };
 
 // POOL_2D and POOL_1D (POOL_2D with k1 = s1 = 1) F32: dst row (oy, i2, i3) holds ne0 pooled

@@ -88,11 +88,17 @@ struct argsort_op : row_op<htp_argsort_params> {
         }
     }
 
-    // n_vec vectors of keys from the n_val vectors at src (the last one's first tail bytes,
-    // if any, valid): the values as order-preserving int32 keys (padding: keys that sort
-    // last), and the indices base, base + 1, ... (src may be key: each vector is read first).
+    // Set by the caller of compute_keys (members: its arguments stay in registers).
+    uint32_t key_tail;  // bytes of the last src vector that are values (0: all)
+    uint32_t key_base;  // index of the first key
+
+    // n_vec vectors of keys from the n_val vectors at src (the last one's first key_tail bytes
+    // valid): the values as order-preserving int32 keys (padding: keys that sort last), and
+    // the indices key_base, key_base + 1, ... (src may be key: each vector is read first).
     HTP_COMPUTE void compute_keys(const HVX_Vector * src, HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec,
-                                  uint32_t n_val, uint32_t tail, uint32_t base) const {
+                                  uint32_t n_val) const {
+        const uint32_t   tail  = key_tail;
+        const uint32_t   base  = key_base;
         const HVX_Vector lane  = lane_index();
         const HVX_Vector pad   = Q6_V_vsplat_R(p->descending ? INT32_MIN : INT32_MAX);
         const HVX_Vector mag   = Q6_V_vsplat_R(0x7fffffff);
@@ -144,8 +150,10 @@ struct argsort_op : row_op<htp_argsort_params> {
                 hvx_vmem_store(&idx[i], Q6_V_vzero());
             }
         }
+        key_tail = elems * 4 % 128;
+        key_base = seg * p->ne0;
         compute_keys(vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot)), key + n_cv, idx + n_cv,
-                     p->n_work / 32 - n_cv, (elems + 31) / 32, elems * 4 % 128, seg * p->ne0);
+                     p->n_work / 32 - n_cv, (elems + 31) / 32);
         compute_network(key, idx, p->n_work / 32);
         if (seg == p->n_seg - 1) {
             HVX_Vector * out = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
@@ -163,9 +171,11 @@ struct argsort_op : row_op<htp_argsort_params> {
         HVX_Vector *   key   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vsrc, slot));
         HVX_Vector *   idx   = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot));
         const uint32_t n_vec = p->n_sort / 32;
+        key_tail             = p->tail_bytes;
+        key_base             = 0;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < n; j++) {
-            compute_keys(key, key, idx, n_vec, (p->ne0 + 31) / 32, p->tail_bytes, 0);
+            compute_keys(key, key, idx, n_vec, (p->ne0 + 31) / 32);
             compute_network(key, idx, n_vec);
             key += n_vec;
             idx += n_vec;

@@ -181,6 +181,24 @@ uint32_t kv_blocks_descs(ggml_type t) {
     return t == GGML_TYPE_Q5_1 ? 5 : (t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_0) ? 4 : 3;
 }
 
+// A quant row's plan started for nb blocks of t, and its VTCM arrays placed one after another
+// from 0, each 128-aligned; an array the type does not use is at 0 and takes no room.
+struct quant_row_arrays {
+    uint32_t off = 0;
+
+    quant_row_arrays(ggml_type t, uint32_t nb, htp_quant_row & q) {
+        q             = {};
+        q.n_blocks    = nb;
+        q.block_bytes = (uint32_t) ggml_type_size(t);
+    }
+
+    uint32_t next(bool used, uint32_t bytes) {
+        const uint32_t at = used ? off : 0;
+        off += used ? align_up(bytes, 128) : 0;
+        return at;
+    }
+};
+
 // Arrays in the order of htp_quant_row, each 128-aligned and as long as the kernel writes it:
 // quants by 4 (Q8_0) or 8 blocks, FP16 scales / mins by 64, fifth bits by 32, F32 scratch by
 // pairs of vectors (64 blocks), the widened source by pairs (64 values).
@@ -192,20 +210,12 @@ static uint32_t kquant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0,
     const bool     wide  = t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q6_K;  // header at a 32-byte pitch (IQ4_XS 8)
     const uint32_t hp    = wide ? 32 : t == GGML_TYPE_IQ4_XS ? 8 : 16;
     const uint32_t hb    = t == GGML_TYPE_Q6_K ? 64 : t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q5_K ? 32 : 0;
-    q                    = {};
-    q.n_blocks           = nb;
-    q.block_bytes        = (uint32_t) ggml_type_size(t);
-    uint32_t off         = 0;
-    auto     region      = [&](bool used, uint32_t bytes) {
-        const uint32_t at = used ? off : 0;
-        off += used ? align_up(bytes, 128) : 0;
-        return at;
-    };
-    q.v_quants   = region(true, nb * (small ? 64 : 128) + 128);
-    q.v_scales   = region(true, nb * hp + 128);
-    q.v_high     = region(hb != 0, nb * hb + 128);
-    q.v_dscratch = region(true, HTP_QUANT_ROW_KQ_SCRATCH * 128);
-    q.v_f32      = region(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
+    quant_row_arrays a(t, nb, q);
+    q.v_quants   = a.next(true, nb * (small ? 64 : 128) + 128);
+    q.v_scales   = a.next(true, nb * hp + 128);
+    q.v_high     = a.next(hb != 0, nb * hb + 128);
+    q.v_dscratch = a.next(true, HTP_QUANT_ROW_KQ_SCRATCH * 128);
+    q.v_f32      = a.next(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
     auto field   = [&](uint32_t src_off, uint32_t bytes, uint32_t vtcm_off, uint32_t step) {
         q.field[q.n_fields++] = { src_off, bytes, vtcm_off, step };
     };
@@ -237,7 +247,7 @@ static uint32_t kquant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0,
             field(16 + hb, 128, q.v_quants, 128);
             break;
     }
-    return off;
+    return a.off;
 }
 
 uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
@@ -250,22 +260,14 @@ uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_qua
     const bool     has_qh = t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1;
     const uint32_t qb     = q8 ? 32 : 16;  // quant bytes a block
     const uint32_t n_out  = (nb + 63) / 64;
-    q                     = {};
-    q.n_blocks            = nb;
-    q.block_bytes         = (uint32_t) ggml_type_size(t);
-    uint32_t off          = 0;
-    auto     region       = [&](bool used, uint32_t bytes) {
-        const uint32_t at = used ? off : 0;
-        off += used ? align_up(bytes, 128) : 0;
-        return at;
-    };
-    q.v_quants   = region(true, nb * qb);
-    q.v_scales   = region(true, nb * 2);
-    q.v_mins     = region(has_m, nb * 2);
-    q.v_high     = region(has_qh, nb * 4);
-    q.v_dscratch = region(true, n_out * 256);
-    q.v_mscratch = region(has_m, n_out * 256);
-    q.v_f32      = region(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
+    quant_row_arrays a(t, nb, q);
+    q.v_quants   = a.next(true, nb * qb);
+    q.v_scales   = a.next(true, nb * 2);
+    q.v_mins     = a.next(has_m, nb * 2);
+    q.v_high     = a.next(has_qh, nb * 4);
+    q.v_dscratch = a.next(true, n_out * 256);
+    q.v_mscratch = a.next(has_m, n_out * 256);
+    q.v_f32      = a.next(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
     // The dst block: FP16 d, then FP16 m (Q4_1, Q5_1), then qh (Q5_*), then the quants.
     uint32_t in_block = 0;
     auto     field    = [&](uint32_t bytes, uint32_t vtcm_off) {
@@ -280,7 +282,7 @@ uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_qua
         field(4, q.v_high);
     }
     field(qb, q.v_quants);
-    return off;
+    return a.off;
 }
 
 }  // namespace htp_enc

@@ -120,6 +120,21 @@ static HTP_COMPUTE void compute_qkx2_lanes(const HVX_Vector * x, uint32_t n, con
     hvx_vmem_store(&out[ms], Q6_V_vxor_VV(Q6_V_vmux_QVV(flat, mn0, mn), Q6_V_vsplat_R((int32_t) 0x80000000)));
 }
 
+// Each lane's first x of the largest |x| over n rows (ggml's amax / max search: a later equal
+// |x| does not replace it), returned; that |x| to amax.
+HTP_INLINE HVX_Vector first_max_abs(const HVX_Vector * x, uint32_t n, HVX_Vector & amax) {
+    HVX_Vector mx = Q6_V_vzero();
+    amax          = Q6_V_vzero();
+    HTP_NO_UNROLL
+    for (uint32_t i = 0; i < n; i++) {
+        const HVX_Vector     xi = hvx_vmem_load(&x[i]);
+        const HVX_VectorPred g  = lt_sf(amax, sf_abs(xi));
+        amax                    = Q6_V_vmux_QVV(g, sf_abs(xi), amax);
+        mx                      = Q6_V_vmux_QVV(g, xi, mx);
+    }
+    return mx;
+}
+
 // make_qx_quants' trial (rmse_type 1, no importance weights): codes l = clamp(nearest_int(iscale
 // * x), -nmax, nmax - 1) + nmax into c; w = x * x, sum w x l, sum w l l.
 HTP_INLINE void qx_trial(const HVX_Vector * x, uint32_t n, HVX_Vector iscale, int32_t nmax, HVX_Vector * c,
@@ -141,14 +156,8 @@ HTP_INLINE void qx_trial(const HVX_Vector * x, uint32_t n, HVX_Vector iscale, in
 // *out; aux: n rows of scratch.
 static HTP_COMPUTE void compute_qx_lanes(const HVX_Vector * x, uint32_t n, int32_t nmax, HVX_Vector * L,
                                          HVX_Vector * aux, HVX_Vector * out) {
-    HVX_Vector amax = Q6_V_vzero(), mx = Q6_V_vzero();
-    HTP_NO_UNROLL
-    for (uint32_t i = 0; i < n; i++) {  // the first x of the largest |x|
-        const HVX_Vector     xi = hvx_vmem_load(&x[i]);
-        const HVX_VectorPred g  = lt_sf(amax, sf_abs(xi));
-        amax                    = Q6_V_vmux_QVV(g, sf_abs(xi), amax);
-        mx                      = Q6_V_vmux_QVV(g, xi, mx);
-    }
+    HVX_Vector       amax;
+    const HVX_Vector mx = first_max_abs(x, n, amax);
     HVX_Vector slx, sl2;
     qx_trial(x, n, div_lanes(splat_f32((float) -nmax), mx), nmax, L, slx, sl2);
     HVX_Vector scale = Q6_V_vmux_QVV(eq_sf(sl2, Q6_V_vzero()), Q6_V_vzero(), div_lanes(slx, sl2));
@@ -208,14 +217,8 @@ HTP_INLINE void q3_refine(const HVX_Vector * x, uint32_t n, int32_t nmax, HVX_Ve
 // changed: a pass after such one changes nothing either, so every lane runs all five.
 static HTP_COMPUTE void compute_q3_lanes(const HVX_Vector * x, uint32_t n, int32_t nmax, HVX_Vector * L,
                                          HVX_Vector * out) {
-    HVX_Vector amax = Q6_V_vzero(), mx = Q6_V_vzero();
-    HTP_NO_UNROLL
-    for (uint32_t i = 0; i < n; i++) {  // the first x of the largest |x|
-        const HVX_Vector     xi = hvx_vmem_load(&x[i]);
-        const HVX_VectorPred g  = lt_sf(amax, sf_abs(xi));
-        amax                    = Q6_V_vmux_QVV(g, sf_abs(xi), amax);
-        mx                      = Q6_V_vmux_QVV(g, xi, mx);
-    }
+    HVX_Vector       amax;
+    const HVX_Vector mx = first_max_abs(x, n, amax);
     const HVX_Vector iscale = div_lanes(splat_f32((float) -nmax), mx);
     HVX_Vector       sumlx = Q6_V_vzero(), suml2 = Q6_V_vzero();
     HTP_NO_UNROLL
@@ -260,14 +263,8 @@ HTP_INLINE void iq4_trial(const HVX_Vector * x, uint32_t n, HVX_Vector id, HVX_V
 // quantize_row_iq4_nl_impl's sub-block scale (ntry 7, IQ4_XS) on n rows: d = -max / -127,
 // refined over id = (itry - 127) / max, itry = -7 .. 7; 0 where |x| < 1e-15. To *out.
 static HTP_COMPUTE void compute_iq4_lanes(const HVX_Vector * x, uint32_t n, HVX_Vector * out) {
-    HVX_Vector amax = Q6_V_vzero(), mx = Q6_V_vzero();
-    HTP_NO_UNROLL
-    for (uint32_t i = 0; i < n; i++) {  // the first x of the largest |x|
-        const HVX_Vector     xi = hvx_vmem_load(&x[i]);
-        const HVX_VectorPred g  = lt_sf(amax, sf_abs(xi));
-        amax                    = Q6_V_vmux_QVV(g, sf_abs(xi), amax);
-        mx                      = Q6_V_vmux_QVV(g, xi, mx);
-    }
+    HVX_Vector       amax;
+    const HVX_Vector mx = first_max_abs(x, n, amax);
     const HVX_Vector d0 = div_lanes(Q6_V_vxor_VV(mx, Q6_V_vsplat_R((int32_t) 0x80000000)), splat_f32(-127.0f));
     HVX_Vector       sqx, sq2;
     iq4_trial(x, n, div_lanes(splat_f32(1.0f), d0), sqx, sq2);

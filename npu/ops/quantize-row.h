@@ -275,24 +275,17 @@ static HTP_COMPUTE void compute_quant_row_scales(HVX_Vector * y, const htp_quant
 }
 
 // n rows of F32 (x, px vectors apart) quantized to type into VTCM dst rows (y, py apart): one
-// row loop per type.
-template <class R>
+// row loop per type. The blocks of 32 / 64 / 128 then turn their F32 scale scratch into FP16;
+// the K-quants (SCALES false) write their header bytes whole.
+template <bool SCALES = true, class R>
 HTP_INLINE void quantize_rows_with(R row, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py, uint32_t n,
                                    const htp_quant_row * L) {
     HTP_NO_UNROLL
     for (uint32_t j = 0; j < n; j++) {
         row(x + j * px, y + j * py, L);
-        compute_quant_row_scales(y + j * py, L);
-    }
-}
-
-// The K-quants' row loop: their header bytes are written whole (no F32 scale scratch).
-template <class R>
-HTP_INLINE void kquant_rows(R row, const HVX_Vector * x, uint32_t px, HVX_Vector * y, uint32_t py, uint32_t n,
-                            const htp_quant_row * L) {
-    HTP_NO_UNROLL
-    for (uint32_t j = 0; j < n; j++) {
-        row(x + j * px, y + j * py, L);
+        if (SCALES) {
+            compute_quant_row_scales(y + j * py, L);
+        }
     }
 }
 
@@ -324,22 +317,22 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
             quantize_rows_with(compute_quant_row_q2_0, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q4_K:
-            kquant_rows(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);
+            quantize_rows_with<false>(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q5_K:
-            kquant_rows(compute_kquant_row<kquant_k32<31>>, x, px, y, py, n, L);
+            quantize_rows_with<false>(compute_kquant_row<kquant_k32<31>>, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q6_K:
-            kquant_rows(compute_kquant_row<kquant_q6_k>, x, px, y, py, n, L);
+            quantize_rows_with<false>(compute_kquant_row<kquant_q6_k>, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q2_K:
-            kquant_rows(compute_kquant_row<kquant_q2_k>, x, px, y, py, n, L);
+            quantize_rows_with<false>(compute_kquant_row<kquant_q2_k>, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q3_K:
-            kquant_rows(compute_kquant_row<kquant_q3_k>, x, px, y, py, n, L);
+            quantize_rows_with<false>(compute_kquant_row<kquant_q3_k>, x, px, y, py, n, L);
             break;
         default:  // HTP_TYPE_IQ4_XS
-            kquant_rows(compute_kquant_row<kquant_iq4_xs>, x, px, y, py, n, L);
+            quantize_rows_with<false>(compute_kquant_row<kquant_iq4_xs>, x, px, y, py, n, L);
             break;
     }
 }

@@ -19,24 +19,13 @@
 namespace htp_ops {
 namespace iq_rows {
 
-// The word at byte offset off of v (any offset: v rotated to it, then lane 0).
-HTP_INLINE uint32_t word_at(HVX_Vector v, uint32_t off) {
-    return (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) off), 0);
-}
-
 HTP_INLINE uint32_t byte_at(HVX_Vector v, uint32_t off) {
     return word_at(v, off) & 0xff;
 }
 
-HTP_INLINE float f32_of(uint32_t bits) {
-    float f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
-}
-
 // The FP16 halfword 0 of v as F32 (the vector conversion: the core has no FP16 scalar).
 HTP_INLINE float f16_lane0(HVX_Vector v) {
-    return f32_of(word_at(Q6_V_lo_W(f16_scales_f32(v)), 0));
+    return f32_from_bits(word_at(Q6_V_lo_W(f16_scales_f32(v)), 0));
 }
 
 // Bits 0..3 of n -> 0xff in bytes 0..3 (n * 0x00204081 puts bit i at i + 7 i; no two overlap).

@@ -272,17 +272,6 @@ struct get_rows_op : row_op<htp_get_rows_params> {
         }
     }
 
-    // Word at byte offset off of v, by vextract at offset 0 of v rotated to it (a variable
-    // offset went through a stack copy: docs/tools.md).
-    static uint32_t word_at(HVX_Vector v, uint32_t off) {
-        return (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) off), 0);
-    }
-
-    static float f32_of(uint32_t bits) {
-        float f;
-        __builtin_memcpy(&f, &bits, 4);
-        return f;
-    }
 
     // One K-quant row (super-blocks of 256): the packed scales (v_scales, 16 bytes a super-
     // block, a word extracted per use) and the FP16 d, dmin (v_mins, 4 bytes a super-block, converted 32
@@ -303,8 +292,8 @@ struct get_rows_op : row_op<htp_get_rows_params> {
             const auto           byte = [sv](uint32_t i) { return (uint8_t) (word_at(sv, i & ~3u) >> (8 * (i % 4))); };
             const HVX_VectorPair dw   = f16_scales_f32(hvx_vmem_load(&dms[m / 32]));
             const HVX_Vector     dh   = Q6_V_vror_VR((m & 16) ? Q6_V_hi_W(dw) : Q6_V_lo_W(dw), (int32_t) (8 * (m % 16)));
-            const float          d    = f32_of(word_at(dh, 0));
-            const float          dmin = f32_of(word_at(dh, 4));
+            const float          d    = f32_from_bits(word_at(dh, 0));
+            const float          dmin = f32_from_bits(word_at(dh, 4));
             HVX_Vector           c[2];
             kquant_codes<T>(qs, hs, m, c);
             // 64 elements (two groups of 32) a trip: no array of converted vectors

@@ -40,6 +40,18 @@ static inline float lane0_f32(HVX_Vector v) {
     return f;
 }
 
+// The word at byte offset off of v when off is known only at run time: v rotated to it, then
+// lane 0 by vextract (a run-time offset straight into vextract went through a stack copy).
+static inline uint32_t word_at(HVX_Vector v, uint32_t off) {
+    return (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) off), 0);
+}
+
+static inline float f32_from_bits(uint32_t bits) {
+    float f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+}
+
 // Lane l (0..31) of a vector as float, by vextract.
 static inline float lane_f32(HVX_Vector v, uint32_t l) {
     const int32_t bits = Q6_R_vextract_VR(v, (int32_t) (4 * l));

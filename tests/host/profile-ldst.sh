@@ -20,6 +20,11 @@
 #   per weight row and activation row (dot_fp): 2 kv loads, and the result muxed into its
 #     output vector: 1 load, 1 store;
 # and 1 float multiply per weight vector and activation vector pair: m n kv.
+# Then the same with 16-bit activations: F16 weights x F16 activations and F32 weights x BF16
+# activations (m=16, k=256; n = 1 and 16 / 1 and 8): each activation row is first widened in its
+# staging slot (mm_widen_staged, npu/ops/mul-mat/mul-mat-rows.h: ceil(kv/2) loads, twice as many
+# stores), then copied as above; F16 weight rows are widened (f16_to_f32_vectors: kv/2 loads, kv
+# stores) instead of copied.
 # Then ADD f32 (npu/ops/binary.cpp), per dst row of nv = ceil(ne0/32) vectors: 2 nv loads, nv
 # stores, nv adds; with a dim-0 broadcast (nr0 = ne0 / ne10 > 1) the src1 row of n1 =
 # ceil(ne10/32) vectors is first expanded nr0 times into a scratch row (expand_row): nr0 n1
@@ -174,6 +179,9 @@ case_lines tiled MUL_MAT 'MUL_MAT\|.*kernel=MUL_MAT_TILED' \
 case_lines flat MUL_MAT 'MUL_MAT\|' \
     '^type_a=f32,type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
     GGML_HEXAGON_MM_SELECT=flat
+case_lines flat16 MUL_MAT 'MUL_MAT\|' \
+    '^type_a=(f16,type_b=f16,m=16,n=(1|16)|f32,type_b=bf16,m=16,n=(1|8)),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    GGML_HEXAGON_MM_SELECT=flat
 case_lines add ADD 'ADD\|' '^type=f32,ne=\[(1280,16,16,1\],nr=\[1,1,1,1|1,1,1,1\],nr=\[32,1,1,1)\],nf=1,perm1=0,src_overlap=0'
 case_lines rms_norm RMS_NORM 'RMS_NORM\|' '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000001,inplace=0'
 case_lines soft_max SOFT_MAX 'SOFT_MAX\|' \
@@ -247,6 +255,15 @@ def flat(d, x):
     k, m, n = d[1][0], d[1][1], d[2][1]
     kv = k // 32
     return n, n * kv + m * kv + m * n * (2 * kv + 1), n * kv + m * kv + m * n, {"hvx_mpy": m * n * kv, "hvx_runs": 2}
+
+
+def flat16(d, x):
+    k, m, n = d[1][0], d[1][1], d[2][1]
+    kv, nin = k // 32, (k // 32 + 1) // 2
+    wl, ws = (k // 64, kv) if x["types"][1] == "f16" else (kv, kv)
+    ld = n * (nin + kv) + m * wl + m * n * (2 * kv + 1)
+    st = n * (2 * nin + kv) + m * ws + m * n
+    return (x["types"][1], n), ld, st, {"hvx_mpy": m * n * kv, "hvx_runs": 2}
 
 
 def add(d, x):
@@ -526,7 +543,8 @@ def acc(d, x):
 
 
 # tag -> (what the code must execute, the cases each must cover)
-want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
+want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}),
+        "flat16": (flat16, {("f16", 1), ("f16", 16), ("f32", 1), ("f32", 8)}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
         "flat_q": (flat_q, {(t, n) for t in PREP for n in (1, 3)}), "norm": (norm, {"norm"}),
         "l2_norm": (l2_norm, {"l2"}), "rope_normal": (rope(False, 128), {"f32", "f16"}),
@@ -559,7 +577,7 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}), "add": (add, {False, T
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)
-    assert tag not in ("flat", "flat_q") or "kernel=" not in l, "not the flat path: " + l
+    assert tag not in ("flat", "flat16", "flat_q") or "kernel=" not in l, "not the flat path: " + l
     f = l.split("|")
     dims = [[int(x) for x in t.split("x")] for t in f[2].split(":")]
     x = {"types": f[3].split(":"), "rpc": int(re.search(r"rpc=(\d+)", f[5]).group(1)),

@@ -172,7 +172,7 @@ bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t 
         pl.wprep_total = pl.wprep_bytes;
         pl.act_part    = pl.k_vecs * 128;
         pl.act_pitch   = pl.act_part;
-        pl.stage_pitch = pl.k_vecs * 128;
+        pl.stage_pitch = align_up(K, 64) * 4;  // 16-bit activations widen 64 elements at a time
     } else {
         pl.n_blocks    = K / bs;
         pl.block_bytes = (uint32_t) ggml_type_size(w->type);
@@ -257,6 +257,17 @@ using namespace htp_enc;
 
 namespace {
 
+// F16 / BF16 activations: widened to F32 as they are staged (mm_widen_staged), which the flat
+// path's FP weights (F32, F16, BF16) then dot in F32 as ggml-cpu does (its F16 x F16 dot sums
+// the exact products in F32; F32 weights widen a BF16 / F16 src1 first). Quantized weights
+// would take them as well, but ggml-cpu quantizes only F32 activations (vec_dot_type), so no
+// reference checks that: they are refused, and the tiled and HMX paths (quantized weights
+// only) never see a 16-bit row.
+bool mm_act_16bit_ok(const ggml_tensor * w, const ggml_tensor * a) {
+    const bool fp_w = w->type == GGML_TYPE_F32 || w->type == GGML_TYPE_F16 || w->type == GGML_TYPE_BF16;
+    return fp_w && (a->type == GGML_TYPE_F16 || a->type == GGML_TYPE_BF16);
+}
+
 // Activation rows per chunk: several only when one 2-D descriptor can write their results.
 bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan & pl) {
     uint32_t n_act = (uint32_t) std::min<int64_t>(op->src[1]->ne[1], HTP_MM_MAX_ACT_ROWS);
@@ -269,10 +280,11 @@ bool plan_mul_mat(const htp_device_caps & caps, const ggml_tensor * op, mm_plan 
 bool mul_mat_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context & ctx) {
     const ggml_tensor * w = op->src[0];
     const ggml_tensor * a = op->src[1];
-    if (op->type != GGML_TYPE_F32 || a->type != GGML_TYPE_F32) {
+    if (op->type != GGML_TYPE_F32 || !(a->type == GGML_TYPE_F32 || mm_act_16bit_ok(w, a))) {
         return false;
     }
-    if (w->nb[0] != ggml_type_size(w->type) || a->nb[0] != 4 || op->nb[0] != 4 || w->ne[0] != a->ne[0]) {
+    if (w->nb[0] != ggml_type_size(w->type) || a->nb[0] != ggml_type_size(a->type) || op->nb[0] != 4 ||
+        w->ne[0] != a->ne[0]) {
         return false;
     }
     if (a->ne[2] % w->ne[2] != 0 || a->ne[3] % w->ne[3] != 0) {
@@ -315,7 +327,9 @@ htp_mm_act mm_act_describe(const ggml_tensor * w, const ggml_tensor * a, const g
     act.div_r3    = htp_fastdiv_init((uint32_t) std::max<int64_t>(1, a->ne[3] / w->ne[3]));
     act.src1      = htp_enc::rows_strides(a->nb[1], a->nb[2], a->nb[3]);
     act.dst       = htp_enc::rows_strides(dst->nb[1], dst->nb[2], dst->nb[3]);
-    act.row_bytes = (uint32_t) a->ne[0] * 4;
+    act.elem_bytes = (uint32_t) ggml_type_size(a->type);
+    act.row_bytes  = (uint32_t) a->ne[0] * act.elem_bytes;
+    act.type       = (uint32_t) a->type;
     return act;
 }
 
@@ -351,7 +365,7 @@ void htp_enc::mm_fill_flat(const mm_plan & pl, const ggml_tensor * w, const ggml
     p.act_b_offset    = pl.b_offset;
     p.n_lo            = pl.n_lo;
     p.act_planes      = pl.planes;
-    p.act_plane_bytes  = p.act.row_bytes / pl.planes;
+    p.act_plane_bytes  = 4 * p.ne00 / pl.planes;
     p.act_split_chunks = pl.split_elems ? p.ne00 / (pl.planes * pl.split_elems) : 0;
     uint32_t off   = 0;
     p.vw           = stream_at(off, p.split, pl.raw_pitch, pl.rpc);

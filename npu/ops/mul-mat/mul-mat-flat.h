@@ -16,7 +16,8 @@ static inline HVX_Vector * mm_act_part(const htp_context * ctx, const htp_mul_ma
     return vptr(ctx->vtcm_base + p->act_offset + j * p->act_row_pitch + part * p->act_part_bytes);
 }
 
-// Phase 1: one activation row per pipeline step, F32 DDR -> staging -> prepared (shared VTCM).
+// Phase 1: one activation row per pipeline step, DDR -> staging (F16 / BF16 widened there to
+// F32) -> prepared (shared VTCM).
 struct mm_act_prep_op {
     const htp_op_context *      octx;
     const htp_mul_mat_params *  p;
@@ -31,12 +32,14 @@ struct mm_act_prep_op {
         if (p->act_split_elems == 0) {
             return dma_queue_push_1d(q, v, s, p->act.row_bytes) ? 1 : -1;
         }
-        // Chunk c of act_split_elems elements -> plane c % act_planes, act_b_offset bytes apart.
+        // Chunk c of act_split_elems elements -> plane c % act_planes, act_b_offset bytes apart
+        // (16-bit activations: at half those offsets, mm_widen_staged).
         const uint32_t np = p->act_planes;
-        const uint32_t cb = p->act_split_elems * 4;
+        const uint32_t cb = p->act_split_elems * p->act.elem_bytes;
+        const uint32_t bo = p->act_b_offset / 4 * p->act.elem_bytes;
         const uint32_t nc = p->act_split_chunks;
         for (uint32_t k = 0; k < np; k++) {
-            if (!dma_queue_push(q, v + k * p->act_b_offset, s + k * cb, cb, np * cb, cb, nc)) {
+            if (!dma_queue_push(q, v + k * bo, s + k * cb, cb, np * cb, cb, nc)) {
                 return -1;
             }
         }
@@ -59,10 +62,12 @@ struct mm_act_prep_op {
         htp_trace *  tr  = &octx->ctx->trace[ith];
         HVX_Vector * src = vptr(vtcm_slot(octx->ctx, p->split, ith, p->vstage, slot));
         htp_trace_event_start(tr, HTP_TRACE_EVT_QUANT, (uint16_t) r);
+        // The staged F32 layout: Q path 4 k_vecs vectors, FP path k_vecs rounded up to even.
+        mm_widen_staged(src, p->act, p->path == HTP_MM_PATH_HVX_Q8 ? 2 * p->k_vecs : (p->k_vecs + 1) / 2);
         if (p->path == HTP_MM_PATH_HVX_Q8) {
             const uint32_t end = 4 * p->k_vecs * 128;
             if (p->act_split_elems == 0) {
-                zero_bytes(src, p->act.row_bytes, end);
+                zero_bytes(src, p->act_plane_bytes, end);
             } else {
                 for (uint32_t k = 0; k < p->act_planes; k++) {
                     zero_bytes(src, k * p->act_b_offset + p->act_plane_bytes, (k + 1) * p->act_b_offset);

@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "htp-abi/htp-abi.h"
+#include "htp-abi/htp-types.h"
+#include "hvx-util.h"
 
 namespace htp_ops {
 
@@ -35,6 +37,33 @@ template <typename F> static inline int mm_for_each_chunk(const htp_mm_act & act
         }
     }
     return HTP_STATUS_OK;
+}
+
+// fp16 (BF16 = false) or bf16 -> fp32 in place with hvx-util.h's conversions: the 64 * n_in
+// elements of v[0, n_in) become v[0, 2 n_in), last vector first (vector i's outputs overwrite
+// vectors 2i and 2i + 1: i itself or vectors already widened). Exact, as ggml-cpu's
+// ggml_cpu_fp16_to_fp32 / ggml_cpu_bf16_to_fp32.
+template <bool BF16> static inline void mm_widen_in_place(HVX_Vector * v, uint32_t n_in) {
+    HTP_NO_UNROLL
+    for (uint32_t i = n_in; i-- > 0;) {
+        const HVX_Vector     x = hvx_vmem_load(&v[i]);
+        const HVX_VectorPair w = BF16 ? bf16_to_f32_pair(x) : f16_scales_f32(x);
+        hvx_vmem_store(&v[2 * i], Q6_V_lo_W(w));
+        hvx_vmem_store(&v[2 * i + 1], Q6_V_hi_W(w));
+    }
+}
+
+// The one conversion step of 16-bit activations (htp_mm_act.type F16 / BF16), for every path
+// that stages activation rows: the DMA has written each element at half the byte offset the
+// path's F32 staging layout gives it (a plain row at the slot's start; the flat path's split
+// planes at half their offsets), so widening the slot's first n_in vectors in place leaves the
+// F32 layout over 2 n_in vectors, which the path then prepares as an F32 row. F32: nothing.
+static inline void mm_widen_staged(HVX_Vector * slot, const htp_mm_act & act, uint32_t n_in) {
+    if (act.type == HTP_TYPE_F16) {
+        mm_widen_in_place<false>(slot, n_in);
+    } else if (act.type == HTP_TYPE_BF16) {
+        mm_widen_in_place<true>(slot, n_in);
+    }
 }
 
 }  // namespace htp_ops

@@ -3,7 +3,8 @@
 // in HTP_KERNEL_PARAMS_MEMBERS_MUL_MAT so it joins union htp_kernel_params.
 //
 // MUL_MAT: dst[i0, i1, i2, i3] = sum_k src0[k, i0, i2 / r2, i3 / r3] * src1[k, i1, i2, i3].
-// src0 = weights ("W", ne01 rows of ne00), src1 = activations ("A", F32), dst F32.
+// src0 = weights ("W", ne01 rows of ne00), src1 = activations ("A": F32; the flat path also
+// takes F16 / BF16, widened to F32 in the staging slot: act.type), dst F32.
 //
 // Flat HVX path (see docs/mul-mat.md). The kernel walks the activation planes (i2, i3) and,
 // inside a plane, chunks of act_rows_per_chunk activation rows. Per chunk:
@@ -35,7 +36,7 @@ enum htp_mm_path {
     HTP_MM_PATH_HVX_Q8 = 1,  // quantized weights: int8 vrmpy against Q8-quantized activations
 };
 
-// The activations (src1, F32) and results (dst) of a MUL_MAT path: one description shared by
+// The activations (src1) and results (dst) of a MUL_MAT path: one description shared by
 // the flat, tiled and HMX params (the host fills it in one place: mm_act_describe,
 // host/ops/mul-mat/mul-mat-paths.h). Plane (i2, i3) of ne12 * ne13 holds ne11 activation
 // rows; the weight plane it reads is (i2 / r2, i3 / r3) (MUL_MAT_ID: unused, the weight
@@ -47,7 +48,13 @@ struct htp_mm_act {
     struct htp_fastdiv div_r3;       // i03 = i3 / r3
     struct htp_rows_strides src1;    // nb11, nb12, nb13
     struct htp_rows_strides dst;     // nb1, nb2, nb3
-    uint32_t row_bytes;              // ne10 * 4: bytes DMA'd per activation row
+    uint32_t row_bytes;              // ne10 * elem_bytes: bytes DMA'd per activation row
+    // src1's type (enum htp_type): F32, or F16 / BF16 (elem_bytes 2), which the staging DMA
+    // writes at half the byte offsets the F32 layout gives each element and the kernel widens
+    // in place into that layout (mm_widen_staged, npu/ops/mul-mat/mul-mat-rows.h) before
+    // preparing the row. Only the flat path is planned for 16-bit activations today.
+    uint32_t type;
+    uint32_t elem_bytes;             // bytes per src1 element: 4, or 2 (F16 / BF16)
 };
 
 struct htp_mul_mat_params {
@@ -73,13 +80,14 @@ struct htp_mul_mat_params {
     uint32_t act_b_offset;           // staging bytes between planes (multiple of 128)
     uint32_t n_lo;                   // split types: vectors per plane (k_vecs = act_planes * n_lo)
     uint32_t act_planes;             // split types: planes (2, 4, 8); else 1
-    uint32_t act_plane_bytes;        // act.row_bytes / act_planes: a plane's staged bytes
+    uint32_t act_plane_bytes;        // 4 * ne00 / act_planes: a plane's staged bytes (as F32)
     uint32_t act_split_chunks;       // split types: chunks per plane, ne00 / (act_planes * act_split_elems)
     // VTCM layout. Per thread (offsets from the thread's base):
     struct htp_vtcm_stream vw;       // raw weight rows: n_bufs slots of rows_per_chunk rows
     struct htp_vtcm_stream vout;     // results: n_bufs slots of act_rows_per_chunk rows of
                                      // rows_per_chunk floats (row_pitch a multiple of 128)
-    struct htp_vtcm_stream vstage;   // F32 activation staging: qsplit.n_bufs slots of one row
+    struct htp_vtcm_stream vstage;   // activation staging: qsplit.n_bufs slots of one row as F32
+                                     // (FP path: K padded to 64, so 16-bit rows widen whole vectors)
     uint32_t wprep_offset;           // prepared weight row (Q path: int8 quants, then per-lane
                                      // scales, then per-lane offsets; FP path: F32 row)
     uint32_t wprep_bytes;            // bytes of one prepared part (Q: K padded to 128; FP: 4 * K padded to 32)

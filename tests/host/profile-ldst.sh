@@ -71,7 +71,9 @@
 #            the scales again every 64 (ceil(nb/64)); per super-block its quant vector (1 load;
 #            TQ1_0 also its 2 index and 2 power tables: 5) and 8 stores;
 #     NVFP4  (compute_nvfp4_row): 4 tables and the first scales (5 loads), the scales again every
-#            16 blocks (ceil(nb/16)); per pair of blocks 1 quant load and 4 stores.
+#            16 blocks (ceil(nb/16)); per pair of blocks 1 quant load and 4 stores;
+#     IQ2_XXS .. IQ1_M (get-rows-iq.h compute_iq_row): per super-block its vector (1 load; its
+#            bytes then reach the core by vextract) and 8 stores.
 # Then NORM and L2_NORM f32 (npu/ops/norm.cpp), per row of nv = ceil(ne0/32) vectors: NORM sums
 # (nv loads), subtracts the mean (nv loads, nv stores) and scales (nv loads, nv stores); L2_NORM
 # sums (nv loads) and scales (nv loads, nv stores).
@@ -193,7 +195,7 @@ case_lines flat_q MUL_MAT 'MUL_MAT\|' \
     '^type_a=(q8_0|q4_0|q4_1|q5_0|q5_1|q4_K|q5_K|q6_K|q2_K|q3_K|iq4_nl|iq4_xs|mxfp4|q1_0|q2_0),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
     GGML_HEXAGON_MM_SELECT=flat
 case_lines flat_dq MUL_MAT 'MUL_MAT\|' \
-    '^type_a=(tq1_0|tq2_0|nvfp4),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    '^type_a=(tq1_0|tq2_0|nvfp4|iq2_xxs|iq2_xs|iq2_s|iq3_xxs|iq3_s|iq1_s|iq1_m),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
     GGML_HEXAGON_MM_SELECT=flat
 case_lines norm NORM 'NORM\|' '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000000,noncontig_rows=0'
 case_lines l2_norm L2_NORM 'L2_NORM\|' '^type=f32,ne=\[1025,5,4,3\],eps=0.000000,v=0,noncontig_rows=0'
@@ -347,6 +349,8 @@ DQ = {  # type: prep(K) -> (loads, stores)
     "tq1_0": lambda k: (2 + cdiv(k // 256, 64) + 5 * (k // 256), 8 * (k // 256)),
     "tq2_0": lambda k: (2 + cdiv(k // 256, 64) + k // 256, 8 * (k // 256)),
     "nvfp4": lambda k: (5 + cdiv(k // 64, 16) + cdiv(k // 64, 2), 4 * cdiv(k // 64, 2)),
+    **{t: (lambda k: (k // 256, 8 * (k // 256)))
+       for t in ("iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq1_s", "iq1_m")},
 }
 
 

@@ -31,6 +31,11 @@ static bool dequant_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_
             f[0]     = { 64, 2, 0, -1, 0 };  // d
             f[1]     = { 0, 64, 0, -1, 0 };  // qs
             return true;
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S: case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:  // is_iq_grid
+            n_fields = 1;
+            f[0]     = { 0, (uint32_t) ggml_type_size(t), 128, -1, 0 };  // whole super-blocks, one a vector
+            return true;
         default:
             return false;
     }

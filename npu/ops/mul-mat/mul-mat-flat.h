@@ -4,9 +4,8 @@
 // rows through its own VTCM buffers and dots each prepared weight row with all prepared
 // activation rows (phase 2).
 #pragma once
-#include "dequant-lowbit.h"
-#include "get-rows-iq.h"
 #include "hvx-util.h"
+#include "mul-mat-dequant.h"
 #include "mul-mat-prep.h"
 #include "op-table.h"
 #include "mul-mat-rows.h"
@@ -170,16 +169,10 @@ struct mm_dot_op {
             case HTP_TYPE_Q2_0:
                 mm_prep_b16<MM_B16_Q2_0>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
                 break;
-            // Dequantized to F32 by GET_ROWS' row dequantizers (dequant-lowbit.h, get-rows-iq.h),
-            // then dotted on the F32 path (host/ops/mul-mat/mul-mat.cpp is_dequant_weight).
-            case HTP_TYPE_NVFP4:
-                lowbit_rows::compute_nvfp4_row(w, F(0), F(1), p->n_blocks);
-                break;
-            case HTP_TYPE_TQ1_0:
-                lowbit_rows::compute_ternary_row<HTP_TYPE_TQ1_0>(w, F(0), F(1), p->n_blocks);
-                break;
-            case HTP_TYPE_TQ2_0:
-                lowbit_rows::compute_ternary_row<HTP_TYPE_TQ2_0>(w, F(0), F(1), p->n_blocks);
+            case HTP_TYPE_NVFP4: case HTP_TYPE_TQ1_0: case HTP_TYPE_TQ2_0: case HTP_TYPE_IQ2_XXS:
+            case HTP_TYPE_IQ2_XS: case HTP_TYPE_IQ2_S: case HTP_TYPE_IQ3_XXS: case HTP_TYPE_IQ3_S:
+            case HTP_TYPE_IQ1_S: case HTP_TYPE_IQ1_M:
+                mm_prep_dequant(p->wtype, w, F(0), F(1), p->n_blocks);
                 break;
             case HTP_TYPE_BF16:
                 bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);

@@ -1,5 +1,6 @@
 // GET_ROWS of the IQ codebook types (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M):
-// ggml's dequantize_row_* (ggml-quants.c) bit for bit. Each super-block (one ggml block of 256
+// ggml's dequantize_row_* (ggml-quants.c) bit for bit; also MUL_MAT's weight prep of these types
+// (npu/ops/mul-mat/mul-mat-dequant.h). Each super-block (one ggml block of 256
 // elements, 50..110 bytes) arrives in a 128-byte VTCM vector of its own (host/ops/get-rows.cpp
 // is_iq_grid), so its bytes reach the core by vextract (the core reads no VTCM). A group of 8
 // elements is one grid entry of 8 byte values (IQ3: two of 4), a scalar load from the

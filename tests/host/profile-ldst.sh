@@ -68,6 +68,17 @@
 #            per plane 3 stores;
 #   per weight row and activation row (dot_q): 6 loads per group, and the output lane: 1 load,
 #     1 store.
+# Then the flat path's dequantized weights (GGML_HEXAGON_MM_SELECT=flat; host/ops/mul-mat/mul-mat.cpp
+# is_dequant_weight): m=16, k=256, n = 1 and 3, counted as the F32 weights above (activation rows
+# copied, dot_fp) but with each weight row dequantized by GET_ROWS' row dequantizers
+# (npu/ops/dequant-lowbit.h) instead of copied, per row of nb blocks (super-blocks):
+#     TQ1_0 / TQ2_0 (compute_ternary_row): the broadcast table and the first FP16 scales (2 loads),
+#            the scales again every 64 (ceil(nb/64)); per super-block its quant vector (1 load;
+#            TQ1_0 also its 2 index and 2 power tables: 5) and 8 stores;
+#     NVFP4  (compute_nvfp4_row): 4 tables and the first scales (5 loads), the scales again every
+#            16 blocks (ceil(nb/16)); per pair of blocks 1 quant load and 4 stores;
+#     IQ2_XXS .. IQ1_M (get-rows-iq.h compute_iq_row): per super-block its vector (1 load; its
+#            bytes then reach the core by vextract) and 8 stores.
 # Then NORM and L2_NORM f32 (npu/ops/norm.cpp), per row of nv = ceil(ne0/32) vectors: NORM sums
 # (nv loads), subtracts the mean (nv loads, nv stores) and scales (nv loads, nv stores); L2_NORM
 # sums (nv loads) and scales (nv loads, nv stores).
@@ -190,6 +201,9 @@ case_lines swiglu SWIGLU '(GLU|SWIGLU)\|' '^type=f32,ne_a=\[128,2,2,2\],v=0,(spl
 case_lines gelu GELU '(UNARY|GELU)\|' '^type=f32,ne_a=\[(128,2,2,2|5,7,11,13)\],v=0$'
 case_lines flat_q MUL_MAT 'MUL_MAT\|' \
     '^type_a=(q8_0|q4_0|q4_1|q5_0|q5_1|q4_K|q5_K|q6_K|q2_K|q3_K|iq4_nl|iq4_xs|mxfp4|q1_0|q2_0),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
+    GGML_HEXAGON_MM_SELECT=flat
+case_lines flat_dq MUL_MAT 'MUL_MAT\|' \
+    '^type_a=(tq1_0|tq2_0|nvfp4|iq2_xxs|iq2_xs|iq2_s|iq3_xxs|iq3_s|iq1_s|iq1_m),type_b=f32,m=16,n=(1|3),k=256,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1($|,)' \
     GGML_HEXAGON_MM_SELECT=flat
 case_lines norm NORM 'NORM\|' '^type=f32,ne=\[1025,5,4,3\],v=0,eps=0.000000,noncontig_rows=0'
 case_lines l2_norm L2_NORM 'L2_NORM\|' '^type=f32,ne=\[1025,5,4,3\],eps=0.000000,v=0,noncontig_rows=0'
@@ -345,6 +359,24 @@ def flat_q(d, x):
     zero = 4 * g - k // 32  # staging vectors the activation's DMA leaves to be zeroed (zero_bytes)
     pl, ps = prep(p, k)
     return (wtype, n), n * 4 * g + m * pl + m * n * (6 * g + 1), n * (3 * g + zero) + m * ps + m * n, {"hvx_runs": 2}
+
+
+# Flat path, dequantized weights: per type, the dequantizer's loads and stores for a row of K.
+DQ = {  # type: prep(K) -> (loads, stores)
+    "tq1_0": lambda k: (2 + cdiv(k // 256, 64) + 5 * (k // 256), 8 * (k // 256)),
+    "tq2_0": lambda k: (2 + cdiv(k // 256, 64) + k // 256, 8 * (k // 256)),
+    "nvfp4": lambda k: (5 + cdiv(k // 64, 16) + cdiv(k // 64, 2), 4 * cdiv(k // 64, 2)),
+    **{t: (lambda k: (k // 256, 8 * (k // 256)))
+       for t in ("iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq1_s", "iq1_m")},
+}
+
+
+def flat_dq(d, x):
+    k, m, n = d[1][0], d[1][1], d[2][1]
+    kv, wtype = k // 32, x["types"][1]
+    pl, ps = DQ[wtype](k)
+    return ((wtype, n), n * kv + m * pl + m * n * (2 * kv + 1), n * kv + m * ps + m * n,
+            {"hvx_runs": 2})
 
 
 def norm(d, x):
@@ -547,6 +579,7 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}),
         "flat16": (flat16, {("f16", 1), ("f16", 16), ("f32", 1), ("f32", 8)}), "add": (add, {False, True}), "rms_norm": (rms_norm, {"rms"}),
         "soft_max": (soft_max, {"soft"}), "swiglu": (swiglu, {2, 3}), "gelu": (gelu, {128, 5}),
         "flat_q": (flat_q, {(t, n) for t in PREP for n in (1, 3)}), "norm": (norm, {"norm"}),
+        "flat_dq": (flat_dq, {(t, n) for t in DQ for n in (1, 3)}),
         "l2_norm": (l2_norm, {"l2"}), "rope_normal": (rope(False, 128), {"f32", "f16"}),
         "rope_neox64": (rope(True, 64), {"f32"}), "rope_neox20": (rope(True, 20), {"f32"}),
         "rope_vision": (rope(True, 80), {"f32"}), "pad": (pad, {"pad"}),
@@ -577,7 +610,7 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}),
 seen = {t: set() for t in want}
 for l in os.environ["LINES"].strip().splitlines():
     tag, l = l.split(" ", 1)
-    assert tag not in ("flat", "flat16", "flat_q") or "kernel=" not in l, "not the flat path: " + l
+    assert tag not in ("flat", "flat16", "flat_q", "flat_dq") or "kernel=" not in l, "not the flat path: " + l
     f = l.split("|")
     dims = [[int(x) for x in t.split("x")] for t in f[2].split(":")]
     x = {"types": f[3].split(":"), "rpc": int(re.search(r"rpc=(\d+)", f[5]).group(1)),

@@ -10,6 +10,59 @@ namespace htp_enc {
 
 using field = mm_field;
 
+// Weight types dequantized to F32 in VTCM by GET_ROWS' row dequantizers (npu/ops/dequant-lowbit.h,
+// get-rows-iq.h; npu/ops/mul-mat/mul-mat-flat.h prep_weight) and dotted on the F32 path, as F32
+// weights (their codes are no bit-field planes of 4-bit table codes), and their fields: those of
+// GET_ROWS' layouts (host/ops/get-rows.cpp). False for every other type.
+static bool dequant_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_FIELDS]) {
+    switch (t) {
+        case GGML_TYPE_NVFP4:  // scale_quant_layout
+            n_fields = 2;
+            f[0]     = { 0, 4, 0, -1, 0 };   // d: 4 UE4M3 bytes
+            f[1]     = { 4, 32, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_TQ1_0:
+            n_fields = 2;
+            f[0]     = { 52, 2, 0, -1, 0 };  // d
+            f[1]     = { 0, 52, 64, -1, 0 };  // qs, qh: 64 bytes apart (two super-blocks a vector)
+            return true;
+        case GGML_TYPE_TQ2_0:
+            n_fields = 2;
+            f[0]     = { 64, 2, 0, -1, 0 };  // d
+            f[1]     = { 0, 64, 0, -1, 0 };  // qs
+            return true;
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S: case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:  // is_iq_grid
+            n_fields = 1;
+            f[0]     = { 0, (uint32_t) ggml_type_size(t), 128, -1, 0 };  // whole super-blocks, one a vector
+            return true;
+        default:
+            return false;
+    }
+}
+
+static bool is_dequant_weight(ggml_type t) {
+    uint32_t n;
+    field    f[HTP_MM_MAX_FIELDS];
+    return dequant_fields(t, n, f);
+}
+
+// A dequantized weight's plan (is_dequant_weight; other types keep the plan as it is): its
+// blocks are fetched as those of the quantized types, prepared into an F32 row (NVFP4
+// dequantizes two blocks of 64 a step: room for one more), and dotted on the F32 path.
+static void plan_dequant_row(mm_plan & pl, ggml_type t, uint32_t K) {
+    if (!is_dequant_weight(t)) {
+        return;
+    }
+    pl.path        = HTP_MM_PATH_HVX_FP;
+    pl.k_vecs      = K / 32;
+    pl.wprep_bytes = align_up(K, 128) * 4;
+    pl.wprep_total = pl.wprep_bytes;
+    pl.act_part    = pl.k_vecs * 128;
+    pl.act_pitch   = pl.act_part;
+    pl.stage_pitch = pl.k_vecs * 128;
+}
+
 // How one flat block of a weight type is fetched: fields in the order the kernel expects.
 // Returns false for types the NPU does not take (yet).
 static bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_FIELDS]) {
@@ -108,7 +161,7 @@ static bool weight_fields(ggml_type t, uint32_t & n_fields, field f[HTP_MM_MAX_F
             f[1]     = { 8, 128, 0, -1, 0 };  // qs: 16 B per 32-element sub-block, IQ4_NL's nibble order
             return true;
         default:
-            return false;
+            return dequant_fields(t, n_fields, f);
     }
 }
 
@@ -189,6 +242,7 @@ bool mm_plan_flat(const htp_device_caps & caps, const ggml_tensor * w, uint32_t 
         pl.act_pitch   = 3 * pl.act_part;
         pl.stage_pitch = pl.k_vecs * 512;
     }
+    plan_dequant_row(pl, w->type, K);
     if (fp) {
         pl.split_elems = 0;
         pl.n_lo        = 0;

@@ -5,6 +5,7 @@
 // activation rows (phase 2).
 #pragma once
 #include "hvx-util.h"
+#include "mul-mat-dequant.h"
 #include "mul-mat-prep.h"
 #include "op-table.h"
 #include "mul-mat-rows.h"
@@ -172,6 +173,11 @@ struct mm_dot_op {
                 break;
             case HTP_TYPE_Q2_0:
                 mm_prep_b16<MM_B16_Q2_0>(w, w + parts, w + 2 * parts, F(1), F(0), p->n_blocks, p->n_lo);
+                break;
+            case HTP_TYPE_NVFP4: case HTP_TYPE_TQ1_0: case HTP_TYPE_TQ2_0: case HTP_TYPE_IQ2_XXS:
+            case HTP_TYPE_IQ2_XS: case HTP_TYPE_IQ2_S: case HTP_TYPE_IQ3_XXS: case HTP_TYPE_IQ3_S:
+            case HTP_TYPE_IQ1_S: case HTP_TYPE_IQ1_M:
+                mm_prep_dequant(p->wtype, w, F(0), F(1), p->n_blocks);
                 break;
             case HTP_TYPE_BF16:
                 bf16_to_f32_vectors(w, (const HVX_Vector *) raw, (p->ne00 + 63) / 64);

@@ -94,4 +94,60 @@ static HTP_COMPUTE void compute_quant_row_mxfp4(const HVX_Vector * x, HVX_Vector
     }
 }
 
+// ggml's UE4M3 byte of a scale x = max / 6 (ggml_fp32_to_ue4m3): 0 unless x > 0; x clamped
+// to 448; below 2^-6 the subnormal m (m * 2^-9, m = (int) (x * 512 + 0.5), at most 7); else
+// the exponent + 7 and 3 mantissa bits rounded up by the fourth (bit 19; a carry moves the
+// exponent), 0x7e (448) from the exponent 15 on.
+HTP_INLINE uint32_t ue4m3_of(float x) {
+    if (!(x > 0.0f)) {
+        return 0;
+    }
+    x = x > 448.0f ? 448.0f : x;
+    uint32_t bits;
+    __builtin_memcpy(&bits, &x, 4);
+    const int32_t e = (int32_t) ((bits >> 23) & 0xff) - 120;
+    if (e <= 0) {
+        const int32_t m = (int32_t) (x * 512.0f + 0.5f);
+        return m > 7 ? 7 : m < 1 ? 0 : (uint32_t) m;
+    }
+    uint32_t m = ((bits >> 20) & 7) + ((bits >> 19) & 1), ue = (uint32_t) e;
+    if (m > 7) {
+        m = 0;
+        ue++;
+    }
+    return ue >= 15 ? 0x7e : ue << 3 | m;
+}
+
+// Half the scale a UE4M3 byte stands for (ggml_ue4m3_to_fp32; the codes are doubled E2M1
+// values): (1 + m / 8) 2^(e - 8), the subnormals m 2^-10; 0 for 0 and 0x7f.
+HTP_INLINE float ue4m3_half_f32(uint32_t u) {
+    const uint32_t e = u >> 3, m = u & 7;
+    if (u == 0 || u == 0x7f) {
+        return 0.0f;
+    }
+    return e == 0 ? (float) m * (1.0f / 1024.0f) : f32_from_bits((e + 119) << 23 | m << 20);
+}
+
+// An NVFP4 row, a vector (two sub-blocks of 16) at a time: the sub-blocks' UE4M3 bytes to the
+// scales (4 a block), the codes to the quants, 8 bytes a sub-block (byte j: code j | code
+// j + 8 << 4).
+static HTP_COMPUTE void compute_quant_row_nvfp4(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
+    const quant_row_arrays a(y, *L);
+    const uint32_t         nv   = 2 * L->n_blocks;
+    const HVX_VectorPred   lo16 = Q6_Q_vsetq_R(64), lo8 = Q6_Q_vsetq_R(32);
+    piece_collector<16>    qc   = { Q6_V_vzero() };
+    piece_collector<2>     sc   = { Q6_V_vzero() };
+    HTP_NO_UNROLL
+    for (uint32_t v = 0; v < nv; v++) {
+        const HVX_Vector xv = hvx_vmem_load(&x[v]);
+        const HVX_Vector m  = abs_max_groups<16>(xv);
+        const uint32_t   u0 = ue4m3_of(f32_from_bits((uint32_t) Q6_R_vextract_VR(m, 0)) / 6.0f);
+        const uint32_t   u1 = ue4m3_of(f32_from_bits((uint32_t) Q6_R_vextract_VR(m, 64)) / 6.0f);
+        const HVX_Vector c  = fp4_codes(xv, Q6_V_vmux_QVV(lo16, splat_f32(ue4m3_half_f32(u0)), splat_f32(ue4m3_half_f32(u1))));
+        const HVX_Vector w  = Q6_V_vor_VV(c, Q6_Vw_vasl_VwR(Q6_V_vror_VR(c, 32), 4));  // lanes 0..7, 16..23
+        qc.push(word_bytes(Q6_V_vmux_QVV(lo8, w, Q6_V_vror_VR(w, 32))), a.quants, v, nv);
+        sc.push(Q6_V_vsplat_R((int32_t) (u0 | u1 << 8)), a.scales, v, nv);
+    }
+}
+
 }  // namespace htp_ops

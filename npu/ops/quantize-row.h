@@ -1,6 +1,6 @@
 // F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), and
 // through npu/ops/quantize-kquants.h into the K-quants (Q2_K .. Q6_K), through
-// npu/ops/quantize-fp4.h into MXFP4, as
+// npu/ops/quantize-fp4.h into MXFP4 and NVFP4, as
 // SET_ROWS and CPY write them: a row lands in its VTCM dst row as the dense arrays of
 // htp_quant_row (abi/include/htp-abi/params/core.h) and quant_row_store joins them into the
 // blocks of the DDR row by one 2-D DMA per field.
@@ -320,6 +320,9 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
             break;
         case HTP_TYPE_MXFP4:
             quantize_rows_with<false>(compute_quant_row_mxfp4, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_NVFP4:
+            quantize_rows_with<false>(compute_quant_row_nvfp4, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q4_K:
             quantize_rows_with<false>(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);

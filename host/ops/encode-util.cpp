@@ -147,7 +147,7 @@ bool kquant_row_type(ggml_type t) {
 }
 
 bool fp4_ternary_row_type(ggml_type t) {
-    return t == GGML_TYPE_MXFP4 || t == GGML_TYPE_NVFP4 || t == GGML_TYPE_TQ2_0;
+    return t == GGML_TYPE_MXFP4 || t == GGML_TYPE_NVFP4 || t == GGML_TYPE_TQ2_0 || t == GGML_TYPE_TQ1_0;
 }
 
 bool quant_row_dst_type(ggml_type t) {

@@ -313,6 +313,9 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
         case HTP_TYPE_TQ2_0:
             quantize_rows_with(compute_quant_row_tq2_0, x, px, y, py, n, L);
             break;
+        case HTP_TYPE_TQ1_0:
+            quantize_rows_with(compute_quant_row_tq1_0, x, px, y, py, n, L);
+            break;
         case HTP_TYPE_Q4_K:
             quantize_rows_with<false>(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);
             break;

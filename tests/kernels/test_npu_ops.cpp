@@ -1127,7 +1127,7 @@ TEST_F(NpuQuantRows, SetRowsFp4TernaryMatchGgml) {
             default: break;  // random
         }
     };
-    const std::vector<ggml_type> types = { GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_TQ2_0 };
+    const std::vector<ggml_type> types = { GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_TQ2_0, GGML_TYPE_TQ1_0 };
     const int                    rows  = set_rows_match_ggml(types, edge);
     EXPECT_GE(rows, (int) types.size() * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
     EXPECT_GE(boundary, 16 * 11);  // every (n, j) pair of the boundary list ran

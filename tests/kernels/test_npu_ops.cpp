@@ -1132,3 +1132,44 @@ TEST_F(NpuQuantRows, SetRowsFp4TernaryMatchGgml) {
     EXPECT_GE(rows, (int) types.size() * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
     EXPECT_GE(boundary, 16 * 11);  // every (n, j) pair of the boundary list ran
 }
+
+// CPY with each side in its own shape (htp_cpy_params dst_shape): both sides strided, as a
+// permuted src [ne0, 2, 3, 4] (0, 3, 1, 2) into a permuted dst (0, 2, 1, 3) of the same rows
+// in another order of dims, for F32, F16, Q4_0, Q6_K and MXFP4 (rows of 17 / 51 bytes: the
+// byte unit); and a reshaped block copy of contiguous Q4_0 [32, 3, 5, 7] into [32, 7, 5, 3].
+// Row r of src in its shape must land as row r of dst in its shape, every byte.
+TEST_F(NpuOps, CpyWalksEachSideInItsOwnShape) {
+    struct Case {
+        ggml_type t;
+        int64_t   ne0;
+        bool      reshape;
+    };
+    const Case cases[] = { { GGML_TYPE_F32, 8, false },   { GGML_TYPE_F16, 40, false }, { GGML_TYPE_Q4_0, 64, false },
+                           { GGML_TYPE_Q6_K, 256, false }, { GGML_TYPE_MXFP4, 32, false }, { GGML_TYPE_MXFP4, 96, false },
+                           { GGML_TYPE_Q4_0, 32, true } };
+    int        checked = 0;
+    for (const Caps & c : kCaps) {
+        for (const Case & k : cases) {
+            ggml_tensor * s0 = k.reshape ? ggml_new_tensor_4d(ctx, k.t, k.ne0, 3, 5, 7) : ggml_new_tensor_4d(ctx, k.t, k.ne0, 2, 3, 4);
+            for (size_t i = 0; i < ggml_nbytes(s0); i++) {
+                ((uint8_t *) s0->data)[i] = (uint8_t) (rng() & 0x3f);  // bytes that are finite F16 / F32 values too
+            }
+            ggml_tensor * s = k.reshape ? s0 : ggml_permute(ctx, s0, 0, 3, 1, 2);
+            ggml_tensor * d = k.reshape ? ggml_new_tensor_4d(ctx, k.t, k.ne0, 7, 5, 3)
+                                        : ggml_permute(ctx, ggml_new_tensor(ctx, k.t, 4, s->ne), 0, 2, 1, 3);
+            std::memset(d->data, 0x55, ggml_nbytes(d));
+            ggml_tensor * y = ggml_cpy(ctx, s, d);
+            ASSERT_TRUE(run(c.caps, y)) << c.name << " " << ggml_type_name(k.t) << " ne0=" << k.ne0;
+            const size_t rb = ggml_row_size(k.t, k.ne0);
+            for (int64_t r = 0; r < ggml_nrows(s); r++) {
+                const auto      row = [&](const ggml_tensor * t) {
+                    const int64_t i1 = r % t->ne[1], i2 = r / t->ne[1] % t->ne[2], i3 = r / t->ne[1] / t->ne[2];
+                    return (const uint8_t *) t->data + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+                };
+                ASSERT_EQ(std::memcmp(row(d), row(s), rb), 0) << c.name << " " << ggml_type_name(k.t) << " ne0=" << k.ne0 << " row " << r;
+            }
+            checked++;
+        }
+    }
+    EXPECT_EQ(checked, 3 * 7);
+}

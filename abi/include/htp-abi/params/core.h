@@ -84,9 +84,11 @@ struct htp_quant_row {
 };
 
 // CPY / CONT / DUP between F32, F16 and BF16, F32 <-> I32, I32 to I32, and F32 / F16 / BF16
-// into the quantized types of htp_quant_row (contiguous dst, rows of whole blocks). Both
-// tensors are walked with the same (iteration) shape; the host rewrites shapes that differ but
-// are both contiguous into one flat shape.
+// into the quantized types of htp_quant_row (contiguous dst, rows of whole blocks); a copy of
+// quantized rows into the same type moves their bytes as F16 units (I8 for an odd row size).
+// Row r of the walk is row r of src in `shape` and row r of dst in `dst_shape`: the same shape
+// unless both sides keep their own strides (rows of equal length, shapes that differ); the host
+// rewrites other shapes that differ, one side contiguous, into the strided side's shape.
 struct htp_cpy_params {
     struct htp_split_params split;
     uint32_t src_type, dst_type;     // htp_type values (see above)
@@ -98,6 +100,7 @@ struct htp_cpy_params {
     uint32_t dst_scatter;            // 1: dst row written element by element
     struct htp_vtcm_stream vsrc, vdst;
     struct htp_quant_row quant;      // a quantized dst_type: its vdst row (src rows F32 / F16 / BF16)
+    struct htp_rows_shape dst_shape; // dst's rows (rows_per_chunk divides both shapes' ne1)
 };
 
 // GET_ROWS: dst[:, i10, i11, i12] = src0[:, src1[i10, i11, i12], i11, i12] as F32.

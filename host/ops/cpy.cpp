@@ -1,10 +1,10 @@
 // Host side of CPY / CONT / DUP between F32, F16 and BF16, between F32 and I32 (glm5-next's and
 // minimax-m3's position casts), of I32 to I32 (the i32 CONT of deepseek32's sparse-attention
 // indices), and of F32 / F16 / BF16 rows into the quantized rows of htp_quant_row (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K .. Q6_K: ggml-cpu's quantizing copy, a contiguous dst of
-// whole blocks), and
-// of quantized rows into the same type (a byte copy: block_copy); a block-quantized source to
-// F32 runs on GET_ROWS' kernel (dequant_copy). Equal shapes are walked dim by dim (any
+// Q4_1, Q5_0, Q5_1, IQ4_NL, Q1_0, Q2_0, Q2_K .. Q6_K, IQ4_XS, MXFP4, NVFP4, TQ1_0, TQ2_0:
+// ggml-cpu's quantizing copy, a contiguous dst of whole blocks), and of quantized rows into
+// the same type (a byte copy: block_copy); a block-quantized source to F32 runs on GET_ROWS'
+// kernel (dequant_copy). Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
 // different shapes when one side is contiguous (walked with the other's shape), or when rows
 // have the same length on both sides (each side walked in its own shape: htp_cpy_params
@@ -154,6 +154,51 @@ bool dequant_copy(const ggml_tensor * op) {
     return ggml_is_quantized(op->src[0]->type) && op->type == GGML_TYPE_F32;
 }
 
+// A walk the kernel can run: rows within a 1-D descriptor, element gathers / scatters as 2-D
+// descriptors of ne0 rows of one element (stride nb0), and a plan that fits.
+bool walk_ok(const htp_device_caps & caps, const ggml_tensor * op, const cpy_walk & w) {
+    if (!dma_1d_ok((uint64_t) w.ne0 * 4)) {
+        return false;
+    }
+    if (w.src_nb[0] != type_size(src_type_of(op)) && (!dma_field_ok(caps, w.src_nb[0]) || !dma_field_ok(caps, w.ne0))) {
+        return false;
+    }
+    if (w.dst_nb[0] != type_size(dst_type_of(op)) && (!dma_field_ok(caps, w.dst_nb[0]) || !dma_field_ok(caps, w.ne0))) {
+        return false;
+    }
+    return rows_plan_ok(caps, cpy_need(caps, op, w));
+}
+
+// cpy_walk_of's walk, or, when its rows are too long for a thread's VTCM share (a transposed
+// row of 2M elements), the same rows cut into k segments of ne0 / k (the fewest that fit, k a
+// divisor): the segments become dim 1 and dims 1, 2 move up, so dim 3 must be 1 on both sides.
+// Element types only (a quantized row's segments would cut its blocks).
+bool cpy_plan_walk(const htp_device_caps & caps, const ggml_tensor * op, cpy_walk & w) {
+    if (!cpy_walk_of(op, w)) {
+        return false;
+    }
+    if (walk_ok(caps, op, w)) {
+        return true;
+    }
+    if (quant_row_dst_type(op->type) || block_copy(op) || w.ne3 != 1 || w.ne1 * w.ne2 != w.dne1 * w.dne2) {
+        return false;
+    }
+    for (uint32_t k = 2; k <= w.ne0 / 32; k++) {
+        if (w.ne0 % k != 0) {
+            continue;
+        }
+        const uint32_t l = w.ne0 / k;
+        const cpy_walk s = { l, k, w.ne1, w.ne2, k, w.dne1,
+                             { w.src_nb[0], l * w.src_nb[0], w.src_nb[1], w.src_nb[2] },
+                             { w.dst_nb[0], l * w.dst_nb[0], w.dst_nb[1], w.dst_nb[2] } };
+        if (walk_ok(caps, op, s)) {
+            w = s;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
     const ggml_tensor * s = op->src[0];
     if (dequant_copy(op)) {
@@ -176,17 +221,7 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
         return false;
     }
     cpy_walk w;
-    if (!cpy_walk_of(op, w) || !dma_1d_ok((uint64_t) w.ne0 * 4)) {
-        return false;
-    }
-    // Element gathers / scatters are 2-D descriptors: ne0 rows of one element, stride nb0.
-    if (w.src_nb[0] != type_size(src_type_of(op)) && (!dma_field_ok(caps, w.src_nb[0]) || !dma_field_ok(caps, w.ne0))) {
-        return false;
-    }
-    if (w.dst_nb[0] != type_size(dst_type_of(op)) && (!dma_field_ok(caps, w.dst_nb[0]) || !dma_field_ok(caps, w.ne0))) {
-        return false;
-    }
-    return rows_plan_ok(caps, cpy_need(caps, op, w));
+    return cpy_plan_walk(caps, op, w);
 }
 
 void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -197,7 +232,7 @@ void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_des
     htp_cpy_params & p = desc.params.cpy;
     desc.opcode        = HTP_OP_CPY;
     cpy_walk w;
-    cpy_walk_of(op, w);
+    cpy_plan_walk(caps, op, w);
     plan_rows(caps, cpy_need(caps, op, w), p.split);
     uint32_t ps, pd;
     cpy_pitches(src_type_of(op), dst_type_of(op), w.ne0, ps, pd, p.quant);

@@ -1173,3 +1173,22 @@ TEST_F(NpuOps, CpyWalksEachSideInItsOwnShape) {
     }
     EXPECT_EQ(checked, 3 * 7);
 }
+
+// CPY of a transposed row longer than a thread's VTCM share (the 16 KiB VTCM: 6000 F32 values
+// gathered at a stride of 8 bytes, 24 KB a row and as much again in the dst slot) runs in
+// segments of a divisor of the row (host/ops/cpy.cpp cpy_plan_walk); every value must land.
+TEST_F(NpuOps, CpyCutsLongRowsIntoSegments) {
+    for (const Caps & c : kCaps) {
+        ggml_tensor * s0 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 2, 6000, 1, 1);
+        fill_f32(s0, -1, 1);
+        ggml_tensor * s = ggml_permute(ctx, s0, 1, 0, 2, 3);  // [6000, 2], nb0 = 8
+        ggml_tensor * y = ggml_cont(ctx, s);
+        std::memset(y->data, 0, ggml_nbytes(y));
+        ASSERT_TRUE(run(c.caps, y)) << c.name;
+        for (int64_t i1 = 0; i1 < 2; i1++) {
+            for (int64_t i0 = 0; i0 < 6000; i0++) {
+                ASSERT_EQ(at<float>(y, i0, i1, 0, 0), at<float>(s0, i1, i0, 0, 0)) << c.name << " at " << i0 << "," << i1;
+            }
+        }
+    }
+}

@@ -56,7 +56,7 @@ struct htp_block_field {
     uint32_t vtcm_step;              // bytes between blocks there
 };
 
-// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: blocks of 32; K-quants below) as SET_ROWS and
+// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: blocks of 32; others below) as SET_ROWS and
 // CPY quantize it into their VTCM dst row (npu/ops/quantize-row.h): dense arrays, the quants
 // at v_quants (Q8_0: 32 int8 a block; the others their 16 packed bytes), the FP16 scales at
 // v_scales, Q4_1 / Q5_1 FP16 mins at v_mins, Q5_* fifth bits at v_high (4 bytes a block), the
@@ -70,6 +70,11 @@ struct htp_block_field {
 // at a 32-byte pitch; IQ4_XS d, scales_h, scales_l, 8 a block), v_high the high bits (Q3_K hmask
 // and Q5_K qh 32 bytes, Q6_K qh 64), each with 128 bytes of slack (unaligned stores); v_dscratch the group scratch of
 // HTP_QUANT_ROW_KQ_SCRATCH vectors; no v_mins, v_mscratch.
+// MXFP4 / NVFP4 (npu/ops/quantize-fp4.h): the scale bytes at v_scales (E8M0, 1 a block; UE4M3,
+// 4), the code bytes at v_quants (16, 32 a block); no scratch. TQ2_0 / TQ1_0 (super-blocks of
+// 256, npu/ops/quantize-ternary.h): the code bytes at v_quants (64; TQ1_0 qs[0..31]), TQ1_0's
+// qs[32..47] and qh as 20 bytes of 32 at v_high, the FP16 d at v_scales from the F32 scratch at
+// v_dscratch as above (host/ops/encode-util.cpp fp4_ternary_row_layout).
 #define HTP_QUANT_ROW_MAX_FIELDS 4
 #define HTP_QUANT_ROW_KQ_SCRATCH 106
 

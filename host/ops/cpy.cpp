@@ -1,55 +1,73 @@
 // Host side of CPY / CONT / DUP between F32, F16 and BF16, between F32 and I32 (glm5-next's and
 // minimax-m3's position casts), of I32 to I32 (the i32 CONT of deepseek32's sparse-attention
 // indices), and of F32 / F16 / BF16 rows into the quantized rows of htp_quant_row (Q8_0, Q4_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K .. Q6_K: ggml-cpu's quantizing copy, a contiguous dst of
-// whole blocks), and
-// of quantized rows into the same type (a byte copy: block_copy); a block-quantized source to
-// F32 runs on GET_ROWS' kernel (dequant_copy). Equal shapes are walked dim by dim (any
+// Q4_1, Q5_0, Q5_1, IQ4_NL, Q1_0, Q2_0, Q2_K .. Q6_K, IQ4_XS, MXFP4, NVFP4, TQ1_0, TQ2_0:
+// ggml-cpu's quantizing copy, a contiguous dst of whole blocks), and of quantized rows into
+// the same type (a byte copy: block_copy); a block-quantized source to F32 runs on GET_ROWS'
+// kernel (dequant_copy). Equal shapes are walked dim by dim (any
 // strides; a non-unit element stride becomes a per-element 2-D DMA gather or scatter);
-// different shapes are accepted when one side is contiguous (walked with the other's shape).
+// different shapes when one side is contiguous (walked with the other's shape), or when rows
+// have the same length on both sides (each side walked in its own shape: htp_cpy_params
+// dst_shape).
+#include <numeric>
+
 #include "encode-util.h"
 
 using namespace htp_enc;
 
 namespace {
 
-// A copy of quantized blocks into the same type (ggml-cpu's byte copy): same shape, whole
-// rows of adjacent blocks on both sides, an even row size; streamed as rows of 16-bit units
-// (an F16 -> F16 copy: the kernel moves the bytes untouched).
+// A copy of quantized blocks into the same type (ggml-cpu's byte copy): rows of the same
+// length of adjacent whole blocks on both sides (each side walked in its own shape); streamed
+// as rows of 16-bit units (an F16 -> F16 copy: the kernel moves the bytes untouched), or of
+// bytes (I8) when a row's size is odd (MXFP4's 17-byte blocks).
 bool block_copy(const ggml_tensor * op) {
     const ggml_tensor * s = op->src[0];
-    return ggml_is_quantized(op->type) && s->type == op->type && ggml_are_same_shape(s, op) &&
+    return ggml_is_quantized(op->type) && s->type == op->type && s->ne[0] == op->ne[0] &&
            s->nb[0] == ggml_type_size(s->type) && op->nb[0] == ggml_type_size(op->type) &&
-           s->ne[0] % ggml_blck_size(s->type) == 0 && ggml_row_size(s->type, s->ne[0]) % 2 == 0;
+           s->ne[0] % ggml_blck_size(s->type) == 0;
 }
 
-// The types the kernel streams: F16 for a block copy, else the tensors' own.
+ggml_type block_unit(const ggml_tensor * op) {
+    return ggml_row_size(op->type, op->ne[0]) % 2 ? GGML_TYPE_I8 : GGML_TYPE_F16;
+}
+
+// The types the kernel streams: block_unit's for a block copy, else the tensors' own.
 ggml_type src_type_of(const ggml_tensor * op) {
-    return block_copy(op) ? GGML_TYPE_F16 : op->src[0]->type;
+    return block_copy(op) ? block_unit(op) : op->src[0]->type;
 }
 
 ggml_type dst_type_of(const ggml_tensor * op) {
-    return block_copy(op) ? GGML_TYPE_F16 : op->type;
+    return block_copy(op) ? block_unit(op) : op->type;
 }
 
+// The rows walked: ne0 elements a row, src's rows in (ne1, ne2, ne3) and dst's in (dne1,
+// dne2, ...) (the same shape unless each side keeps its own), with each side's strides.
 struct cpy_walk {
-    uint32_t ne0, ne1, ne2, ne3;
+    uint32_t ne0, ne1, ne2, ne3, dne1, dne2;
     uint64_t src_nb[4], dst_nb[4];
 };
+
+// Each side in its own shape and strides, rows of ne0 units of `unit` bytes.
+void own_shapes(const ggml_tensor * op, uint32_t ne0, uint64_t unit, cpy_walk & w) {
+    const ggml_tensor * s = op->src[0];
+    w = { ne0, (uint32_t) s->ne[1], (uint32_t) s->ne[2], (uint32_t) s->ne[3], (uint32_t) op->ne[1], (uint32_t) op->ne[2], {}, {} };
+    for (int i = 0; i < 4; i++) {
+        w.src_nb[i] = i == 0 ? unit : s->nb[i];
+        w.dst_nb[i] = i == 0 ? unit : op->nb[i];
+    }
+}
 
 bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
     const ggml_tensor * s = op->src[0];
     if (block_copy(op)) {
-        w = { (uint32_t) (ggml_row_size(s->type, s->ne[0]) / 2), (uint32_t) s->ne[1], (uint32_t) s->ne[2],
-              (uint32_t) s->ne[3], {}, {} };
-        for (int i = 0; i < 4; i++) {
-            w.src_nb[i] = i == 0 ? 2 : s->nb[i];
-            w.dst_nb[i] = i == 0 ? 2 : op->nb[i];
-        }
+        const uint64_t unit = block_unit(op) == GGML_TYPE_I8 ? 1 : 2;
+        own_shapes(op, (uint32_t) (ggml_row_size(s->type, s->ne[0]) / unit), unit, w);
+        w.src_nb[0] = w.dst_nb[0] = unit;
         return true;
     }
     if (quant_row_dst_type(op->type) && s->type != op->type) {  // src rows of ne00 into consecutive rows of the contiguous dst
-        w = { (uint32_t) s->ne[0], (uint32_t) s->ne[1], (uint32_t) s->ne[2], (uint32_t) s->ne[3], {}, {} };
+        w = { (uint32_t) s->ne[0], (uint32_t) s->ne[1], (uint32_t) s->ne[2], (uint32_t) s->ne[3], (uint32_t) s->ne[1], (uint32_t) s->ne[2], {}, {} };
         uint64_t flat = ggml_row_size(op->type, s->ne[0]);
         for (int i = 0; i < 4; i++) {
             w.src_nb[i] = s->nb[i];
@@ -59,22 +77,27 @@ bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
         return true;
     }
     if (ggml_are_same_shape(s, op)) {
-        w = { (uint32_t) s->ne[0], (uint32_t) s->ne[1], (uint32_t) s->ne[2], (uint32_t) s->ne[3], {}, {} };
-        for (int i = 0; i < 4; i++) {
-            w.src_nb[i] = s->nb[i];
-            w.dst_nb[i] = op->nb[i];
-        }
+        own_shapes(op, (uint32_t) s->ne[0], 0, w);
+        w.src_nb[0] = s->nb[0];
+        w.dst_nb[0] = op->nb[0];
         return true;
     }
     // Different shapes copy in logical element order. When one side is contiguous it can be
     // walked with the other side's shape (e.g. CONT of a permuted [256,4,512] into [1024,512]).
     const size_t es = ggml_type_size(s->type), ed = ggml_type_size(op->type);
     const bool   s_flat = ggml_is_contiguous(s), d_flat = ggml_is_contiguous(op);
-    if (!s_flat && !d_flat) {
-        return false;
+    if (!s_flat && !d_flat) {  // both strided: rows of the same length, each side in its own shape
+        if (s->ne[0] != op->ne[0]) {
+            return false;
+        }
+        own_shapes(op, (uint32_t) s->ne[0], 0, w);
+        w.src_nb[0] = s->nb[0];
+        w.dst_nb[0] = op->nb[0];
+        return true;
     }
     const ggml_tensor * shape = d_flat ? s : op;  // the side whose strides are kept
-    w = { (uint32_t) shape->ne[0], (uint32_t) shape->ne[1], (uint32_t) shape->ne[2], (uint32_t) shape->ne[3], {}, {} };
+    w = { (uint32_t) shape->ne[0], (uint32_t) shape->ne[1], (uint32_t) shape->ne[2], (uint32_t) shape->ne[3],
+          (uint32_t) shape->ne[1], (uint32_t) shape->ne[2], {}, {} };
     uint64_t flat_s = es, flat_d = ed;
     for (int i = 0; i < 4; i++) {
         w.src_nb[i] = s_flat ? flat_s : s->nb[i];
@@ -86,7 +109,7 @@ bool cpy_walk_of(const ggml_tensor * op, cpy_walk & w) {
 }
 
 uint32_t type_size(ggml_type t) {
-    return quant_row_dst_type(t) ? (uint32_t) ggml_type_size(t) : t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 ? 2 : 4;
+    return quant_row_dst_type(t) || t == GGML_TYPE_I8 ? (uint32_t) ggml_type_size(t) : t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 ? 2 : 4;
 }
 
 bool half(ggml_type t) {
@@ -115,7 +138,7 @@ stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const
     const bool  quant   = quant_row_dst_type(op->type) && !block_copy(op);
     stream_need need    = {};
     need.total_rows     = w.ne1 * w.ne2 * w.ne3;
-    need.chunk_divides  = w.ne1;
+    need.chunk_divides  = std::gcd(w.ne1, w.dne1);  // a chunk's rows in one plane of both sides
     need.bytes_per_row  = ps + pd;
     need.desc_per_chunk = quant ? 1 : 2;  // a quantized row's fields go by per-row descriptors
     need.desc_per_row   = quant ? qr.n_fields : 0;
@@ -129,6 +152,51 @@ stream_need cpy_need(const htp_device_caps & caps, const ggml_tensor * op, const
 // own rows (dequant_rows_supports).
 bool dequant_copy(const ggml_tensor * op) {
     return ggml_is_quantized(op->src[0]->type) && op->type == GGML_TYPE_F32;
+}
+
+// A walk the kernel can run: rows within a 1-D descriptor, element gathers / scatters as 2-D
+// descriptors of ne0 rows of one element (stride nb0), and a plan that fits.
+bool walk_ok(const htp_device_caps & caps, const ggml_tensor * op, const cpy_walk & w) {
+    if (!dma_1d_ok((uint64_t) w.ne0 * 4)) {
+        return false;
+    }
+    if (w.src_nb[0] != type_size(src_type_of(op)) && (!dma_field_ok(caps, w.src_nb[0]) || !dma_field_ok(caps, w.ne0))) {
+        return false;
+    }
+    if (w.dst_nb[0] != type_size(dst_type_of(op)) && (!dma_field_ok(caps, w.dst_nb[0]) || !dma_field_ok(caps, w.ne0))) {
+        return false;
+    }
+    return rows_plan_ok(caps, cpy_need(caps, op, w));
+}
+
+// cpy_walk_of's walk, or, when its rows are too long for a thread's VTCM share (a transposed
+// row of 2M elements), the same rows cut into k segments of ne0 / k (the fewest that fit, k a
+// divisor): the segments become dim 1 and dims 1, 2 move up, so dim 3 must be 1 on both sides.
+// Element types only (a quantized row's segments would cut its blocks).
+bool cpy_plan_walk(const htp_device_caps & caps, const ggml_tensor * op, cpy_walk & w) {
+    if (!cpy_walk_of(op, w)) {
+        return false;
+    }
+    if (walk_ok(caps, op, w)) {
+        return true;
+    }
+    if (quant_row_dst_type(op->type) || block_copy(op) || w.ne3 != 1 || w.ne1 * w.ne2 != w.dne1 * w.dne2) {
+        return false;
+    }
+    for (uint32_t k = 2; k <= w.ne0 / 32; k++) {
+        if (w.ne0 % k != 0) {
+            continue;
+        }
+        const uint32_t l = w.ne0 / k;
+        const cpy_walk s = { l, k, w.ne1, w.ne2, k, w.dne1,
+                             { w.src_nb[0], l * w.src_nb[0], w.src_nb[1], w.src_nb[2] },
+                             { w.dst_nb[0], l * w.dst_nb[0], w.dst_nb[1], w.dst_nb[2] } };
+        if (walk_ok(caps, op, s)) {
+            w = s;
+            return true;
+        }
+    }
+    return false;
 }
 
 bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const htp_encode_context &) {
@@ -153,17 +221,7 @@ bool cpy_supports(const htp_device_caps & caps, const ggml_tensor * op, const ht
         return false;
     }
     cpy_walk w;
-    if (!cpy_walk_of(op, w) || !dma_1d_ok((uint64_t) w.ne0 * 4)) {
-        return false;
-    }
-    // Element gathers / scatters are 2-D descriptors: ne0 rows of one element, stride nb0.
-    if (w.src_nb[0] != type_size(src_type_of(op)) && (!dma_field_ok(caps, w.src_nb[0]) || !dma_field_ok(caps, w.ne0))) {
-        return false;
-    }
-    if (w.dst_nb[0] != type_size(dst_type_of(op)) && (!dma_field_ok(caps, w.dst_nb[0]) || !dma_field_ok(caps, w.ne0))) {
-        return false;
-    }
-    return rows_plan_ok(caps, cpy_need(caps, op, w));
+    return cpy_plan_walk(caps, op, w);
 }
 
 void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_desc & desc, const htp_encode_context &) {
@@ -174,7 +232,7 @@ void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_des
     htp_cpy_params & p = desc.params.cpy;
     desc.opcode        = HTP_OP_CPY;
     cpy_walk w;
-    cpy_walk_of(op, w);
+    cpy_plan_walk(caps, op, w);
     plan_rows(caps, cpy_need(caps, op, w), p.split);
     uint32_t ps, pd;
     cpy_pitches(src_type_of(op), dst_type_of(op), w.ne0, ps, pd, p.quant);
@@ -182,6 +240,7 @@ void cpy_encode(const htp_device_caps & caps, const ggml_tensor * op, htp_op_des
     p.dst_type    = dst_type_of(op);
     p.ne0         = w.ne0;
     p.shape       = rows_shape(w.ne1, w.ne2);
+    p.dst_shape   = rows_shape(w.dne1, w.dne2);
     p.src_nb0     = (uint32_t) w.src_nb[0];
     p.dst_nb0     = (uint32_t) w.dst_nb[0];
     p.src         = rows_strides(w.src_nb[1], w.src_nb[2], w.src_nb[3]);

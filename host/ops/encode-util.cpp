@@ -146,8 +146,13 @@ bool kquant_row_type(ggml_type t) {
            t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS;
 }
 
+bool fp4_ternary_row_type(ggml_type t) {
+    return t == GGML_TYPE_MXFP4 || t == GGML_TYPE_NVFP4 || t == GGML_TYPE_TQ2_0 || t == GGML_TYPE_TQ1_0;
+}
+
 bool quant_row_dst_type(ggml_type t) {
-    return quant_row_type(t) || kquant_row_type(t) || t == GGML_TYPE_Q1_0 || t == GGML_TYPE_Q2_0;
+    return quant_row_type(t) || kquant_row_type(t) || fp4_ternary_row_type(t) || t == GGML_TYPE_Q1_0 ||
+           t == GGML_TYPE_Q2_0;
 }
 
 // Q8_0 (34-byte blocks, 32 quant bytes) / Q4_0, IQ4_NL, Q4_1, Q5_0, Q5_1 (18 / 18 / 20 / 22 /
@@ -250,9 +255,47 @@ static uint32_t kquant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0,
     return a.off;
 }
 
+// The FP4 and ternary rows' arrays, fields in the block's order (ggml-common.h). FP4: the
+// scale bytes at v_scales (MXFP4 its E8M0 byte a block, NVFP4 its 4 UE4M3 ones), the code
+// bytes at v_quants (16, 32 a block); block_mxfp4 e, qs[16], block_nvfp4 d[4], qs[32].
+// Ternary (super-blocks of 256): the code bytes at v_quants (TQ2_0 64, TQ1_0 its first 32),
+// TQ1_0's next 16 and its 4 qh bytes as a 32-byte piece at v_high, the FP16 d at v_scales from
+// the F32 scratch at v_dscratch (pairs of vectors per 64 blocks, as Q2_0's); block_tq2_0 qs[64],
+// d, block_tq1_0 qs[48], qh[4], d. Then the widened source.
+static uint32_t fp4_ternary_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
+    const uint32_t nb   = ne0 / (uint32_t) ggml_blck_size(t);
+    const bool     fp4  = t == GGML_TYPE_MXFP4 || t == GGML_TYPE_NVFP4;
+    const bool     tq1  = t == GGML_TYPE_TQ1_0;
+    const uint32_t sb   = t == GGML_TYPE_NVFP4 ? 4 : fp4 ? 1 : 2;  // scale bytes a block
+    const uint32_t qb   = t == GGML_TYPE_MXFP4 ? 16 : t == GGML_TYPE_TQ2_0 ? 64 : 32;
+    quant_row_arrays a(t, nb, q);
+    q.v_quants   = a.next(true, nb * qb);
+    q.v_scales   = a.next(true, nb * sb);
+    q.v_high     = a.next(tq1, nb * 32);
+    q.v_dscratch = a.next(!fp4, (nb + 63) / 64 * 256);
+    q.v_f32      = a.next(src_type != GGML_TYPE_F32, (ne0 + 63) / 64 * 256);
+    auto field   = [&](uint32_t src_off, uint32_t bytes, uint32_t vtcm_off, uint32_t step) {
+        q.field[q.n_fields++] = { src_off, bytes, vtcm_off, step };
+    };
+    if (fp4) {
+        field(0, sb, q.v_scales, sb);
+        field(sb, qb, q.v_quants, qb);
+    } else {
+        field(0, qb, q.v_quants, qb);
+        if (tq1) {
+            field(32, 20, q.v_high, 32);
+        }
+        field(tq1 ? 52 : 64, 2, q.v_scales, 2);
+    }
+    return a.off;
+}
+
 uint32_t quant_row_layout(ggml_type t, ggml_type src_type, uint32_t ne0, htp_quant_row & q) {
     if (kquant_row_type(t)) {
         return kquant_row_layout(t, src_type, ne0, q);
+    }
+    if (fp4_ternary_row_type(t)) {
+        return fp4_ternary_row_layout(t, src_type, ne0, q);
     }
     const uint32_t nb     = ne0 / (uint32_t) ggml_blck_size(t);  // Q1_0 / Q2_0: blocks of 128 / 64
     const bool     q8     = t == GGML_TYPE_Q8_0;

@@ -206,6 +206,9 @@ bool quant_row_type(ggml_type t);
 // The K-quants SET_ROWS and CPY write too (Q2_K .. Q6_K, super-blocks of 256), and all
 // of the types they write: quant_row_type's or these.
 bool kquant_row_type(ggml_type t);
+// The FP4 and ternary types they write (MXFP4, NVFP4: npu/ops/quantize-fp4.h; TQ1_0, TQ2_0:
+// npu/ops/quantize-ternary.h).
+bool fp4_ternary_row_type(ggml_type t);
 bool quant_row_dst_type(ggml_type t);
 
 // The VTCM dst row of ne0 (a multiple of the block size) values quantized to t from rows of src_type (F32,

@@ -1,6 +1,7 @@
 // Host side of SET_ROWS: F32 or F16 rows into F32 / F16 / BF16 rows or rows of the quantized
 // types of htp_quant_row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: the KV cache types llama.cpp
-// offers; the K-quants Q2_K .. Q6_K), named by I32 / I64 indices.
+// offers; Q1_0, Q2_0, the K-quants Q2_K .. Q6_K and IQ4_XS, MXFP4, NVFP4, TQ1_0, TQ2_0),
+// named by I32 / I64 indices.
 #include "encode-util.h"
 
 using namespace htp_enc;

@@ -1,9 +1,10 @@
 // CPY / CONT / DUP between F32, F16 and BF16, between F32 and I32 (ggml-cpu's casts: I32 -> F32
 // rounds to nearest, F32 -> I32 truncates toward zero, for |x| < 2^31), I32 to I32 (copied as
-// bytes), and F32 / F16 / BF16 rows quantized (npu/ops/quantize-row.h) into the blocks of a
-// contiguous dst. Rows of a strided source are gathered element by element with a 2-D DMA
-// (row size = element size, src stride = nb0); a strided destination is scattered the same
-// way. HVX converts between the two VTCM buffers.
+// bytes), F32 / F16 / BF16 rows quantized (npu/ops/quantize-row.h) into the blocks of a
+// contiguous dst, and quantized rows into the same type as F16 or byte (I8) units. Row r is
+// src's row r in its shape and dst's row r in dst_shape. Rows of a strided source are gathered
+// element by element with a 2-D DMA (row size = element size, src stride = nb0); a strided
+// destination is scattered the same way. HVX converts between the two VTCM buffers.
 #include "op-table.h"
 #include "quantize-row.h"
 
@@ -12,11 +13,11 @@ using namespace htp_ops;
 namespace {
 
 inline uint32_t type_size(uint32_t t) {
-    return t == HTP_TYPE_F16 || t == HTP_TYPE_BF16 ? 2 : 4;
+    return t == HTP_TYPE_F16 || t == HTP_TYPE_BF16 ? 2 : t == HTP_TYPE_I8 ? 1 : 4;
 }
 
 inline bool quantized(uint32_t t) {
-    return t != HTP_TYPE_F32 && t != HTP_TYPE_F16 && t != HTP_TYPE_BF16 && t != HTP_TYPE_I32;
+    return t != HTP_TYPE_F32 && t != HTP_TYPE_F16 && t != HTP_TYPE_BF16 && t != HTP_TYPE_I32 && t != HTP_TYPE_I8;
 }
 
 // Integer words as floats, rounded once: x = hi * 2^16 + lo with both halves exact as floats.
@@ -131,7 +132,7 @@ struct cpy_op : row_op<htp_cpy_params> {
     }
 
     int store(uint32_t r, uint32_t n, uint32_t slot) {
-        const row_pos    c  = row_coords(p->shape, r);
+        const row_pos    c  = row_coords(p->dst_shape, r);
         const dma_addr_t d  = octx->dst.data + row_offset(p->dst, c.i1, c.i2, c.i3);
         const dma_addr_t v  = vtcm_slot(octx->ctx, p->split, ith, p->vdst, slot);
         if (quantized(p->dst_type)) {  // each row's fields into its blocks (a chunk stays in one plane)

@@ -125,6 +125,26 @@ HTP_INLINE HVX_Vector iq4nl_nearest(HVX_Vector al, HVX_Vector & q) {
     return Q6_V_vmux_QVV(keep, l, Q6_Vw_vadd_VwVw(l, Q6_V_vsplat_R(1)));
 }
 
+// The codes of the C casts (int8_t) / (uint8_t) of t for t in (-1, 2^22): floor(t), 0 for
+// t < 0. t + 1.5 * 2^23 rounds t to an integer in the low mantissa bits; one less where that
+// went up; the max with 0 covers (-1, 0).
+HTP_INLINE HVX_Vector trunc_code(HVX_Vector t) {
+    const HVX_Vector     magic = splat_f32(12582912.0f);
+    const HVX_Vector     r     = Q6_Vsf_vadd_VsfVsf(t, magic);
+    const HVX_Vector     n     = Q6_Vw_vsub_VwVw(r, magic);
+    const HVX_VectorPred up    = Q6_Q_vcmp_gt_VwVw(Q6_Vsf_vsub_VsfVsf(r, magic), t);  // t >= 0: bits order as floats
+    return Q6_Vw_vmax_VwVw(Q6_Vw_vsub_VwVw(n, Q6_V_vand_QR(up, 1)), Q6_V_vzero());
+}
+
+// ggml's ternary codes roundf(t) + 1 lane by lane (Q2_0, TQ1_0, TQ2_0: t = x * (1 / max |x|),
+// within 1 + 2 ulp of [-1, 1], so roundf is -1 below -0.5, 1 from 0.5, else 0): 0, 1 or 2.
+HTP_INLINE HVX_Vector ternary_codes(HVX_Vector t) {
+    const HVX_Vector below_half = splat_f32(0.49999997f);  // t >= 0.5: t > the float below 0.5
+    const HVX_Vector up         = Q6_V_vand_QR(sf_gt(t, below_half), -1);
+    const HVX_Vector down = Q6_V_vand_QR(sf_gt(Q6_V_vxor_VV(t, Q6_V_vsplat_R((int32_t) 0x80000000)), below_half), -1);
+    return Q6_Vw_vadd_VwVw(Q6_Vw_vsub_VwVw(Q6_V_vsplat_R(1), up), down);  // 1 + [t >= 0.5] - [t <= -0.5] (masks -1)
+}
+
 // A block's 32 codes (low 4 bits) as its 16 quant bytes in bytes 0..15 (byte j: code j |
 // code j + 16 << 4).
 HTP_INLINE HVX_Vector nibble_bytes(HVX_Vector c) {

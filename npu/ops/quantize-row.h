@@ -1,5 +1,7 @@
 // F32 rows quantized into the blocks-of-32 formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL), and
-// through npu/ops/quantize-kquants.h into the K-quants (Q2_K .. Q6_K), as
+// through npu/ops/quantize-kquants.h into the K-quants (Q2_K .. Q6_K), through
+// npu/ops/quantize-fp4.h into MXFP4 and NVFP4, through npu/ops/quantize-ternary.h into
+// TQ1_0 and TQ2_0, as
 // SET_ROWS and CPY write them: a row lands in its VTCM dst row as the dense arrays of
 // htp_quant_row (abi/include/htp-abi/params/core.h) and quant_row_store joins them into the
 // blocks of the DDR row by one 2-D DMA per field.
@@ -14,7 +16,9 @@
 #pragma once
 #include "hvx-math.h"
 #include "quant-luts.h"
+#include "quantize-fp4.h"
 #include "quantize-kquants.h"
+#include "quantize-ternary.h"
 #include "quantize-lanes.h"
 #include "row-stream.h"
 
@@ -58,17 +62,6 @@ HTP_INLINE void min_max_sf(HVX_Vector x, float & mn, float & mx) {
     }
     mn = lane0_f32(sf_key(lo));
     mx = lane0_f32(sf_key(hi));
-}
-
-// The codes of the C casts (int8_t) / (uint8_t) of t for t in (-1, 2^22): floor(t), 0 for
-// t < 0. t + 1.5 * 2^23 rounds t to an integer in the low mantissa bits; one less where that
-// went up; the max with 0 covers (-1, 0).
-HTP_INLINE HVX_Vector trunc_code(HVX_Vector t) {
-    const HVX_Vector     magic = splat_f32(12582912.0f);
-    const HVX_Vector     r     = Q6_Vsf_vadd_VsfVsf(t, magic);
-    const HVX_Vector     n     = Q6_Vw_vsub_VwVw(r, magic);
-    const HVX_VectorPred up    = Q6_Q_vcmp_gt_VwVw(Q6_Vsf_vsub_VsfVsf(r, magic), t);  // t >= 0: bits order as floats
-    return Q6_Vw_vmax_VwVw(Q6_Vw_vsub_VwVw(n, Q6_V_vand_QR(up, 1)), Q6_V_vzero());
 }
 
 // ((t0 + t1) + t2) + ... + t31 in lane 0, in the order of a C loop (IQ4_NL's sums).
@@ -235,14 +228,12 @@ static HTP_COMPUTE void compute_quant_row_q1_0(const HVX_Vector * x, HVX_Vector 
 }
 
 // Q2_0 as quantize_row_q2_0_ref (blocks of 64, 2 vectors): d = max |x|, codes roundf(x / d) + 1
-// (x * (1 / d) lies within 1 + 2 ulp of [-1, 1], so roundf is -1 below -0.5, 1 from 0.5, else
-// 0), 2 bits each, 4 a byte, 16 bytes.
+// (ternary_codes), 2 bits each, 4 a byte, 16 bytes.
 static HTP_COMPUTE void compute_quant_row_q2_0(const HVX_Vector * x, HVX_Vector * y, const htp_quant_row * L) {
     const quant_row_arrays a(y, *L);
     const uint32_t         nb   = L->n_blocks;
     const HVX_Vector       pow4 = hvx_vmem_load_at(kLanePow4.v);
     const HVX_VectorPred   lane1 = Q6_Q_vcmp_eq_VwVw(lane_index(), Q6_V_vsplat_R(1));
-    const HVX_Vector       below_half = splat_f32(0.49999997f);  // t >= 0.5: t > the float below 0.5
     piece_collector<8>     qc = { Q6_V_vzero() };
     piece_collector<4>     dc = { Q6_V_vzero() };
     HTP_NO_UNROLL
@@ -251,11 +242,8 @@ static HTP_COMPUTE void compute_quant_row_q2_0(const HVX_Vector * x, HVX_Vector 
         const float id   = amax > 0.0f ? 1.0f / amax : 0.0f;
         HTP_NO_UNROLL
         for (uint32_t v = 0; v < 2; v++) {
-            const HVX_Vector t    = Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[2 * b + v]), splat_f32(id));
-            const HVX_Vector up   = Q6_V_vand_QR(sf_gt(t, below_half), -1);
-            const HVX_Vector down = Q6_V_vand_QR(sf_gt(Q6_V_vxor_VV(t, Q6_V_vsplat_R((int32_t) 0x80000000)), below_half), -1);
-            const HVX_Vector q    = Q6_Vw_vadd_VwVw(Q6_Vw_vsub_VwVw(Q6_V_vsplat_R(1), up), down);  // 1 + [t >= 0.5] - [t <= -0.5] (masks -1)
-            HVX_Vector       h    = Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), Q6_V_vand_VV(q, Q6_V_vsplat_R(1))), pow4);
+            const HVX_Vector q = ternary_codes(Q6_Vsf_vmpy_VsfVsf(hvx_vmem_load(&x[2 * b + v]), splat_f32(id)));
+            HVX_Vector       h = Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), Q6_V_vand_VV(q, Q6_V_vsplat_R(1))), pow4);
             h = Q6_V_vor_VV(h, Q6_V_vand_VV(Q6_Vw_vsub_VwVw(Q6_V_vzero(), Q6_Vuw_vlsr_VuwR(q, 1)), Q6_Vw_vasl_VwR(pow4, 1)));
             h = or_lanes<16>(h);
             qc.push(Q6_V_vmux_QVV(lane1, Q6_V_vror_VR(h, 60), h), a.quants, 2 * b + v, 2 * nb);
@@ -315,6 +303,18 @@ static inline void quantize_rows(uint32_t type, const HVX_Vector * x, uint32_t p
             break;
         case HTP_TYPE_Q2_0:
             quantize_rows_with(compute_quant_row_q2_0, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_MXFP4:
+            quantize_rows_with<false>(compute_quant_row_mxfp4, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_NVFP4:
+            quantize_rows_with<false>(compute_quant_row_nvfp4, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_TQ2_0:
+            quantize_rows_with(compute_quant_row_tq2_0, x, px, y, py, n, L);
+            break;
+        case HTP_TYPE_TQ1_0:
+            quantize_rows_with(compute_quant_row_tq1_0, x, px, y, py, n, L);
             break;
         case HTP_TYPE_Q4_K:
             quantize_rows_with<false>(compute_kquant_row<kquant_k32<15>>, x, px, y, py, n, L);

@@ -1,6 +1,7 @@
 // SET_ROWS: F32 rows into F32 / F16 / BF16 rows or the quantized rows of htp_quant_row (Q8_0,
-// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: npu/ops/quantize-row.h), F16 rows into F16 / F32 / BF16 rows
-// or, widened to F32 first, the quantized ones. Source rows stream in as chunks; each converted
+// Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q1_0, Q2_0, the K-quants, MXFP4, NVFP4, TQ1_0, TQ2_0:
+// npu/ops/quantize-row.h), F16 rows into F16 / F32 / BF16 rows or, widened to F32 first, the
+// quantized ones. Source rows stream in as chunks; each converted
 // row is written back by its own DMAs to the row its I32 / I64 index names (the KV-cache
 // update): one for a plain row, one per field for a quantized one.
 #include "op-table.h"

@@ -117,6 +117,11 @@
 # ceil(nb/32) stores each), then the scales (and mins) to FP16 (quant_scales_to_f16: the odd
 # group's partner zeroed, 1 store when ceil(nb/32) is odd; f32_to_f16_vectors, 2 ceil(nb/64) loads,
 # ceil(nb/64) stores); F16 -> quantized widens the row first (f16_to_f32_vectors: n64, 2 n64).
+# F32 -> MXFP4 / NVFP4 (npu/ops/quantize-fp4.h), nv = ne0/32 vectors: a load each; the code
+# bytes ceil(nv/8) stores, the scale bytes (MXFP4 1 a vector, NVFP4 2) ceil(nv/128) / ceil(nv/64).
+# F32 -> TQ2_0 / TQ1_0 (npu/ops/quantize-ternary.h), nb = ne0/256 super-blocks: max_abs_sf and
+# the codes read its 8 vectors each (16 loads); 32-byte pieces (TQ2_0 2 a super-block, TQ1_0 1
+# to each of two arrays) ceil(pieces/4) stores, the F32 d and FP16 as Q2_0's (above).
 # Then ARGSORT and TOP_K (npu/ops/argsort.cpp), rows of ne0 keys sorted in n_sort = the power of two
 # >= max(ne0, 32) lanes (nv = n_sort/32 vectors, L = log2 n_sort): compute_keys loads the
 # ceil(ne0/32) source vectors and stores nv keys and nv indices; the bitonic network has L(L+1)/2
@@ -225,6 +230,8 @@ case_lines pool1d POOL_1D 'POOL_1D\|' \
     '^pool_type=(avg|max),type_input=f32,ne_input=\[(128,2,1,3\],k0=3,s0=1,p0=1|10,3,2,1\],k0=3,s0=2,p0=3)$'
 case_lines set_rows SET_ROWS 'SET_ROWS\|' \
     '^type_src=(f32,type_dst=(f32|f16|bf16|q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl)|f16,type_dst=(f16|f32|q8_0|q4_0)),type_idx=i64,ne=\[(256,5,1,3\],nr23=\[1,1\],r=1|256,11,1,7\],nr23=\[2,3\],r=7),v=0$'
+case_lines set_rows_fp4 SET_ROWS 'SET_ROWS\|' \
+    '^type_src=f32,type_dst=(mxfp4|nvfp4|tq1_0|tq2_0),type_idx=i64,ne=\[(256,5,1,3\],nr23=\[1,1\],r=1|256,11,1,7\],nr23=\[2,3\],r=7),v=0$'
 case_lines argsort ARGSORT 'ARGSORT\|' '^type=f32,ne=\[(1025,2,1,3|60,10,10,10)\],order=(0|1)$'
 case_lines top_k TOP_K '(TOP_K|ARGSORT)\|' '^type=f32,ne=\[1025,2,1,3\],k=(1|7),ties=0$'
 case_lines sum_rows SUM_ROWS 'SUM_ROWS\|' '^type=f32,ne=\[(33,256,1,1|10,5,4,3)\],permute=0,slice=0$'
@@ -476,6 +483,18 @@ def set_rows(d, x):
     return (ts, td, d[1][1]), rows * ld, rows * st, {"hvx_runs": 1}
 
 
+def set_rows_fp4(d, x):  # F32 into the FP4 / ternary rows (npu/ops/quantize-fp4.h, quantize-ternary.h)
+    td, ne0, rows = x["types"][0], d[1][0], d[1][1] * d[1][2] * d[1][3]
+    nv, nb = ne0 // 32, ne0 // 256
+    if td in ("mxfp4", "nvfp4"):  # a load a vector; codes and scale bytes gathered (16 / 16 and 1 / 2 bytes a piece)
+        ld, st = nv, cdiv(nv, 8) + (cdiv(nv, 128) if td == "mxfp4" else cdiv(nv, 64))
+    else:  # max_abs_sf and the codes read the 8 vectors of a super-block; 32-byte pieces; d to FP16
+        g, n_out = cdiv(nb, 32), cdiv(nb, 64)
+        ld = 16 * nb + 2 * n_out
+        st = (2 if td == "tq1_0" else 1) * cdiv(2 * nb if td == "tq2_0" else nb, 4) + g + g % 2 + n_out
+    return ("f32", td, d[1][1]), rows * ld, rows * st, {"hvx_runs": 1}
+
+
 def chunks(rows, rpc, nthr):  # the chunk sizes of row-stream.h: whole chunks per thread, the last one shorter
     per = cdiv(cdiv(rows, rpc), nthr) * rpc
     out = []
@@ -591,6 +610,7 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}),
         "set_rows": (set_rows, {(s, t, r) for s, ts in (("f32", ("f32", "f16", "bf16", *SET_ROWS_QUANT)),
                                                         ("f16", ("f16", "f32", "q8_0", "q4_0")))
                                 for t in ts for r in (1, 7)}),
+        "set_rows_fp4": (set_rows_fp4, {("f32", t, r) for t in ("mxfp4", "nvfp4", "tq1_0", "tq2_0") for r in (1, 7)}),
         "argsort": (argsort, {(1025, 1025), (60, 60)}), "top_k": (argsort, {(1025, 1), (1025, 7)}),
         "sum_rows": (reduce("sum_rows"), {(33, 256, 1, 1), (10, 5, 4, 3)}),
         "mean": (reduce("mean"), {(33, 256, 1, 1), (32769, 1, 1, 1)}),

@@ -969,78 +969,226 @@ TEST_F(NpuOps, FlashAttnFollowsSplitChunksAndBuffers) {
 
 }  // namespace
 
-// The K-quant quantizers of SET_ROWS (npu/ops/quantize-kquants.h) and Q1_0 / Q2_0's
-// (npu/ops/quantize-row.h) against ggml's quantize_row_{q2_K..q6_K,iq4_xs,q1_0,q2_0}_ref, every
-// byte, from F32 and F16 rows: random super-blocks and edge ones: all zero, one large value
-// among small ones, negative only, halves of quarters (rounding ties), values below 1e-15
-// (Q6_K's zero block), -2 .. 2 (Q2_0's ties x / d = +-0.5) then one value alone; rows of 1
-// super-block, of 3 (a group of 4 left partly empty), of 9 (two groups and a tail).
-TEST_F(NpuOps, SetRowsKQuantsMatchGgml) {
-    const ggml_type types[] = { GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-                                GGML_TYPE_IQ4_XS, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0 };
-    int             rows    = 0;
-    for (const Caps & c : kCaps) {
-        for (ggml_type t : types) {
-            for (ggml_type ts : { GGML_TYPE_F32, GGML_TYPE_F16 }) {
-                for (int64_t ne0 : { 256, 768, 2304 }) {
-                    ggml_tensor * dst = ggml_new_tensor_4d(ctx, t, ne0, 7, 2, 1);
-                    std::memset(dst->data, 0x11, ggml_nbytes(dst));
-                    ggml_tensor * src32 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, 3, 2, 1);
-                    fill_f32(src32, -3, 3);
-                    float *       x   = (float *) src32->data;
-                    const int64_t nsb = ggml_nelements(src32) / 256;
-                    for (int64_t sb = 0; sb < nsb; sb++) {
-                        float * b = x + 256 * sb;
-                        switch (sb % 7) {
-                            case 0: for (int i = 0; i < 256; i++) { b[i] = 0.0f; } break;
-                            case 1: for (int i = 0; i < 256; i++) { b[i] *= 0.01f; } b[37] = 1000.0f; break;
-                            case 2: for (int i = 0; i < 256; i++) { b[i] = -std::fabs(b[i]); } break;
-                            case 3: for (int i = 0; i < 256; i++) { b[i] = (float) (i % 32 - 16) * 0.25f + 0.125f; } break;
-                            case 4: for (int i = 0; i < 256; i++) { b[i] *= 1e-17f; } break;
-                            case 5: for (int i = 0; i < 256; i++) { b[i] = i < 128 ? (float) (i % 5 - 2) : i == 200 ? -2.5f : 0.0f; } break;
-                            default: break;  // random
-                        }
-                    }
-                    ggml_tensor * src = src32;
-                    if (ts == GGML_TYPE_F16) {
-                        src = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, ne0, 3, 2, 1);
-                        for (int64_t i = 0; i < ggml_nelements(src); i++) {
-                            ((ggml_fp16_t *) src->data)[i] = ggml_fp32_to_fp16(x[i]);
-                        }
-                    }
-                    ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
-                    for (int i = 0; i < 3; i++) {
-                        ((int32_t *) idx->data)[i] = (i * 3 + 1) % 7;
-                    }
-                    ggml_tensor * y = ggml_set_rows(ctx, dst, src, idx);
-                    if (!htp_find_op_encoder(y)->supports(c.caps, y, htp_encode_context())) {
-                        EXPECT_LT(c.caps.vtcm_size, 1u << 20) << c.name << ": only a small VTCM may refuse";
-                        continue;
-                    }
-                    ASSERT_TRUE(run(c.caps, y)) << c.name;
-                    const size_t         rs = ggml_row_size(t, ne0), bb = ggml_type_size(t);
-                    std::vector<float>   xr(ne0);
-                    std::vector<uint8_t> want(rs);
-                    for (int64_t i2 = 0; i2 < 2; i2++) {
-                        for (int64_t i1 = 0; i1 < 3; i1++) {
-                            for (int64_t k = 0; k < ne0; k++) {
-                                const float v = x[(i2 * 3 + i1) * ne0 + k];
-                                xr[k] = ts == GGML_TYPE_F16 ? ggml_fp16_to_fp32(ggml_fp32_to_fp16(v)) : v;
-                            }
-                            ggml_get_type_traits(t)->from_float_ref(xr.data(), want.data(), ne0);
-                            const int64_t   r   = ((int32_t *) idx->data)[i1];
-                            const uint8_t * got = (const uint8_t *) dst->data + r * dst->nb[1] + i2 * dst->nb[2];
-                            for (size_t b = 0; b < rs / bb; b++) {
-                                ASSERT_EQ(std::memcmp(got + b * bb, want.data() + b * bb, bb), 0)
-                                    << c.name << " " << ggml_type_name(t) << " from " << ggml_type_name(ts)
-                                    << " ne0=" << ne0 << " row " << i1 << "," << i2 << " block " << b;
-                            }
-                            rows++;
+// SET_ROWS into quantized row types against ggml's own quantizer (from_float_ref, the
+// quantize_row_*_ref of ggml-quants.c), every byte: rows of 1, 3 and 9 super-blocks of 256
+// (for the K-quants: a group of 4 left partly empty, two groups and a tail) from F32 and F16
+// sources, 3 rows of 2 planes scattered by I32 indices; edge(b, sb) rewrites super-block sb
+// (256 values at b) of the random source. Returns the rows compared.
+class NpuQuantRows : public NpuOps {
+  protected:
+    int set_rows_match_ggml(const std::vector<ggml_type> & types, const std::function<void(float *, int64_t)> & edge) {
+        int rows = 0;
+        for (const Caps & c : kCaps) {
+            for (ggml_type t : types) {
+                for (ggml_type ts : { GGML_TYPE_F32, GGML_TYPE_F16 }) {
+                    for (int64_t ne0 : { 256, 768, 2304 }) {
+                        rows += set_rows_case(c, t, ts, ne0, edge);
+                        if (HasFatalFailure()) {
+                            return rows;
                         }
                     }
                 }
             }
         }
+        return rows;
     }
+
+    int set_rows_case(const Caps & c, ggml_type t, ggml_type ts, int64_t ne0, const std::function<void(float *, int64_t)> & edge) {
+        ggml_tensor * dst = ggml_new_tensor_4d(ctx, t, ne0, 7, 2, 1);
+        std::memset(dst->data, 0x11, ggml_nbytes(dst));
+        ggml_tensor * src32 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, 3, 2, 1);
+        fill_f32(src32, -3, 3);
+        float * x = (float *) src32->data;
+        for (int64_t sb = 0; sb < ggml_nelements(src32) / 256; sb++) {
+            edge(x + 256 * sb, sb);
+        }
+        ggml_tensor * src = src32;
+        if (ts == GGML_TYPE_F16) {
+            src = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, ne0, 3, 2, 1);
+            for (int64_t i = 0; i < ggml_nelements(src); i++) {
+                ((ggml_fp16_t *) src->data)[i] = ggml_fp32_to_fp16(x[i]);
+            }
+        }
+        ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
+        for (int i = 0; i < 3; i++) {
+            ((int32_t *) idx->data)[i] = (i * 3 + 1) % 7;
+        }
+        ggml_tensor * y = ggml_set_rows(ctx, dst, src, idx);
+        if (!htp_find_op_encoder(y)->supports(c.caps, y, htp_encode_context())) {
+            EXPECT_LT(c.caps.vtcm_size, 1u << 20) << c.name << ": only a small VTCM may refuse";
+            return 0;
+        }
+        EXPECT_TRUE(run(c.caps, y)) << c.name;
+        const size_t         rs = ggml_row_size(t, ne0), bb = ggml_type_size(t);
+        std::vector<float>   xr(ne0);
+        std::vector<uint8_t> want(rs);
+        int                  rows = 0;
+        for (int64_t i2 = 0; i2 < 2; i2++) {
+            for (int64_t i1 = 0; i1 < 3; i1++) {
+                for (int64_t k = 0; k < ne0; k++) {
+                    const float v = x[(i2 * 3 + i1) * ne0 + k];
+                    xr[k] = ts == GGML_TYPE_F16 ? ggml_fp16_to_fp32(ggml_fp32_to_fp16(v)) : v;
+                }
+                ggml_get_type_traits(t)->from_float_ref(xr.data(), want.data(), ne0);
+                const int64_t   r   = ((int32_t *) idx->data)[i1];
+                const uint8_t * got = (const uint8_t *) dst->data + r * dst->nb[1] + i2 * dst->nb[2];
+                for (size_t b = 0; b < rs / bb; b++) {
+                    if (std::memcmp(got + b * bb, want.data() + b * bb, bb) != 0) {
+                        ADD_FAILURE() << c.name << " " << ggml_type_name(t) << " from " << ggml_type_name(ts) << " ne0=" << ne0
+                                      << " row " << i1 << "," << i2 << " block " << b;
+                        return rows;
+                    }
+                }
+                rows++;
+            }
+        }
+        return rows;
+    }
+};
+
+// The K-quant quantizers of SET_ROWS (npu/ops/quantize-kquants.h) and Q1_0 / Q2_0's
+// (npu/ops/quantize-row.h) against ggml's quantize_row_{q2_K..q6_K,iq4_xs,q1_0,q2_0}_ref:
+// random super-blocks and edge ones: all zero, one large value among small ones, negative
+// only, halves of quarters (rounding ties), values below 1e-15 (Q6_K's zero block), -2 .. 2
+// (Q2_0's ties x / d = +-0.5) then one value alone.
+TEST_F(NpuQuantRows, SetRowsKQuantsMatchGgml) {
+    const int rows = set_rows_match_ggml(
+        { GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_XS,
+          GGML_TYPE_Q1_0, GGML_TYPE_Q2_0 },
+        [](float * b, int64_t sb) {
+            switch (sb % 7) {
+                case 0: for (int i = 0; i < 256; i++) { b[i] = 0.0f; } break;
+                case 1: for (int i = 0; i < 256; i++) { b[i] *= 0.01f; } b[37] = 1000.0f; break;
+                case 2: for (int i = 0; i < 256; i++) { b[i] = -std::fabs(b[i]); } break;
+                case 3: for (int i = 0; i < 256; i++) { b[i] = (float) (i % 32 - 16) * 0.25f + 0.125f; } break;
+                case 4: for (int i = 0; i < 256; i++) { b[i] *= 1e-17f; } break;
+                case 5: for (int i = 0; i < 256; i++) { b[i] = i < 128 ? (float) (i % 5 - 2) : i == 200 ? -2.5f : 0.0f; } break;
+                default: break;  // random
+            }
+        });
     EXPECT_GE(rows, 8 * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
+}
+
+// The FP4 and ternary quantizers (npu/ops/quantize-fp4.h, npu/ops/quantize-ternary.h) against
+// ggml's quantize_row_{mxfp4,nvfp4,tq1_0,tq2_0}_ref. Edge super-blocks besides the random ones:
+// all zero; one large value among small ones; negative only; values below 1e-15; -2 .. 2 with
+// max 2 (the ternary codes' ties x / d = +-0.5); per block of 32 a max |x| a few floats below
+// a power of two (MXFP4's exponent: log2f rounds up to the integer there, within a distance that
+// grows with the exponent) among smaller values; E2M1 ties: per block of 32 the midpoints
+// between the grid values of its scale, both signs, the grid values, +-0; per group of 16 a
+// max of 6.375 * 2^s, whose max / 6 = 1.0625 * 2^s is a UE4M3 rounding tie (s = -10 .. 9: the
+// scales' subnormals and the clamp at 448 too).
+TEST_F(NpuQuantRows, SetRowsFp4TernaryMatchGgml) {
+    std::mt19937 gen(7);
+    int          boundary = 0;
+    const auto   edge     = [&](float * b, int64_t sb) {
+        std::uniform_real_distribution<float> u(-0.9f, 0.9f);
+        switch (sb % 9) {
+            case 0: for (int i = 0; i < 256; i++) { b[i] = 0.0f; } break;
+            case 1: for (int i = 0; i < 256; i++) { b[i] *= 0.01f; } b[37] = 1000.0f; break;
+            case 2: for (int i = 0; i < 256; i++) { b[i] = -std::fabs(b[i]); } break;
+            case 3: for (int i = 0; i < 256; i++) { b[i] *= 1e-17f; } break;
+            case 4: for (int i = 0; i < 256; i++) { b[i] = (float) (i % 5 - 2); } break;
+            case 5:  // 2^n less j floats, n and j stepping through lists
+                for (int blk = 0; blk < 8; blk++, boundary++) {
+                    static const int kN[] = { 3, 4, 5, 8, 9, 12, 15, -2, -3, -4, -8, -9, -14, 0, 1, 2 };  // F16 keeps them finite
+                    static const int kJ[] = { 1, 2, 3, 5, 6, 11, 12, 22, 23, 44, 45 };
+                    const int n = kN[boundary % 16], j = kJ[boundary / 16 % 11];
+                    float     amax = std::ldexp(1.0f, n);
+                    for (int k = 0; k < j; k++) {
+                        amax = std::nextafter(amax, 0.0f);
+                    }
+                    for (int i = 0; i < 32; i++) {
+                        b[32 * blk + i] = u(gen) * std::ldexp(1.0f, n);
+                    }
+                    b[32 * blk + (blk * 7) % 32] = blk % 2 ? -amax : amax;
+                }
+                break;
+            case 6:  // MXFP4 with max 5 * 2^s: d = 2^(s - 1), grid v * d, v in 0 1 2 3 4 6 8 12
+                for (int blk = 0; blk < 8; blk++) {
+                    static const float kT[16] = { 0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.5f,
+                                                  1.0f,  1.5f,  2.0f,  3.0f,  4.0f, 0.0f, 0.1f, 2.2f };
+                    const int s = blk + (int) (sb % 5) * 3 - 8;
+                    for (int i = 0; i < 32; i++) {
+                        const float v  = std::ldexp(kT[i % 16], s);
+                        b[32 * blk + i] = i < 16 ? v : -v;
+                    }
+                }
+                break;
+            case 7:
+                for (int g = 0; g < 16; g++) {
+                    const int s = (int) ((g + sb) % 20) - 10;
+                    for (int i = 0; i < 16; i++) {
+                        b[16 * g + i] = u(gen) * std::ldexp(6.0f, s);
+                    }
+                    b[16 * g + g] = std::ldexp(g % 2 ? -6.375f : 6.375f, s);
+                }
+                break;
+            default: break;  // random
+        }
+    };
+    const std::vector<ggml_type> types = { GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_TQ2_0, GGML_TYPE_TQ1_0 };
+    const int                    rows  = set_rows_match_ggml(types, edge);
+    EXPECT_GE(rows, (int) types.size() * 2 * 3 * 6);  // every type, source and length on the large VTCM at least
+    EXPECT_GE(boundary, 16 * 11);  // every (n, j) pair of the boundary list ran
+}
+
+// CPY with each side in its own shape (htp_cpy_params dst_shape): both sides strided, as a
+// permuted src [ne0, 2, 3, 4] (0, 3, 1, 2) into a permuted dst (0, 2, 1, 3) of the same rows
+// in another order of dims, for F32, F16, Q4_0, Q6_K and MXFP4 (rows of 17 / 51 bytes: the
+// byte unit); and a reshaped block copy of contiguous Q4_0 [32, 3, 5, 7] into [32, 7, 5, 3].
+// Row r of src in its shape must land as row r of dst in its shape, every byte.
+TEST_F(NpuOps, CpyWalksEachSideInItsOwnShape) {
+    struct Case {
+        ggml_type t;
+        int64_t   ne0;
+        bool      reshape;
+    };
+    const Case cases[] = { { GGML_TYPE_F32, 8, false },   { GGML_TYPE_F16, 40, false }, { GGML_TYPE_Q4_0, 64, false },
+                           { GGML_TYPE_Q6_K, 256, false }, { GGML_TYPE_MXFP4, 32, false }, { GGML_TYPE_MXFP4, 96, false },
+                           { GGML_TYPE_Q4_0, 32, true } };
+    int        checked = 0;
+    for (const Caps & c : kCaps) {
+        for (const Case & k : cases) {
+            ggml_tensor * s0 = k.reshape ? ggml_new_tensor_4d(ctx, k.t, k.ne0, 3, 5, 7) : ggml_new_tensor_4d(ctx, k.t, k.ne0, 2, 3, 4);
+            for (size_t i = 0; i < ggml_nbytes(s0); i++) {
+                ((uint8_t *) s0->data)[i] = (uint8_t) (rng() & 0x3f);  // bytes that are finite F16 / F32 values too
+            }
+            ggml_tensor * s = k.reshape ? s0 : ggml_permute(ctx, s0, 0, 3, 1, 2);
+            ggml_tensor * d = k.reshape ? ggml_new_tensor_4d(ctx, k.t, k.ne0, 7, 5, 3)
+                                        : ggml_permute(ctx, ggml_new_tensor(ctx, k.t, 4, s->ne), 0, 2, 1, 3);
+            std::memset(d->data, 0x55, ggml_nbytes(d));
+            ggml_tensor * y = ggml_cpy(ctx, s, d);
+            ASSERT_TRUE(run(c.caps, y)) << c.name << " " << ggml_type_name(k.t) << " ne0=" << k.ne0;
+            const size_t rb = ggml_row_size(k.t, k.ne0);
+            for (int64_t r = 0; r < ggml_nrows(s); r++) {
+                const auto      row = [&](const ggml_tensor * t) {
+                    const int64_t i1 = r % t->ne[1], i2 = r / t->ne[1] % t->ne[2], i3 = r / t->ne[1] / t->ne[2];
+                    return (const uint8_t *) t->data + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+                };
+                ASSERT_EQ(std::memcmp(row(d), row(s), rb), 0) << c.name << " " << ggml_type_name(k.t) << " ne0=" << k.ne0 << " row " << r;
+            }
+            checked++;
+        }
+    }
+    EXPECT_EQ(checked, 3 * 7);
+}
+
+// CPY of a transposed row longer than a thread's VTCM share (the 16 KiB VTCM: 6000 F32 values
+// gathered at a stride of 8 bytes, 24 KB a row and as much again in the dst slot) runs in
+// segments of a divisor of the row (host/ops/cpy.cpp cpy_plan_walk); every value must land.
+TEST_F(NpuOps, CpyCutsLongRowsIntoSegments) {
+    for (const Caps & c : kCaps) {
+        ggml_tensor * s0 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 2, 6000, 1, 1);
+        fill_f32(s0, -1, 1);
+        ggml_tensor * s = ggml_permute(ctx, s0, 1, 0, 2, 3);  // [6000, 2], nb0 = 8
+        ggml_tensor * y = ggml_cont(ctx, s);
+        std::memset(y->data, 0, ggml_nbytes(y));
+        ASSERT_TRUE(run(c.caps, y)) << c.name;
+        for (int64_t i1 = 0; i1 < 2; i1++) {
+            for (int64_t i0 = 0; i0 < 6000; i0++) {
+                ASSERT_EQ(at<float>(y, i0, i1, 0, 0), at<float>(s0, i1, i0, 0, 0)) << c.name << " at " << i0 << "," << i1;
+            }
+        }
+    }
 }

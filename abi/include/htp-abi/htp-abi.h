@@ -17,6 +17,10 @@
 /* 22: htp_mm_act.type, elem_bytes at its end (so every MUL_MAT params struct's fields after
  *    act moved): the flat MUL_MAT path takes F16 / BF16 activations (widened in staging);
  *    act.row_bytes is ne10 * elem_bytes, mul_mat.act_plane_bytes 4 * ne00 / act_planes;
+ *    cpy.dst_shape at the end: CPY walks src and dst rows each in its own shape (both sides
+ *    strided, rows of equal length); htp_type HTP_TYPE_I8 (htp-types.h): CPY's byte unit for
+ *    quantized rows of an odd byte count; SET_ROWS / CPY quantize into MXFP4, NVFP4, TQ1_0 and
+ *    TQ2_0 (htp_quant_row's type);
  * 21: rope.sect_layout (enum htp_rope_sections; was rope.imrope, whose 1 it keeps): ROPE and
  *    ROPE_BACK take VISION (rope.n_dims is then ne0, the rotated lanes);
  *    htp_type HTP_TYPE_IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (htp-types.h):

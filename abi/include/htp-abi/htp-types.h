@@ -26,6 +26,7 @@ enum htp_type {
     HTP_TYPE_IQ3_S = 21,
     HTP_TYPE_IQ2_S = 22,
     HTP_TYPE_IQ4_XS = 23,
+    HTP_TYPE_I8 = 24,     // bytes: CPY's unit for a copy of quantized rows of an odd byte count
     HTP_TYPE_I32 = 26,
     HTP_TYPE_I64 = 27,
     HTP_TYPE_IQ1_M = 29,
@@ -47,6 +48,7 @@ static inline uint32_t htp_type_unit(uint32_t type, uint32_t * elems) {
     switch (type) {
         case HTP_TYPE_F32: case HTP_TYPE_I32: return 4;
         case HTP_TYPE_F16: case HTP_TYPE_BF16: return 2;
+        case HTP_TYPE_I8: return 1;
         case HTP_TYPE_I64: return 8;
         default: break;
     }

@@ -56,7 +56,7 @@ struct htp_block_field {
     uint32_t vtcm_step;              // bytes between blocks there
 };
 
-// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: blocks of 32; K-quants below) as SET_ROWS and
+// A block-quantized row (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: blocks of 32; others below) as SET_ROWS and
 // CPY quantize it into their VTCM dst row (npu/ops/quantize-row.h): dense arrays, the quants
 // at v_quants (Q8_0: 32 int8 a block; the others their 16 packed bytes), the FP16 scales at
 // v_scales, Q4_1 / Q5_1 FP16 mins at v_mins, Q5_* fifth bits at v_high (4 bytes a block), the
@@ -70,6 +70,11 @@ struct htp_block_field {
 // at a 32-byte pitch; IQ4_XS d, scales_h, scales_l, 8 a block), v_high the high bits (Q3_K hmask
 // and Q5_K qh 32 bytes, Q6_K qh 64), each with 128 bytes of slack (unaligned stores); v_dscratch the group scratch of
 // HTP_QUANT_ROW_KQ_SCRATCH vectors; no v_mins, v_mscratch.
+// MXFP4 / NVFP4 (npu/ops/quantize-fp4.h): the scale bytes at v_scales (E8M0, 1 a block; UE4M3,
+// 4), the code bytes at v_quants (16, 32 a block); no scratch. TQ2_0 / TQ1_0 (super-blocks of
+// 256, npu/ops/quantize-ternary.h): the code bytes at v_quants (64; TQ1_0 qs[0..31]), TQ1_0's
+// qs[32..47] and qh as 20 bytes of 32 at v_high, the FP16 d at v_scales from the F32 scratch at
+// v_dscratch as above (host/ops/encode-util.cpp fp4_ternary_row_layout).
 #define HTP_QUANT_ROW_MAX_FIELDS 4
 #define HTP_QUANT_ROW_KQ_SCRATCH 106
 
@@ -84,9 +89,11 @@ struct htp_quant_row {
 };
 
 // CPY / CONT / DUP between F32, F16 and BF16, F32 <-> I32, I32 to I32, and F32 / F16 / BF16
-// into the quantized types of htp_quant_row (contiguous dst, rows of whole blocks). Both
-// tensors are walked with the same (iteration) shape; the host rewrites shapes that differ but
-// are both contiguous into one flat shape.
+// into the quantized types of htp_quant_row (contiguous dst, rows of whole blocks); a copy of
+// quantized rows into the same type moves their bytes as F16 units (I8 for an odd row size).
+// Row r of the walk is row r of src in `shape` and row r of dst in `dst_shape`: the same shape
+// unless both sides keep their own strides (rows of equal length, shapes that differ); the host
+// rewrites other shapes that differ, one side contiguous, into the strided side's shape.
 struct htp_cpy_params {
     struct htp_split_params split;
     uint32_t src_type, dst_type;     // htp_type values (see above)
@@ -98,6 +105,7 @@ struct htp_cpy_params {
     uint32_t dst_scatter;            // 1: dst row written element by element
     struct htp_vtcm_stream vsrc, vdst;
     struct htp_quant_row quant;      // a quantized dst_type: its vdst row (src rows F32 / F16 / BF16)
+    struct htp_rows_shape dst_shape; // dst's rows (rows_per_chunk divides both shapes' ne1)
 };
 
 // GET_ROWS: dst[:, i10, i11, i12] = src0[:, src1[i10, i11, i12], i11, i12] as F32.

@@ -14,7 +14,11 @@
 #include "htp-status.h"
 #include "htp-trace-format.h"
 
-/* 21: rope.sect_layout (enum htp_rope_sections; was rope.imrope, whose 1 it keeps): ROPE and
+/* 22: argsort.n_run, n_pad, n_blk, n_rows, scratch_off at the end: ARGSORT sorts a row longer
+ *    than a thread's VTCM share as runs merged through DDR after its dst (the device buffer
+ *    type reserves the room: get_alloc_size); argsort.n_work is TOP_K's segment length (its
+ *    work buffer holds n_cand candidates and a segment's indices);
+ * 21: rope.sect_layout (enum htp_rope_sections; was rope.imrope, whose 1 it keeps): ROPE and
  *    ROPE_BACK take VISION (rope.n_dims is then ne0, the rotated lanes);
  *    htp_type HTP_TYPE_IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (htp-types.h):
  *    GET_ROWS dequantizes them (one super-block a VTCM vector: a single field, vtcm_step 128);
@@ -86,7 +90,7 @@
  * 5: dma_addr_t is 64-bit (the device API's htp_session_info changed, the messages did not: a
  *    stale NPU library beside a new host refuses every message instead of running on a misread
  *    session); 4: window counters in the response; 3: multi-device header fields */
-#define HTP_ABI_VERSION   21u
+#define HTP_ABI_VERSION   22u
 #define HTP_MSG_MAGIC     0x47534d48u /* "HMSG" */
 #define HTP_RESP_MAGIC    0x50535248u /* "HRSP" */
 #define HTP_MAX_SRC       7  /* SSM_SCAN: s, x, dt, A, B, C, ids (GATED_DELTA_NET: 6) */

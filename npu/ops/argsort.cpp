@@ -363,10 +363,10 @@ struct argsort_op : row_op<htp_argsort_params> {
     // the carry and it give the out block (the n_blk smallest, none larger than a key still
     // unread) and the new carry. Every step waits for its DMA (the next block is chosen by it).
     int merge_pair(uint32_t pass, uint32_t R, uint32_t pair) {
-        const uint32_t   m = p->n_run << pass, nb = m / p->n_blk, nv = p->n_blk / 32, blk = p->n_blk;
+        const uint32_t   m = p->n_run << pass, nb = m >> log2_u32(p->n_blk), nv = p->n_blk / 32, blk = p->n_blk;
         const bool       last = 2 * m == p->n_pad;
         const dma_addr_t in = area_row(pass & 1, R), out = area_row((pass + 1) & 1, R);
-        const row_pos    c  = row_coords(p->shape, R * (p->n_pad / p->n_run));
+        const row_pos    c  = row_coords(p->shape, R << (log2_u32(p->n_pad) - log2_u32(p->n_run)));
         const dma_addr_t d  = octx->dst.data + row_offset(p->dst, 0, c.i2, c.i3);
         const uint32_t   a0 = 2 * pair * m, b0 = a0 + m;
         htp_trace *      tr = &octx->ctx->trace[ith];
@@ -418,22 +418,21 @@ namespace {
 // the one before wrote), the pairs of the session's rows spread over the threads.
 int argsort_runs(htp_op_context * octx, const htp_argsort_params & p) {
     htp_context *  ctx    = octx->ctx;
-    const uint32_t n_runs = p.n_pad / p.n_run;
+    const uint32_t n_runs = p.n_pad >> log2_u32(p.n_run);  // (powers of two: no division)
     const op_rows  o      = device_rows_by(ctx, p.split, n_runs);
     int            rc     = run_rows_of<argsort_op>(octx, p, o);
-    const uint32_t r0 = o.row_start / n_runs, rows = o.nrows / n_runs;
+    const uint32_t r0 = o.row_start >> log2_u32(n_runs), rows = o.nrows >> log2_u32(n_runs);
     for (uint32_t pass = 0; rc == HTP_STATUS_OK && (p.n_run << pass) < p.n_pad; pass++) {
         const uint32_t lp    = log2_u32(n_runs) - pass - 1;  // pairs per row: 1 << lp
         const uint32_t units = rows << lp;
         const uint32_t n_thr = units < p.split.n_threads ? units : p.split.n_threads;
-        const uint32_t per   = n_thr ? (units + n_thr - 1) / n_thr : 0;
         rc = run_threads(ctx, n_thr, [&](uint32_t ith) {
             argsort_op op = {};
             op.octx       = octx;
             op.p          = &p;
             op.ith        = ith;
             op.q          = ctx->dma[ith];
-            for (uint32_t u = ith * per; u < units && u < (ith + 1) * per; u++) {
+            for (uint32_t u = ith; u < units; u += n_thr) {
                 if (const int st = op.merge_pair(pass, r0 + (u >> lp), u & ((1u << lp) - 1))) {
                     return st;
                 }

@@ -137,6 +137,11 @@
 # slots fit) and builds the tap table (3 loads, 3 stores per dst vector and tap); per dst row the
 # fetch stores t1 weight vectors, and per dst vector and x tap the compute loads the table's 3
 # vectors and per y tap the window's 2 vectors and the weight (3 t1), then stores the vector.
+# The recurrences (WKV6, GLA, WKV7, GATED_DELTA_NET) read their per-row scalars by lane_f32
+# (npu/ops/hvx-util.h: the vector rotated to the lane, then lane 0 by vextract), one rotation
+# (hvx_permute) each and none else: WKV6 4 per state row (k, w, r, u), GLA 3 (k, g, q), WKV7 5 (a
+# in its first pass; w, k, b, r in its second); GATED_DELTA_NET per token beta (and the scalar
+# gate) and per state row k (and KDA's e^g) in pass 1, k and q in pass 2.
 # And hvx_runs, the op's HVX dispatches (work_queue_run): 2 for a flat MUL_MAT of one activation
 # chunk (activation prep, then the dots: mul-mat-flat.h mm_run_chunk); the tiled one the same, but
 # 1 for up to 2 rows (act_private, host/ops/mul-mat/mul-mat-tiled.cpp kPrivateRows: each thread
@@ -513,7 +518,8 @@ def wkv(kind):  # per token and head: (loads, stores) of S state rows of NV vect
         S, H, T = d[1][0], d[1][1], d[1][2]
         nv = S // 32
         ld = {"wkv6": S * (4 + 2 * nv), "gla": S * (3 + 2 * nv), "wkv7": S * (5 + 3 * nv)}[kind]
-        return (T, d[0][1]), H * T * ld, H * T * (S * nv + nv), {"hvx_runs": 1}
+        lanes = {"wkv6": 4, "gla": 3, "wkv7": 5}[kind]  # lane_f32 per state row, a rotation each
+        return (T, d[0][1]), H * T * ld, H * T * (S * nv + nv), {"hvx_runs": 1, "hvx_permute": H * T * S * lanes}
     return count
 
 
@@ -553,7 +559,8 @@ def gdn(d, x):
     ld = (nv + 1 if kda else 2) + S * (1 + kda + nv) + nv + S * (2 + nv)
     st = (nv if kda else 0) + 2 * S * nv + nv
     snaps = H * ns * min(K, T) * S * nv
-    return (S, T, kda), H * ns * T * ld + snaps, H * ns * T * st + snaps, {"hvx_runs": 1}
+    lanes = 1 + 4 * S if kda else 2 + 3 * S  # lane_f32: beta (and the gate), k (and e^g) per row, k and q per row
+    return (S, T, kda), H * ns * T * ld + snaps, H * ns * T * st + snaps, {"hvx_runs": 1, "hvx_permute": H * ns * T * lanes}
 
 
 def conv_t2d(d, x):

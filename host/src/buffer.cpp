@@ -150,6 +150,8 @@ static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
 
 // A weight's tiled size (weight-repack.h), or a node's bytes and the DDR its kernel uses after
 // them (htp_op_dst_scratch: a long ARGSORT row's merge; htp_batch::add checks the room is there).
+// ggml lets an ARGSORT node grow so (ggml_op_alloc_size_may_expand, ggml-backend.cpp: "fleeting
+// data on certain backends"), and ggml-rpc's client asks the server for such a node's size.
 static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t buft, const ggml_tensor * tensor) {
     const htp_device & d = buft_device(buft);
     return std::max(htp_tiling_alloc_size(tensor, d.reg->cfg.repack),

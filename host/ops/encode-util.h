@@ -152,7 +152,7 @@ static inline bool rows_plan_ok(const htp_device_caps & caps, const stream_need 
     return plan_rows(caps, need, sp);
 }
 
-// Rows longer than a thread's VTCM share (CUMSUM, SOFT_MAX, TOP_K: npu/ops/reduce.cpp, softmax.cpp, argsort.cpp)
+// Rows longer than a thread's VTCM share (CUMSUM, SOFT_MAX, TOP_K, ARGSORT's runs: npu/ops/reduce.cpp, softmax.cpp, argsort.cpp)
 // stream as segments, one per chunk, each row's in order on one thread.
 // The elements of a segment: the most, a multiple of `align`, that 4 buffers of
 // bytes_per_elem each take beside bytes_fixed in a thread's share (0: none fit).

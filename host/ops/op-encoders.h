@@ -30,3 +30,9 @@ struct htp_op_encoder {
 
 // The encoder for this node's op, or nullptr when the NPU has none.
 const htp_op_encoder * htp_find_op_encoder(const ggml_tensor * op);
+
+// DDR bytes an op's kernel uses right after its dst's data (0 for most ops): an ARGSORT row
+// longer than a thread's VTCM share is merged there (host/ops/argsort.cpp). The device buffer
+// type reserves them (get_alloc_size, host/src/buffer.cpp); htp_batch::add (host/src/batch.cpp)
+// refuses such a node, one line, when its dst has no such room.
+uint64_t htp_op_dst_scratch(const htp_device_caps & caps, const ggml_tensor * op);

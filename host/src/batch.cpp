@@ -86,6 +86,15 @@ bool htp_batch::add(const ggml_tensor * node, const htp_encode_context & ctx, st
         return false;
     }
     const htp_op_encoder * enc = htp_find_op_encoder(node);
+    // DDR the kernel uses after the dst (a long ARGSORT row's merge): the device buffer type
+    // reserves it (get_alloc_size); a dst placed otherwise (a view, a host buffer) has none.
+    const uint64_t scratch = htp_op_dst_scratch(dev_.caps, node);
+    if (scratch && (node->view_src || !node->buffer ||
+                    ggml_backend_buffer_get_alloc_size(node->buffer, node) < ggml_nbytes(node) + scratch)) {
+        error = "its output has no room for the " + std::to_string(scratch) +
+                " bytes of DDR the kernel merges in after it (not allocated by the HTP device buffer type)";
+        return false;
+    }
     enc->encode(dev_.caps, node, desc, ctx);
     if (params_check_) {
         check_params_written(*enc, node, desc, ctx);

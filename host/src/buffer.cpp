@@ -148,8 +148,14 @@ static size_t htp_buft_get_max_size(ggml_backend_buffer_type_t buft) {
     return (size_t) std::min<uint64_t>({ quarter, 256ull << 20, max_buffer });
 }
 
+// A weight's tiled size (weight-repack.h), or a node's bytes and the DDR its kernel uses after
+// them (htp_op_dst_scratch: a long ARGSORT row's merge; htp_batch::add checks the room is there).
+// ggml lets an ARGSORT node grow so (ggml_op_alloc_size_may_expand, ggml-backend.cpp: "fleeting
+// data on certain backends"), and ggml-rpc's client asks the server for such a node's size.
 static size_t htp_buft_get_alloc_size(ggml_backend_buffer_type_t buft, const ggml_tensor * tensor) {
-    return htp_tiling_alloc_size(tensor, buft_device(buft).reg->cfg.repack);
+    const htp_device & d = buft_device(buft);
+    return std::max(htp_tiling_alloc_size(tensor, d.reg->cfg.repack),
+                    ggml_nbytes(tensor) + (size_t) htp_op_dst_scratch(d.caps, tensor));
 }
 
 static bool htp_buft_is_host_false(ggml_backend_buffer_type_t) {

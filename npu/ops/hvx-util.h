@@ -52,12 +52,10 @@ static inline float f32_from_bits(uint32_t bits) {
     return f;
 }
 
-// Lane l (0..31) of a vector as float, by vextract.
+// Lane l (0..31) of a vector as float: word_at (v rotated to the lane, then lane 0 by vextract;
+// a run-time lane straight into vextract went through a stack copy of the vector on Hexagon).
 static inline float lane_f32(HVX_Vector v, uint32_t l) {
-    const int32_t bits = Q6_R_vextract_VR(v, (int32_t) (4 * l));
-    float         f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
+    return f32_from_bits(word_at(v, 4 * l));
 }
 
 // Word lane l holds l (0..31): a prefix sum of ones in five shift-and-add steps.

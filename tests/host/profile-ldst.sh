@@ -127,6 +127,21 @@
 # ceil(ne0/32) source vectors and stores nv keys and nv indices; the bitonic network has L(L+1)/2
 # stages, each loading and storing every key and index vector once (a stage of distance >= 32 in
 # pairs, 4 loads and 4 stores per pair; a shorter one 2 and 2 per vector): 2 nv loads, 2 nv stores.
+# TOP_K's segments (rows of 1025 with a thread's VTCM share cut to 16 KiB: GGML_HEXAGON_VTCM_SIZE
+# 96 KiB over 6 threads), per row: nc = 32 candidates (the power of two >= max(k, 32), ncv = nc/32
+# vectors), segments of S = 1024 keys (the largest power of two with 8 nc + 4 S + 2 (4 S + 128)
+# bytes in the share; nsv = S/32, L = log2 S), n_seg = ceil(ne0/S) of them, the last ne0 - (n_seg -
+# 1) S long: the placeholders once (2 ncv stores); per segment compute_keys (ceil(elems/32) loads,
+# 2 nsv stores), the ascending network (L(L+1)/2 stages of 2 nsv loads and stores),
+# compute_take_best (4 ncv loads, 2 ncv stores) and compute_merge (log2 nc stages of 2 ncv loads
+# and stores); after the last the k indices (ceil(k/32) loads and stores).
+# ARGSORT's runs (rows of 1025 and 2049 with the same 16 KiB share), per row: n_pad = the power of
+# two >= ne0, runs of n_run = 1024 (the largest power of two <= n_pad/2 with 16 n_run bytes in the
+# share; nv = n_run/32, L = log2 n_run), each as a whole row above (compute_keys loads the run's
+# ceil(elems/32) values, none for a run of padding only); then log2(n_pad/n_run) merge passes, each
+# pair of runs of m keys in 2 m/n_blk - 1 steps (n_blk = n_run/4, bv = n_blk/32, Lb = log2 n_blk):
+# the two next keys (2 loads), compute_flip (4 bv loads, 4 bv stores) and two compute_merge of
+# Lb stages (2 bv loads and stores each); and one more HVX dispatch per pass.
 # Then the reductions (npu/ops/reduce.cpp), rows of ne0 (nf = floor(ne0/32) full vectors, t = 1
 # for a tail, nv = ceil(ne0/32)): SUM_ROWS / MEAN nf + t loads per row, ARGMAX 2 nv (the max, then
 # the first index of it), CUMSUM nv loads and nv stores; SUM_ROWS / MEAN / ARGMAX store a vector
@@ -143,6 +158,11 @@
 # slots fit) and builds the tap table (3 loads, 3 stores per dst vector and tap); per dst row the
 # fetch stores t1 weight vectors, and per dst vector and x tap the compute loads the table's 3
 # vectors and per y tap the window's 2 vectors and the weight (3 t1), then stores the vector.
+# The recurrences (WKV6, GLA, WKV7, GATED_DELTA_NET) read their per-row scalars by lane_f32
+# (npu/ops/hvx-util.h: the vector rotated to the lane, then lane 0 by vextract), one rotation
+# (hvx_permute) each and none else: WKV6 4 per state row (k, w, r, u), GLA 3 (k, g, q), WKV7 5 (a
+# in its first pass; w, k, b, r in its second); GATED_DELTA_NET per token beta (and the scalar
+# gate) and per state row k (and KDA's e^g) in pass 1, k and q in pass 2.
 # And hvx_runs, the op's HVX dispatches (work_queue_run): 2 for a flat MUL_MAT of one activation
 # chunk (activation prep, then the dots: mul-mat-flat.h mm_run_chunk); the tiled one the same, but
 # 1 for up to 2 rows (act_private, host/ops/mul-mat/mul-mat-tiled.cpp kPrivateRows: each thread
@@ -234,6 +254,10 @@ case_lines set_rows_fp4 SET_ROWS 'SET_ROWS\|' \
     '^type_src=f32,type_dst=(mxfp4|nvfp4|tq1_0|tq2_0),type_idx=i64,ne=\[(256,5,1,3\],nr23=\[1,1\],r=1|256,11,1,7\],nr23=\[2,3\],r=7),v=0$'
 case_lines argsort ARGSORT 'ARGSORT\|' '^type=f32,ne=\[(1025,2,1,3|60,10,10,10)\],order=(0|1)$'
 case_lines top_k TOP_K '(TOP_K|ARGSORT)\|' '^type=f32,ne=\[1025,2,1,3\],k=(1|7),ties=0$'
+case_lines argsort_runs ARGSORT 'ARGSORT\|' '^type=f32,ne=\[(1025|2049),2,1,3\],order=(0|1)$' \
+    GGML_HEXAGON_NHVX=6 GGML_HEXAGON_VTCM_SIZE=98304
+case_lines top_k_seg TOP_K 'TOP_K\|' '^type=f32,ne=\[1025,2,1,3\],k=(1|7),ties=0$' \
+    GGML_HEXAGON_NHVX=6 GGML_HEXAGON_VTCM_SIZE=98304
 case_lines sum_rows SUM_ROWS 'SUM_ROWS\|' '^type=f32,ne=\[(33,256,1,1|10,5,4,3)\],permute=0,slice=0$'
 case_lines mean MEAN 'MEAN\|' '^type=f32,ne=\[(33,256,1,1|32769,1,1,1)\],permute=0,slice=0$'
 case_lines sum SUM 'SUM\|' '^type=f32,ne=\[(33,1024,1,1|10,5,4,3)\]$'
@@ -513,6 +537,39 @@ def argsort(d, x):
     return (ne0, d[0][0]), rows * (cdiv(ne0, 32) + 2 * stages * nv), rows * (2 * nv + 2 * stages * nv), {"hvx_runs": 1}
 
 
+def top_k_seg(d, x):
+    ne0, k, rows = d[1][0], d[0][0], d[1][1] * d[1][2] * d[1][3]
+    budget, nc = 98304 // 6 // 128 * 128, 32
+    while nc < k:
+        nc *= 2
+    S = max(w for w in (nc << j for j in range(16)) if 8 * nc + 4 * w + 2 * (4 * w + cdiv(k * 4, 128) * 128) <= budget)
+    n_seg, L, Lc, nsv, ncv = cdiv(ne0, S), S.bit_length() - 1, nc.bit_length() - 1, S // 32, nc // 32
+    elems = [S] * (n_seg - 1) + [ne0 - (n_seg - 1) * S]
+    net = L * (L + 1) // 2 * 2 * nsv + Lc * 2 * ncv  # the segment's network and the merge, loads (and stores)
+    ld = sum(cdiv(e, 32) for e in elems) + n_seg * (net + 4 * ncv) + cdiv(k, 32)
+    st = 2 * ncv + n_seg * (2 * nsv + net + 2 * ncv) + cdiv(k, 32)
+    return (ne0, k, S, n_seg), rows * ld, rows * st, {"hvx_runs": 1}
+
+
+def argsort_runs(d, x):
+    ne0, rows = d[1][0], d[1][1] * d[1][2] * d[1][3]
+    budget, n_pad = 98304 // 6 // 128 * 128, 32
+    while n_pad < ne0:
+        n_pad *= 2
+    n_run = max(w for w in (128 << j for j in range(14)) if w <= n_pad // 2 and 16 * w <= budget)
+    n_runs, n_blk = n_pad // n_run, min(n_run // 4, 4096)
+    nv, bv, L, Lb = n_run // 32, n_blk // 32, n_run.bit_length() - 1, n_blk.bit_length() - 1
+    net = L * (L + 1) // 2 * 2 * nv
+    ld = sum(cdiv(min(max(ne0 - r * n_run, 0), n_run), 32) + net for r in range(n_runs))
+    st = n_runs * (2 * nv + net)
+    passes = n_runs.bit_length() - 1
+    for p in range(passes):
+        steps = (n_runs >> (p + 1)) * (2 * ((n_run << p) // n_blk) - 1)
+        ld += steps * (2 + 4 * bv + 2 * Lb * 2 * bv)
+        st += steps * (4 * bv + 2 * Lb * 2 * bv)
+    return (ne0, n_run, passes), rows * ld, rows * st, {"hvx_runs": 1 + passes}
+
+
 def reduce(kind):
     def count(d, x):
         ne0, rows = d[1][0], d[1][1] * d[1][2] * d[1][3]
@@ -529,7 +586,8 @@ def wkv(kind):  # per token and head: (loads, stores) of S state rows of NV vect
         S, H, T = d[1][0], d[1][1], d[1][2]
         nv = S // 32
         ld = {"wkv6": S * (4 + 2 * nv), "gla": S * (3 + 2 * nv), "wkv7": S * (5 + 3 * nv)}[kind]
-        return (T, d[0][1]), H * T * ld, H * T * (S * nv + nv), {"hvx_runs": 1}
+        lanes = {"wkv6": 4, "gla": 3, "wkv7": 5}[kind]  # lane_f32 per state row, a rotation each
+        return (T, d[0][1]), H * T * ld, H * T * (S * nv + nv), {"hvx_runs": 1, "hvx_permute": H * T * S * lanes}
     return count
 
 
@@ -569,7 +627,8 @@ def gdn(d, x):
     ld = (nv + 1 if kda else 2) + S * (1 + kda + nv) + nv + S * (2 + nv)
     st = (nv if kda else 0) + 2 * S * nv + nv
     snaps = H * ns * min(K, T) * S * nv
-    return (S, T, kda), H * ns * T * ld + snaps, H * ns * T * st + snaps, {"hvx_runs": 1}
+    lanes = 1 + 4 * S if kda else 2 + 3 * S  # lane_f32: beta (and the gate), k (and e^g) per row, k and q per row
+    return (S, T, kda), H * ns * T * ld + snaps, H * ns * T * st + snaps, {"hvx_runs": 1, "hvx_permute": H * ns * T * lanes}
 
 
 def conv_t2d(d, x):
@@ -612,6 +671,8 @@ want = {"tiled": (tiled, {1, 3}), "flat": (flat, {1, 3}),
                                 for t in ts for r in (1, 7)}),
         "set_rows_fp4": (set_rows_fp4, {("f32", t, r) for t in ("mxfp4", "nvfp4", "tq1_0", "tq2_0") for r in (1, 7)}),
         "argsort": (argsort, {(1025, 1025), (60, 60)}), "top_k": (argsort, {(1025, 1), (1025, 7)}),
+        "argsort_runs": (argsort_runs, {(1025, 1024, 1), (2049, 1024, 2)}),
+        "top_k_seg": (top_k_seg, {(1025, 1, 1024, 2), (1025, 7, 1024, 2)}),
         "sum_rows": (reduce("sum_rows"), {(33, 256, 1, 1), (10, 5, 4, 3)}),
         "mean": (reduce("mean"), {(33, 256, 1, 1), (32769, 1, 1, 1)}),
         "sum": (reduce("sum"), {(33, 1024, 1, 1), (10, 5, 4, 3)}),

@@ -5,6 +5,7 @@
 // small VTCM / 16-bit DMA fields so that chunking and multi-buffering are exercised.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -352,6 +353,85 @@ TEST_F(NpuOps, DivSpecialValues) {
             EXPECT_LE(ulp_diff(g, e), 1.0f) << x << " / " << z << " got " << g << " want " << e;
             if (!std::isnan(e)) {  // HVX NaNs are the default NaN, sign clear
                 EXPECT_EQ(std::signbit(g), std::signbit(e)) << x << " / " << z;
+            }
+        }
+    }
+}
+
+// ARGSORT / TOP_K keys (npu/ops/argsort.cpp compute_keys): the order-preserving int of a float's
+// bits, kept off INT32_MIN / INT32_MAX as the kernel keeps it (NaNs with every magnitude bit
+// set tie with their neighbours: ggml orders no NaN).
+int32_t sort_key(float x) {
+    int32_t b;
+    std::memcpy(&b, &x, 4);
+    const int32_t k = b < 0 ? (int32_t) (b ^ 0x7fffffff) : b;
+    return std::min(std::max(k, INT32_MIN + 1), INT32_MAX - 1);
+}
+
+float bits_f32(uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// A NaN with every magnitude bit set (0xFFFFFFFF keys where the padding lanes and TOP_K's
+// placeholder candidates sort, 0x7FFFFFFF where an ascending sort's padding does) among random
+// values: ARGSORT writes a permutation of each row in key order, TOP_K k distinct indices of the
+// row whose keys are the k largest; on the whole-row path and on the segmented one (the tiny
+// VTCM streams a TOP_K row of 3000 in segments of 1024). Random rows without NaNs check the
+// segments' merge of the best (npu/ops/argsort.cpp compute_take_best) against the exact top k.
+TEST_F(NpuOps, SortKeysOfAllOnesNaN) {
+    struct Case {
+        const Caps * c;
+        bool         top_k;
+        int          order;  // ARGSORT: GGML_SORT_ORDER_*
+        int64_t      ne0, k;
+        uint32_t     nan_bits;
+        int          nan_pct;  // NaNs per 100 values (100: all but 10 of the row)
+    };
+    const Case cases[] = {
+        { &kCaps[0], false, GGML_SORT_ORDER_ASC, 40, 40, 0x7fffffffu, 30 },
+        { &kCaps[0], false, GGML_SORT_ORDER_DESC, 40, 40, 0xffffffffu, 30 },
+        { &kCaps[0], true, 0, 40, 40, 0xffffffffu, 30 },
+        { &kCaps[2], true, 0, 3000, 20, 0xffffffffu, 100 },
+        { &kCaps[2], true, 0, 3000, 20, 0xffffffffu, 30 },
+        { &kCaps[2], true, 0, 3000, 64, 0, 0 },
+        { &kCaps[2], true, 0, 2049, 1, 0, 0 },
+    };
+    for (const Case & cs : cases) {
+        const int64_t rows = cs.ne0 > 1000 ? 4 : 16;  // 16-bit DMA fields: the planes' stride fits
+        ggml_tensor * a    = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, cs.ne0, rows);
+        fill_f32(a, -100.0f, 100.0f);
+        std::uniform_int_distribution<int> pct(0, 99);
+        for (int64_t r = 0; r < rows; r++) {
+            for (int64_t i = 0; i < cs.ne0; i++) {
+                const bool nan = cs.nan_pct == 100 ? i >= 10 : pct(rng) < cs.nan_pct;
+                if (nan) {
+                    at<float>(a, i, r, 0, 0) = bits_f32(cs.nan_bits);
+                }
+            }
+        }
+        ggml_tensor * y = cs.top_k ? ggml_top_k(ctx, a, (int) cs.k) : ggml_argsort(ctx, a, (ggml_sort_order) cs.order);
+        std::memset(y->data, 0xff, ggml_nbytes(y));
+        ASSERT_TRUE(run(cs.c->caps, y)) << cs.c->name << " ne0 " << cs.ne0;
+        for (int64_t r = 0; r < rows; r++) {
+            std::vector<bool> taken(cs.ne0, false);
+            int32_t           worst = INT32_MAX;
+            for (int64_t j = 0; j < cs.k; j++) {
+                const int32_t i = at<int32_t>(y, j, r, 0, 0);
+                ASSERT_TRUE(i >= 0 && i < cs.ne0 && !taken[i])
+                    << cs.c->name << " ne0 " << cs.ne0 << " row " << r << " slot " << j << ": index " << i;
+                taken[i] = true;
+                const int32_t key = sort_key(at<float>(a, i, r, 0, 0));
+                if (!cs.top_k && j > 0) {
+                    const int32_t prev = sort_key(at<float>(a, at<int32_t>(y, j - 1, r, 0, 0), r, 0, 0));
+                    ASSERT_TRUE(cs.order == GGML_SORT_ORDER_ASC ? prev <= key : prev >= key) << "row " << r << " slot " << j;
+                }
+                worst = std::min(worst, key);
+            }
+            for (int64_t i = 0; cs.top_k && i < cs.ne0; i++) {
+                ASSERT_TRUE(taken[i] || sort_key(at<float>(a, i, r, 0, 0)) <= worst)
+                    << cs.c->name << " ne0 " << cs.ne0 << " k " << cs.k << " row " << r << ": index " << i << " left out";
             }
         }
     }

@@ -21,6 +21,10 @@
  *    strided, rows of equal length); htp_type HTP_TYPE_I8 (htp-types.h): CPY's byte unit for
  *    quantized rows of an odd byte count; SET_ROWS / CPY quantize into MXFP4, NVFP4, TQ1_0 and
  *    TQ2_0 (htp_quant_row's type);
+ *    argsort.n_run, n_pad, n_blk, n_rows, scratch_off at the end: ARGSORT sorts a row longer
+ *    than a thread's VTCM share as runs merged through DDR after its dst (the device buffer
+ *    type reserves the room: get_alloc_size); argsort.n_work is TOP_K's segment length (its
+ *    work buffer holds n_cand candidates and a segment's indices);
  * 21: rope.sect_layout (enum htp_rope_sections; was rope.imrope, whose 1 it keeps): ROPE and
  *    ROPE_BACK take VISION (rope.n_dims is then ne0, the rotated lanes);
  *    htp_type HTP_TYPE_IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (htp-types.h):

@@ -104,10 +104,19 @@ struct htp_argsort_params {
     struct htp_rows_strides src0, dst;
     struct htp_vtcm_stream vsrc, vdst;  // keys (sorted in place), indices
     // TOP_K of a row longer than a thread's VTCM share (n_cand > 0): the row streams as n_seg
-    // segments of ne0 elements (the last last_ne0), rows (seg, i1, i2 + ne2 i3) of `shape`;
-    // vsrc holds a segment, vdst the k indices. Each segment's keys join the n_cand best so far
-    // in a work buffer of n_work keys then n_work indices at VTCM offset vwork, sorted again.
+    // segments of ne0 = n_work elements (the last last_ne0), rows (seg, i1, i2 + ne2 i3) of
+    // `shape`; vsrc holds a segment (its keys sorted in place), vdst the k indices. At VTCM
+    // offset vwork: the n_cand best so far (keys, then indices), then the segment's n_work
+    // indices; each sorted segment's best are merged into the candidates.
     uint32_t n_seg, last_ne0, n_cand, n_work, vwork;
+    // ARGSORT of a row longer than a thread's VTCM share (n_run > 0): the row, padded to n_pad (a
+    // power of two) with keys that sort last, is n_pad / n_run runs, rows (run, i1, i2 + ne2 i3)
+    // of `shape` (src0's first stride n_run * 4), each sorted ascending in VTCM (vsrc its keys,
+    // vdst its indices; descending rows' keys inverted) and written to area 0 of DDR scratch at
+    // dst.data + scratch_off: per area n_rows rows of n_pad keys then n_pad indices. Then
+    // log2(n_pad / n_run) passes merge pairs of runs, area to area, in blocks of n_blk keys at
+    // VTCM offset 0 of a thread; the last writes the first ne0 indices into dst.
+    uint32_t n_run, n_pad, n_blk, n_rows, scratch_off;
 };
 
 // POOL_2D and POOL_1D (POOL_2D with k1 = s1 = 1) F32: dst row (oy, i2, i3) holds ne0 pooled

@@ -5,8 +5,8 @@
 // sub-block's rounded scale (and min) into the lanes for the final codes. Scalar, per
 // super-block of the group (sb0 .. sb0 + 3, lanes 8k .. 8k + 7); m: the lane vectors
 // (kKqLanes: +0/+1 scales, +2/+3 mins in; +4/+5 d, +6/+7 dm, +9 zero mask out). Lanes are read
-// by lane_at and gathered by valign: kernels reach VTCM by HVX and DMA only, no scalar load or
-// store (docs/vhtp.md "VTCM check").
+// by lane_f32 (hvx-util.h) and gathered by valign: kernels reach VTCM by HVX and DMA only, no
+// scalar load or store (docs/vhtp.md "VTCM check").
 #pragma once
 #include "htp-repack/fp16.h"  // the FP16 roundings of d (GGML_FP32_TO_FP16, round to nearest even)
 #include "quantize-lanes.h"
@@ -31,7 +31,7 @@ HTP_INLINE HVX_Vector push_word(HVX_Vector acc, uint32_t w) {
 
 // Sub-block ib's value of a super-block of 16 sub-blocks: lane 8k + ib / 2 of a (even) or b.
 HTP_INLINE float sub16(HVX_Vector a, HVX_Vector b, uint32_t k, uint32_t ib) {
-    return lane_at(ib & 1 ? b : a, 8 * k + ib / 2);
+    return lane_f32(ib & 1 ? b : a, 8 * k + ib / 2);
 }
 
 HTP_INLINE uint16_t f16_of(float f) {
@@ -58,7 +58,7 @@ static HTP_COMPUTE void compute_k32_scales(HVX_Vector * m, uint8_t * head, uint3
         float max_scale = 0.0f, max_min = 0.0f;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            const float sc = lane_at(S, 8 * k + j), mi = lane_at(M, 8 * k + j);
+            const float sc = lane_f32(S, 8 * k + j), mi = lane_f32(M, 8 * k + j);
             max_scale      = sc > max_scale ? sc : max_scale;
             max_min        = mi > max_min ? mi : max_min;
         }
@@ -69,7 +69,7 @@ static HTP_COMPUTE void compute_k32_scales(HVX_Vector * m, uint8_t * head, uint3
         uint32_t       w1 = 0, w2 = 0, w3 = 0;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            const uint32_t ls = k_code6(inv_s, lane_at(S, 8 * k + j)), lm = k_code6(inv_m, lane_at(M, 8 * k + j));
+            const uint32_t ls = k_code6(inv_s, lane_f32(S, 8 * k + j)), lm = k_code6(inv_m, lane_f32(M, 8 * k + j));
             dj                = push_lane(dj, df * (float) ls);
             dmj               = push_lane(dmj, mf * (float) lm);
             const uint32_t b  = 8 * (j & 3);
@@ -261,7 +261,7 @@ static HTP_COMPUTE void compute_iq4_xs_scales(HVX_Vector * m, uint8_t * head, ui
         float max_scale = 0.0f, amax = 0.0f;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            const float sc = lane_at(S, 8 * k + j);
+            const float sc = lane_f32(S, 8 * k + j);
             if (__builtin_fabsf(sc) > amax) {
                 amax      = __builtin_fabsf(sc);
                 max_scale = sc;
@@ -272,7 +272,7 @@ static HTP_COMPUTE void compute_iq4_xs_scales(HVX_Vector * m, uint8_t * head, ui
         uint32_t    lo = 0, hi = 0;
         HTP_NO_UNROLL
         for (uint32_t j = 0; j < 8; j++) {
-            int32_t l = nearest_int_f(id * lane_at(S, 8 * k + j));
+            int32_t l = nearest_int_f(id * lane_f32(S, 8 * k + j));
             l         = l < -32 ? -32 : l > 31 ? 31 : l;
             const float dl = d * (float) l;
             idl            = push_lane(idl, dl != 0.0f ? 1 / dl : 0.0f);

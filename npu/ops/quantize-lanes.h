@@ -74,12 +74,6 @@ HTP_INLINE HVX_Vector clamp_w(HVX_Vector l, int32_t lo, int32_t hi) {
     return Q6_Vw_vmin_VwVw(Q6_Vw_vmax_VwVw(l, Q6_V_vsplat_R(lo)), Q6_V_vsplat_R(hi));
 }
 
-// Lane l of v as float: v rotated down l lanes, then lane 0 by vextract (a run-time lane
-// index straight into vextract went through a stack copy of the vector on Hexagon).
-HTP_INLINE float lane_at(HVX_Vector v, uint32_t l) {
-    return lane0_f32(Q6_V_vror_VR(v, (int32_t) (4 * l)));
-}
-
 // n / d lane by lane, each a scalar IEEE division: both rotated down a lane a step, lane 0
 // divided; the quotients gathered by valign, lane 0 first (32 pushes fill the vector).
 HTP_INLINE HVX_Vector div_lanes(HVX_Vector n, HVX_Vector d) {

@@ -25,31 +25,33 @@
 
 namespace htp_ops {
 
-static inline HVX_Vector splat_f32(float x) {
-    int32_t bits;
+// A float's bits and back (__builtin_memcpy: a freestanding memcpy kept the value on the stack).
+static inline uint32_t f32_bits(float x) {
+    uint32_t bits;
     __builtin_memcpy(&bits, &x, 4);
-    return Q6_V_vsplat_R(bits);
-}
-
-// Lane 0 of a vector as float: vextract moves the word into a scalar register (a memcpy of the
-// vector went through a stack copy, a vector store and a scalar load in every loop using it).
-static inline float lane0_f32(HVX_Vector v) {
-    const int32_t bits = Q6_R_vextract_VR(v, 0);
-    float         f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
-}
-
-// The word at byte offset off of v when off is known only at run time: v rotated to it, then
-// lane 0 by vextract (a run-time offset straight into vextract went through a stack copy).
-static inline uint32_t word_at(HVX_Vector v, uint32_t off) {
-    return (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) off), 0);
+    return bits;
 }
 
 static inline float f32_from_bits(uint32_t bits) {
     float f;
     __builtin_memcpy(&f, &bits, 4);
     return f;
+}
+
+static inline HVX_Vector splat_f32(float x) {
+    return Q6_V_vsplat_R((int32_t) f32_bits(x));
+}
+
+// Lane 0 of a vector as float: vextract moves the word into a scalar register (a memcpy of the
+// vector went through a stack copy, a vector store and a scalar load in every loop using it).
+static inline float lane0_f32(HVX_Vector v) {
+    return f32_from_bits((uint32_t) Q6_R_vextract_VR(v, 0));
+}
+
+// The word at byte offset off of v when off is known only at run time: v rotated to it, then
+// lane 0 by vextract (a run-time offset straight into vextract went through a stack copy).
+static inline uint32_t word_at(HVX_Vector v, uint32_t off) {
+    return (uint32_t) Q6_R_vextract_VR(Q6_V_vror_VR(v, (int32_t) off), 0);
 }
 
 // Lane l (0..31) of a vector as float: word_at (v rotated to the lane, then lane 0 by vextract;

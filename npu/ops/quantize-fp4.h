@@ -38,27 +38,19 @@ HTP_INLINE uint32_t mxfp4_e8m0(uint32_t amax_bits) {
     return amax_bits == 0 ? 0 : (uint32_t) (floor_log2f(amax_bits) - 2 + 127) & 0xff;
 }
 
-// Half the scale an E8M0 byte stands for (the codes are doubled E2M1 values): 2^(e - 128),
-// the two smallest as subnormals.
-HTP_INLINE float e8m0_half_f32(uint32_t e) {
-    return f32_from_bits(e < 2 ? 0x00200000u << e : (e - 1) << 23);
-}
-
-// The doubled E2M1 magnitudes (ggml's kvalues_mxfp4 0..7; codes 8..15 are their negatives).
-inline constexpr float kFp4Mag[8] = { 0, 1, 2, 3, 4, 6, 8, 12 };
-
 // Each lane's code as ggml's best_index_mxfp4 picks it: the first of the 16 values v * d with
 // the smallest |v * d - x| (one IEEE multiply and subtract each; v * d is exact or overflows
 // to inf as in C). A negative candidate's error equals the positive one's for -x, and for x
 // of the other sign every candidate loses to code 0 (|x|, the least of them, found first), so
-// the search runs on |x| over 0..7 and a negative x takes the code + 8 unless it is 0. d: the
-// scale per lane.
+// the search runs on |x| over 0..7 (the doubled E2M1 magnitudes of quant-luts.h kLutMxfp4x2)
+// and a negative x takes the code + 8 unless it is 0. d: the half scale per lane (MXFP4:
+// e8m0_half_bits, quant-luts.h, as GET_ROWS decodes it).
 HTP_INLINE HVX_Vector fp4_codes(HVX_Vector x, HVX_Vector d) {
     const HVX_Vector a    = sf_abs(x);
     HVX_Vector       best = a, idx = Q6_V_vzero();
     HTP_NO_UNROLL
     for (int32_t k = 1; k < 8; k++) {
-        const HVX_Vector     v   = Q6_Vsf_vmpy_VsfVsf(splat_f32(kFp4Mag[k]), d);
+        const HVX_Vector     v   = Q6_Vsf_vmpy_VsfVsf(splat_f32((float) kLutMxfp4x2[2 * k]), d);
         const HVX_Vector     err = sf_abs(Q6_Vsf_vsub_VsfVsf(v, a));
         const HVX_VectorPred lt  = Q6_Q_vcmp_gt_VwVw(best, err);  // err < best: both >= 0 (NaN aside)
         best                     = Q6_V_vmux_QVV(lt, err, best);
@@ -89,7 +81,7 @@ static HTP_COMPUTE void compute_quant_row_mxfp4(const HVX_Vector * x, HVX_Vector
     for (uint32_t b = 0; b < nb; b++) {
         const HVX_Vector xv = hvx_vmem_load(&x[b]);
         const uint32_t   e  = mxfp4_e8m0((uint32_t) Q6_R_vextract_VR(abs_max_groups<32>(xv), 0));
-        qc.push(nibble_bytes(fp4_codes(xv, splat_f32(e8m0_half_f32(e)))), a.quants, b, nb);
+        qc.push(nibble_bytes(fp4_codes(xv, Q6_V_vsplat_R((int32_t) e8m0_half_bits(e)))), a.quants, b, nb);
         ec.push(Q6_V_vsplat_R((int32_t) e), a.scales, b, nb);
     }
 }
@@ -103,9 +95,8 @@ HTP_INLINE uint32_t ue4m3_of(float x) {
         return 0;
     }
     x = x > 448.0f ? 448.0f : x;
-    uint32_t bits;
-    __builtin_memcpy(&bits, &x, 4);
-    const int32_t e = (int32_t) ((bits >> 23) & 0xff) - 120;
+    const uint32_t bits = f32_bits(x);
+    const int32_t  e    = (int32_t) ((bits >> 23) & 0xff) - 120;
     if (e <= 0) {
         const int32_t m = (int32_t) (x * 512.0f + 0.5f);
         return m > 7 ? 7 : m < 1 ? 0 : (uint32_t) m;

@@ -46,9 +46,8 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b) {
 // two) so that it stays below 2^15, and its results by 2^k after HMX. Returns 2^k (1.0f: the
 // row is left as it is). src: n32 F32 vectors (the row's K elements).
 inline float fit_row_to_f16(HVX_Vector * src, uint32_t n32) {
-    const float amax = max_abs_sf(src, n32);
-    uint32_t    bits;
-    __builtin_memcpy(&bits, &amax, 4);
+    const float    amax = max_abs_sf(src, n32);
+    const uint32_t bits = f32_bits(amax);
     // |max| < 2^(E - 126) for biased exponent E; k = E - 141 brings it below 2^15.
     const int32_t k = (int32_t) ((bits >> 23) & 0xff) - 141;
     if (k <= 0) {

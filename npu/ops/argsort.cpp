@@ -39,6 +39,19 @@ static inline HVX_Vector select(HVX_Vector m, HVX_Vector a, HVX_Vector b) {
     return Q6_V_vxor_VV(b, Q6_V_vand_VV(Q6_V_vxor_VV(a, b), m));
 }
 
+// All-ones in the lanes whose index has `bit` clear (their partner at distance bit is i + bit),
+// zero elsewhere: a vector mask, not a predicate (the stage loops need the 4 predicate
+// registers for their compares).
+static inline HVX_Vector lanes_clear(HVX_Vector lane, int32_t bit) {
+    const HVX_Vector zero = Q6_V_vzero();
+    return Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lane, Q6_V_vsplat_R(bit)), zero), Q6_V_vsplat_R(-1), zero);
+}
+
+// Lane i of v from lane i ^ d (d < 32; low: lanes_clear(lane, d)), by two rotations.
+static inline HVX_Vector partner_lanes(HVX_Vector v, HVX_Vector low, uint32_t d) {
+    return select(low, Q6_V_valign_VVR(v, v, (int32_t) (4 * d)), Q6_V_vlalign_VVR(v, v, (int32_t) (4 * d)));
+}
+
 struct argsort_op : row_op<htp_argsort_params> {
     bool sort_desc;  // the direction of the stages below (set by their callers)
 
@@ -77,13 +90,9 @@ struct argsort_op : row_op<htp_argsort_params> {
     HTP_COMPUTE void compute_stage_lanes(HVX_Vector * key, HVX_Vector * idx, uint32_t n_vec, uint32_t k,
                                          uint32_t d) const {
         const HVX_Vector     lane = lane_index();
-        const HVX_Vector     zero = Q6_V_vzero();
         const HVX_Vector     one  = Q6_V_vsplat_R(1);
         const uint32_t       ld = log2_u32(d), lk = log2_u32(k);
-        // Lanes whose partner is i + d, as an all-ones vector mask (not a predicate: the loop
-        // needs the 4 predicate registers for its compares).
-        const HVX_Vector     low  = Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lane, Q6_V_vsplat_R((int32_t) d)), zero),
-                                                  Q6_V_vsplat_R(-1), zero);
+        const HVX_Vector     low  = lanes_clear(lane, (int32_t) d);  // lanes whose partner is i + d
         const HVX_Vector     want = Q6_V_vsplat_R(sort_desc ? 1 : 0);
         HTP_NO_UNROLL  // unrolled, the copies need more than the 4 predicate registers
         for (uint32_t i = 0; i < n_vec; i++) {
@@ -92,8 +101,7 @@ struct argsort_op : row_op<htp_argsort_params> {
             const HVX_Vector     x    = Q6_V_vand_VV(Q6_V_vxor_VV(Q6_Vuw_vlsr_VuwR(g, ld), Q6_Vuw_vlsr_VuwR(g, lk)), one);
             const HVX_VectorPred tmin = Q6_Q_vcmp_eq_VwVw(x, want);
             const HVX_Vector     kv = hvx_vmem_load(&key[i]), iv = hvx_vmem_load(&idx[i]);
-            const HVX_Vector     kp = select(low, Q6_V_valign_VVR(kv, kv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(kv, kv, (int32_t) (4 * d)));
-            const HVX_Vector     ip = select(low, Q6_V_valign_VVR(iv, iv, (int32_t) (4 * d)), Q6_V_vlalign_VVR(iv, iv, (int32_t) (4 * d)));
+            const HVX_Vector     kp = partner_lanes(kv, low, d), ip = partner_lanes(iv, low, d);
             const HVX_VectorPred take = Q6_Q_or_QQ(Q6_Q_and_QQ(tmin, Q6_Q_vcmp_gt_VwVw(kv, kp)),
                                                    Q6_Q_and_QQ(Q6_Q_not_Q(tmin), Q6_Q_vcmp_gt_VwVw(kp, kv)));
             hvx_vmem_store(&key[i], Q6_V_vmux_QVV(take, kp, kv));
@@ -293,20 +301,11 @@ struct argsort_op : row_op<htp_argsort_params> {
     // ---- A long ARGSORT row's merge passes (argsort_runs below): pass `pass` merges pairs of
     // runs of m = n_run << pass keys, area (pass & 1) into the other; the last one into dst.
 
-    // Lane i of v from lane 31 - i: lane i ^ d for d = 16 .. 1 (compute_stage_lanes' swap; mD:
-    // the lanes with bit D clear, all-ones).
+    // Lane i of v from lane 31 - i: lane i ^ d for d = 16 .. 1 (mD: lanes_clear(lane, D)).
     static HTP_INLINE HVX_Vector reverse_lanes(HVX_Vector v, HVX_Vector m16, HVX_Vector m8, HVX_Vector m4, HVX_Vector m2,
                                                HVX_Vector m1) {
-        v = select(m16, Q6_V_valign_VVR(v, v, 64), Q6_V_vlalign_VVR(v, v, 64));
-        v = select(m8, Q6_V_valign_VVR(v, v, 32), Q6_V_vlalign_VVR(v, v, 32));
-        v = select(m4, Q6_V_valign_VVR(v, v, 16), Q6_V_vlalign_VVR(v, v, 16));
-        v = select(m2, Q6_V_valign_VVR(v, v, 8), Q6_V_vlalign_VVR(v, v, 8));
-        return select(m1, Q6_V_valign_VVR(v, v, 4), Q6_V_vlalign_VVR(v, v, 4));
-    }
-
-    static HTP_INLINE HVX_Vector lanes_clear(HVX_Vector lane, int32_t bit) {
-        return Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(Q6_V_vand_VV(lane, Q6_V_vsplat_R(bit)), Q6_V_vzero()), Q6_V_vsplat_R(-1),
-                             Q6_V_vzero());
+        return partner_lanes(partner_lanes(partner_lanes(partner_lanes(partner_lanes(v, m16, 16), m8, 8), m4, 4), m2, 2),
+                             m1, 1);
     }
 
     // The first stage of merging the carry (hk, hx: n_vec vectors ascending) with a block (ck,
